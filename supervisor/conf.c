@@ -1,0 +1,1122 @@
+/*
+ * conf.c - read and check the configuration tree.
+ *
+ * CONFDIR/pidvisor.ini holds supervisor-wide settings; every
+ * CONFDIR/services/NAME.ini defines the service NAME in a [service]
+ * section.  Parsing never stops at the first problem: every error is
+ * collected as FILE:LINE: message, and a tree with any error is refused
+ * whole by the caller.
+ *
+ * inih does the tokenising.  Our own reader feeds it one line at a time,
+ * which gives us the line number of every key, lets us catch lines that
+ * are too long for inih's fixed buffer (it would silently split them),
+ * and lets us tell continuation lines apart.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "conf.h"
+
+#define CONF_FILE_MAX	(1 << 20)
+#define GROUPS_MAX	64
+
+struct parse_ctx {
+	struct conf	*c;
+	const char	*file;
+	const char	*text;		/* the reader's input */
+	size_t		 pos;
+	int		 line;		/* line the reader handed out last */
+	int		 bad_line;	/* already reported: ignore its keys */
+	int		 section_line;
+	bool		 cont;		/* that line continues a value */
+	bool		 have_key;	/* a key was seen in this section */
+	bool		 section_reported;
+	struct svc_def	*def;		/* NULL while parsing pidvisor.ini */
+	struct buf	 exec;
+	int		 exec_line;
+	int		 key_line[32];	/* line of each key in the table */
+	char		 why[256];
+};
+
+static const char *bad(struct parse_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Record one error for file:line. */
+static void
+conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
+{
+	struct conf_err	*e;
+	va_list		 ap;
+	char		 msg[512];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e = realloc(c->errs, (c->nerrs + 1) * sizeof(*e));
+	if (e == NULL)
+		return;
+	c->errs = e;
+	e = &c->errs[c->nerrs];
+	e->file = strdup(file);
+	e->msg = strdup(msg);
+	e->line = line;
+	if (e->file == NULL || e->msg == NULL) {
+		free(e->file);
+		free(e->msg);
+		return;
+	}
+	c->nerrs++;
+}
+
+/* Format a value error into the context's buffer and return it. */
+static const char *
+bad(struct parse_ctx *p, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	return p->why;
+}
+
+/* Initialise an empty tree with the built-in defaults. */
+void
+conf_init(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->sup.control_mode = 0600;
+	c->sup.max_clients = 64;
+	c->sup.client_timeout = 10000;
+	c->sup.log_level = LOG_INFO;
+	c->etc = "/etc";
+}
+
+/* Free one service definition. */
+void
+svc_def_free(struct svc_def *d)
+{
+	size_t	i;
+
+	if (d == NULL)
+		return;
+	free(d->name);
+	free(d->file);
+	strv_free(d->argv);
+	strv_free(d->env);
+	for (i = 0; i < d->nrequires; i++)
+		free(d->requires[i].name);
+	free(d->requires);
+	for (i = 0; i < d->nafter; i++)
+		free(d->after[i].name);
+	free(d->after);
+	free(d->workdir);
+	free(d->user);
+	free(d->group);
+	free(d->groups);
+	free(d);
+}
+
+/* Free everything the tree holds. */
+void
+conf_free(struct conf *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->ndefs; i++)
+		svc_def_free(c->defs[i]);
+	free(c->defs);
+	for (i = 0; i < c->nerrs; i++) {
+		free(c->errs[i].file);
+		free(c->errs[i].msg);
+	}
+	free(c->errs);
+	free(c->sup.control_socket);
+	free(c->sup.notify_socket);
+	c->defs = NULL;
+	c->errs = NULL;
+	c->ndefs = c->nerrs = 0;
+	c->sup.control_socket = c->sup.notify_socket = NULL;
+}
+
+/* A service name: letters, digits and _.@- , not starting with . or -. */
+bool
+conf_name_valid(const char *s)
+{
+	size_t	n;
+
+	if (*s == '\0' || *s == '.' || *s == '-')
+		return false;
+	for (n = 0; s[n]; n++) {
+		if (n >= SVC_NAME_MAX)
+			return false;
+		if (!isalnum((unsigned char)s[n]) && !strchr("_.@-", s[n]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * inih's reader: hand out the next line, without its newline.  A line
+ * that does not fit inih's buffer is reported and truncated; the rest of
+ * it is skipped so that inih does not see it as a line of its own.
+ */
+static char *
+conf_read_line(char *str, int num, void *stream)
+{
+	struct parse_ctx *p = stream;
+	const char	*s, *nl, *t;
+	size_t		 len, max = (size_t)num - 1;
+
+	if (p->text[p->pos] == '\0')
+		return NULL;
+	s = p->text + p->pos;
+	nl = strchr(s, '\n');
+	len = nl ? (size_t)(nl - s) : strlen(s);
+	p->pos += len + (nl != NULL);
+	p->line++;
+	p->cont = false;
+	if (len > max) {
+		conf_error(p->c, p->file, p->line, "line too long (at most %zu "
+		    "bytes; continue a long value on indented lines)", max);
+		p->bad_line = p->line;
+		len = max;
+	}
+	memcpy(str, s, len);
+	str[len] = '\0';
+	if (p->bad_line == p->line)
+		return str;
+
+	/* Mirror inih's syntax rules, so that every bad line is named. */
+	for (t = str; *t == ' ' || *t == '\t'; t++)
+		;
+	if (*t == '\0' || *t == ';' || *t == '#' || *t == '\r')
+		return str;
+	if (t > str && p->have_key) {
+		p->cont = true;
+	} else if (*t == '[') {
+		if (strchr(t, ']') == NULL) {
+			conf_error(p->c, p->file, p->line,
+			    "missing ']' in section header");
+			p->bad_line = p->line;
+		}
+		p->have_key = false;
+		p->section_line = p->line;
+		p->section_reported = false;
+	} else if (strcspn(t, "=:") == strlen(t)) {
+		conf_error(p->c, p->file, p->line, "expected KEY = VALUE");
+		p->bad_line = p->line;
+	} else {
+		p->have_key = true;
+	}
+	return str;
+}
+
+/* Run inih over text with our reader; report what inih saw that we did not. */
+static void
+conf_ini(struct parse_ctx *p, const char *text, ini_handler h)
+{
+	int	rc;
+
+	p->text = text;
+	p->pos = 0;
+	p->line = 0;
+	if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
+		p->pos = 3;
+	rc = ini_parse_stream(conf_read_line, p, h, p);
+	if (rc > 0) {
+		size_t	i;
+
+		for (i = 0; i < p->c->nerrs; i++)
+			if (p->c->errs[i].line == rc &&
+			    strcmp(p->c->errs[i].file, p->file) == 0)
+				return;
+		conf_error(p->c, p->file, rc, "syntax error");
+	} else if (rc < 0) {
+		conf_error(p->c, p->file, 0, "%s", strerror(ENOMEM));
+	}
+}
+
+/* Parse yes/no. */
+static int
+parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Parse an octal file mode no larger than 0777. */
+static int
+parse_mode(const char *v, mode_t *out)
+{
+	unsigned long	 m;
+	char		*end;
+
+	if (*v < '0' || *v > '7')
+		return -EINVAL;
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (*end != '\0' || errno || m > 0777)
+		return -EINVAL;
+	*out = (mode_t)m;
+	return 0;
+}
+
+/* Parse a duration key, naming it in the error. */
+static const char *
+key_duration(struct parse_ctx *p, const char *key, const char *v,
+    uint32_t *out)
+{
+	int	rc = parse_duration(v, out);
+
+	if (rc == -ERANGE)
+		return bad(p, "%s: duration '%s' is too long", key, v);
+	if (rc < 0)
+		return bad(p, "%s: invalid duration '%s' (use e.g. 100ms, "
+		    "5s, 1m)", key, v);
+	return NULL;
+}
+
+/* Append the blank-separated names in v to a dependency list. */
+static const char *
+key_deps(struct parse_ctx *p, const char *key, const char *v,
+    struct svc_dep **deps, size_t *n)
+{
+	char		 name[SVC_NAME_MAX + 2];
+	struct svc_dep	*d;
+	size_t		 len;
+
+	for (;;) {
+		v += strspn(v, " \t");
+		if (*v == '\0')
+			return NULL;
+		len = strcspn(v, " \t");
+		if (len > SVC_NAME_MAX)
+			return bad(p, "%s: service name too long", key);
+		memcpy(name, v, len);
+		name[len] = '\0';
+		v += len;
+		if (!conf_name_valid(name))
+			return bad(p, "%s: invalid service name '%s'", key,
+			    name);
+		if ((d = realloc(*deps, (*n + 1) * sizeof(*d))) == NULL)
+			return strerror(ENOMEM);
+		*deps = d;
+		if ((d[*n].name = strdup(name)) == NULL)
+			return strerror(ENOMEM);
+		d[*n].line = p->line;
+		(*n)++;
+	}
+}
+
+/* Replace *dst with a copy of v. */
+static const char *
+key_str(char **dst, const char *v)
+{
+	free(*dst);
+	if ((*dst = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	return NULL;
+}
+
+static const char *
+k_exec(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	(void)d;
+	if (p->cont) {
+		if (buf_puts(&p->exec, " ") < 0)
+			return strerror(ENOMEM);
+	} else {
+		p->exec_line = p->line;
+	}
+	if (buf_puts(&p->exec, v) < 0)
+		return strerror(ENOMEM);
+	return NULL;
+}
+
+static const char *
+k_restart(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (!strcmp(v, "always"))
+		d->restart = RESTART_ALWAYS;
+	else if (!strcmp(v, "on-failure"))
+		d->restart = RESTART_ON_FAILURE;
+	else if (!strcmp(v, "never"))
+		d->restart = RESTART_NEVER;
+	else
+		return bad(p, "restart: expected always, on-failure or "
+		    "never, not '%s'", v);
+	return NULL;
+}
+
+static const char *
+k_restart_delay(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "restart_delay", v, &d->restart_delay);
+}
+
+static const char *
+k_restart_delay_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "restart_delay_max", v, &d->restart_delay_max);
+}
+
+static const char *
+k_start_limit_burst(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	uint64_t	n;
+
+	if (parse_u64(v, 100000, &n) < 0)
+		return bad(p, "start_limit_burst: expected a number from 0 "
+		    "(no limit) to 100000, not '%s'", v);
+	d->start_limit_burst = (uint32_t)n;
+	return NULL;
+}
+
+static const char *
+k_start_limit_interval(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "start_limit_interval", v,
+	    &d->start_limit_interval);
+}
+
+static const char *
+k_ready(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	uint64_t	n;
+
+	if (!strcmp(v, "exec")) {
+		d->ready = READY_EXEC;
+	} else if (!strcmp(v, "notify")) {
+		d->ready = READY_NOTIFY;
+	} else if (!strncmp(v, "fd:", 3) && parse_u64(v + 3, 1023, &n) == 0 &&
+	    n >= 3) {
+		d->ready = READY_FD;
+		d->ready_fd = (int)n;
+	} else {
+		return bad(p, "ready: expected exec, notify or fd:N with N "
+		    "from 3 to 1023, not '%s'", v);
+	}
+	return NULL;
+}
+
+static const char *
+k_ready_timeout(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "ready_timeout", v, &d->ready_timeout);
+}
+
+static const char *
+k_watchdog(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "watchdog", v, &d->watchdog);
+}
+
+static const char *
+k_requires(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_deps(p, "requires", v, &d->requires, &d->nrequires);
+}
+
+static const char *
+k_after(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_deps(p, "after", v, &d->after, &d->nafter);
+}
+
+static const char *
+k_stop_signal(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	int	sig = signal_parse(v);
+
+	if (sig < 0 || sig == SIGSTOP)
+		return bad(p, "stop_signal: unknown signal '%s'", v);
+	d->stop_signal = sig;
+	return NULL;
+}
+
+static const char *
+k_stop_timeout(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_duration(p, "stop_timeout", v, &d->stop_timeout);
+}
+
+static const char *
+k_user(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	(void)p;
+	return key_str(&d->user, v);
+}
+
+static const char *
+k_group(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	(void)p;
+	return key_str(&d->group, v);
+}
+
+static const char *
+k_workdir(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (v[0] != '/')
+		return bad(p, "workdir: '%s' is not an absolute path", v);
+	return key_str(&d->workdir, v);
+}
+
+static const char *
+k_env(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	size_t	  n = strv_len(d->env), klen = strcspn(v, "="), i;
+	char	**env;
+
+	if (v[klen] != '=' || klen == 0 || isdigit((unsigned char)v[0]))
+		return bad(p, "env: expected KEY=VALUE, not '%s'", v);
+	for (i = 0; i < klen; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '_')
+			return bad(p, "env: invalid variable name in '%s'", v);
+	/* A later value for the same variable replaces the earlier one. */
+	for (i = 0; i < n; i++) {
+		if (strncmp(d->env[i], v, klen + 1) == 0) {
+			free(d->env[i]);
+			if ((d->env[i] = strdup(v)) == NULL)
+				return strerror(ENOMEM);
+			return NULL;
+		}
+	}
+	if ((env = realloc(d->env, (n + 2) * sizeof(*env))) == NULL)
+		return strerror(ENOMEM);
+	d->env = env;
+	if ((env[n] = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	env[n + 1] = NULL;
+	return NULL;
+}
+
+static const char *
+k_umask(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (parse_mode(v, &d->umask) < 0)
+		return bad(p, "umask: expected an octal mode such as 022, "
+		    "not '%s'", v);
+	d->set_umask = true;
+	return NULL;
+}
+
+static const char *
+k_limit_nofile(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (parse_u64(v, 1U << 30, &d->limit_nofile) < 0 ||
+	    d->limit_nofile == 0)
+		return bad(p, "limit_nofile: expected a number from 1 to "
+		    "1073741824, not '%s'", v);
+	d->set_nofile = true;
+	return NULL;
+}
+
+static const char *
+k_enabled(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (parse_bool(v, &d->enabled) < 0)
+		return bad(p, "enabled: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
+/* The keys of [service]; cont: the value may go on over indented lines. */
+static const struct svc_key {
+	const char	*name;
+	const char	*(*parse)(struct parse_ctx *, struct svc_def *,
+			    const char *);
+	bool		 repeat;
+	bool		 cont;
+} svc_keys[] = {
+	{ "exec", k_exec, false, true },
+	{ "restart", k_restart, false, false },
+	{ "restart_delay", k_restart_delay, false, false },
+	{ "restart_delay_max", k_restart_delay_max, false, false },
+	{ "start_limit_burst", k_start_limit_burst, false, false },
+	{ "start_limit_interval", k_start_limit_interval, false, false },
+	{ "ready", k_ready, false, false },
+	{ "ready_timeout", k_ready_timeout, false, false },
+	{ "watchdog", k_watchdog, false, false },
+	{ "requires", k_requires, true, true },
+	{ "after", k_after, true, true },
+	{ "stop_signal", k_stop_signal, false, false },
+	{ "stop_timeout", k_stop_timeout, false, false },
+	{ "user", k_user, false, false },
+	{ "group", k_group, false, false },
+	{ "workdir", k_workdir, false, false },
+	{ "env", k_env, true, true },
+	{ "umask", k_umask, false, false },
+	{ "limit_nofile", k_limit_nofile, false, false },
+	{ "enabled", k_enabled, false, false },
+};
+
+enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
+	K_START_LIMIT_BURST, K_START_LIMIT_INTERVAL, K_READY, K_READY_TIMEOUT,
+	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
+	K_USER, K_GROUP };
+
+/* Complain about a key outside the section the file is about. */
+static int
+conf_misplaced(struct parse_ctx *p, const char *section, const char *name,
+    const char *want)
+{
+	if (section[0] == '\0') {
+		conf_error(p->c, p->file, p->line, "key '%s' outside the "
+		    "[%s] section", name, want);
+	} else if (!p->section_reported) {
+		conf_error(p->c, p->file, p->section_line, "unknown section "
+		    "[%s] (expected [%s])", section, want);
+		p->section_reported = true;
+	}
+	return 1;
+}
+
+/* inih handler for services/NAME.ini. */
+static int
+conf_service_key(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct parse_ctx	*p = user;
+	const struct svc_key	*k = NULL;
+	const char		*why;
+	size_t			 i;
+
+	if (p->line == p->bad_line)
+		return 1;
+	if (strcmp(section, "service") != 0)
+		return conf_misplaced(p, section, name, "service");
+	for (i = 0; i < ARRAY_SIZE(svc_keys); i++)
+		if (strcmp(svc_keys[i].name, name) == 0)
+			k = &svc_keys[i];
+	if (k == NULL) {
+		if (!p->cont)
+			conf_error(p->c, p->file, p->line, "unknown key '%s'",
+			    name);
+		return 1;
+	}
+	i = (size_t)(k - svc_keys);
+	if (p->cont && !k->cont) {
+		conf_error(p->c, p->file, p->line, "%s: the value does not "
+		    "go on over more lines", name);
+		return 1;
+	}
+	if (!p->cont && p->key_line[i] && !k->repeat) {
+		conf_error(p->c, p->file, p->line, "'%s' given twice (first "
+		    "on line %d)", name, p->key_line[i]);
+		return 1;
+	}
+	if (!p->cont)
+		p->key_line[i] = p->line;
+	if ((why = k->parse(p, p->def, value)) != NULL)
+		conf_error(p->c, p->file, p->line, "%s", why);
+	return 1;
+}
+
+/* Find a user in passwd: by name, or by number. */
+static int
+conf_user(struct parse_ctx *p, struct svc_def *d)
+{
+	char		 path[4096], login[256] = "";
+	struct passwd	*pw;
+	struct group	*gr;
+	FILE		*f;
+	uint64_t	 n;
+	bool		 numeric = parse_u64(d->user, UINT32_MAX - 1, &n) == 0;
+	bool		 found = false;
+	gid_t		*g;
+
+	snprintf(path, sizeof(path), "%s/passwd", p->c->etc);
+	if ((f = fopen(path, "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL) {
+			if (numeric ? pw->pw_uid == n :
+			    strcmp(pw->pw_name, d->user) == 0) {
+				found = true;
+				d->uid = pw->pw_uid;
+				if (d->group == NULL)
+					d->gid = pw->pw_gid;
+				snprintf(login, sizeof(login), "%s",
+				    pw->pw_name);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!found && !numeric) {
+		conf_error(p->c, p->file, p->key_line[K_USER], "user: no user "
+		    "'%s' in %s", d->user, path);
+		return -ENOENT;
+	}
+	if (!found) {
+		if (d->group == NULL) {
+			conf_error(p->c, p->file, p->key_line[K_USER], "user: "
+			    "uid %s has no entry in %s; set group too",
+			    d->user, path);
+			return -ENOENT;
+		}
+		d->uid = (uid_t)n;
+		d->set_uid = true;
+		return 0;
+	}
+	d->set_uid = d->set_gid = true;	/* an explicit group was set above */
+
+	/* Supplementary groups: every group that lists the user. */
+	snprintf(path, sizeof(path), "%s/group", p->c->etc);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while ((gr = fgetgrent(f)) != NULL && d->ngroups < GROUPS_MAX) {
+		char	**m;
+
+		for (m = gr->gr_mem; m && *m; m++) {
+			if (strcmp(*m, login) != 0)
+				continue;
+			g = realloc(d->groups, (d->ngroups + 1) * sizeof(*g));
+			if (g == NULL)
+				break;
+			d->groups = g;
+			d->groups[d->ngroups++] = gr->gr_gid;
+			break;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Find a group in the group file: by name, or by number. */
+static int
+conf_group(struct parse_ctx *p, struct svc_def *d)
+{
+	char		 path[4096];
+	struct group	*gr;
+	FILE		*f;
+	uint64_t	 n;
+
+	if (parse_u64(d->group, UINT32_MAX - 1, &n) == 0) {
+		d->gid = (gid_t)n;
+		d->set_gid = true;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/group", p->c->etc);
+	if ((f = fopen(path, "re")) != NULL) {
+		while ((gr = fgetgrent(f)) != NULL) {
+			if (strcmp(gr->gr_name, d->group) == 0) {
+				d->gid = gr->gr_gid;
+				d->set_gid = true;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!d->set_gid) {
+		conf_error(p->c, p->file, p->key_line[K_GROUP], "group: no "
+		    "group '%s' in %s", d->group, path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Checks that need the whole file: exec, limits, credentials. */
+static void
+conf_service_finish(struct parse_ctx *p, struct svc_def *d)
+{
+	const char	*why;
+	int		 line;
+
+	if (p->exec_line == 0) {
+		conf_error(p->c, p->file, p->section_line ? p->section_line : 1,
+		    "missing required key 'exec'");
+	} else if (argv_split(p->exec.data, &d->argv, &why) < 0) {
+		conf_error(p->c, p->file, p->exec_line, "exec: %s", why);
+	}
+	if (d->restart_delay_max < d->restart_delay) {
+		line = p->key_line[K_RESTART_DELAY_MAX];
+		conf_error(p->c, p->file, line ? line :
+		    p->key_line[K_RESTART_DELAY], "restart_delay_max is "
+		    "shorter than restart_delay");
+	}
+	if (d->watchdog && d->ready != READY_NOTIFY)
+		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
+		    "needs ready = notify (pings come as WATCHDOG=1)");
+	if (d->group)
+		conf_group(p, d);
+	if (d->user)
+		conf_user(p, d);
+}
+
+/* Parse services/NAME.ini held in text; the result joins the tree. */
+int
+conf_parse_service(struct conf *c, const char *file, const char *name,
+    const char *text)
+{
+	struct parse_ctx	 p;
+	struct svc_def		*d, **defs;
+	size_t			 nerrs = c->nerrs;
+
+	if (!conf_name_valid(name)) {
+		conf_error(c, file, 0, "'%s' is not a valid service name "
+		    "(letters, digits, _.@- ; at most %d)", name, SVC_NAME_MAX);
+		return -EINVAL;
+	}
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return -ENOMEM;
+	d->restart = RESTART_ALWAYS;
+	d->restart_delay = 100;
+	d->restart_delay_max = 30000;
+	d->start_limit_burst = 5;
+	d->start_limit_interval = 10000;
+	d->ready = READY_EXEC;
+	d->ready_timeout = 30000;
+	d->stop_signal = SIGTERM;
+	d->stop_timeout = 10000;
+	d->enabled = true;
+	d->name = strdup(name);
+	d->file = strdup(file);
+	defs = realloc(c->defs, (c->ndefs + 1) * sizeof(*defs));
+	if (d->name == NULL || d->file == NULL || defs == NULL) {
+		svc_def_free(d);
+		return -ENOMEM;
+	}
+	c->defs = defs;
+	c->defs[c->ndefs++] = d;
+
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.file = file;
+	p.def = d;
+	conf_ini(&p, text, conf_service_key);
+	conf_service_finish(&p, d);
+	buf_free(&p.exec);
+	return c->nerrs == nerrs ? 0 : -EINVAL;
+}
+
+/* inih handler for pidvisor.ini. */
+static int
+conf_sup_key(void *user, const char *section, const char *name,
+    const char *v)
+{
+	static const char *const levels[] = {
+		[LOG_ERR] = "error", [LOG_WARN] = "warning",
+		[LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+	};
+	struct parse_ctx	*p = user;
+	struct sup_conf		*s = &p->c->sup;
+	const char		*why = NULL;
+	uint64_t		 n;
+	size_t			 i;
+
+	if (p->line == p->bad_line)
+		return 1;
+	if (strcmp(section, "supervisor") != 0)
+		return conf_misplaced(p, section, name, "supervisor");
+	if (!strcmp(name, "control_socket") || !strcmp(name, "notify_socket")) {
+		if (v[0] != '/')
+			why = bad(p, "%s: '%s' is not an absolute path", name, v);
+		else if (strlen(v) >= 108)
+			why = bad(p, "%s: path too long for a unix socket", name);
+		else
+			why = key_str(name[0] == 'c' ? &s->control_socket :
+			    &s->notify_socket, v);
+	} else if (!strcmp(name, "control_mode")) {
+		if (parse_mode(v, &s->control_mode) < 0)
+			why = bad(p, "control_mode: expected an octal mode "
+			    "such as 0600, not '%s'", v);
+	} else if (!strcmp(name, "max_clients")) {
+		if (parse_u64(v, 4096, &n) < 0 || n == 0)
+			why = bad(p, "max_clients: expected a number from 1 "
+			    "to 4096, not '%s'", v);
+		else
+			s->max_clients = (uint32_t)n;
+	} else if (!strcmp(name, "client_timeout")) {
+		why = key_duration(p, "client_timeout", v, &s->client_timeout);
+	} else if (!strcmp(name, "log_level")) {
+		for (i = 0; i < ARRAY_SIZE(levels); i++)
+			if (!strcmp(v, levels[i]))
+				break;
+		if (i == ARRAY_SIZE(levels))
+			why = bad(p, "log_level: expected error, warning, "
+			    "info or debug, not '%s'", v);
+		s->log_level = (int)i;
+		s->set_log_level = true;
+	} else {
+		why = bad(p, "unknown key '%s'", name);
+	}
+	if (why)
+		conf_error(p->c, p->file, p->line, "%s", why);
+	return 1;
+}
+
+/* Parse pidvisor.ini held in text. */
+int
+conf_parse_sup(struct conf *c, const char *file, const char *text)
+{
+	struct parse_ctx	p;
+	size_t			nerrs = c->nerrs;
+
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.file = file;
+	conf_ini(&p, text, conf_sup_key);
+	return c->nerrs == nerrs ? 0 : -EINVAL;
+}
+
+static int
+conf_def_cmp(const void *a, const void *b)
+{
+	const struct svc_def *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Index of the definition named name, or -1.  The tree must be sorted. */
+static ssize_t
+conf_index(const struct conf *c, const char *name)
+{
+	struct svc_def	key, *kp = &key, **r;
+
+	key.name = (char *)name;
+	r = bsearch(&kp, c->defs, c->ndefs, sizeof(*c->defs), conf_def_cmp);
+	return r ? r - c->defs : -1;
+}
+
+/* The definition named name, or NULL.  The tree must be sorted. */
+struct svc_def *
+conf_find(const struct conf *c, const char *name)
+{
+	ssize_t	i = conf_index(c, name);
+
+	return i < 0 ? NULL : c->defs[i];
+}
+
+/* Every edge of d: its requires, then its after. */
+static struct svc_dep *
+conf_edge(struct svc_def *d, size_t i)
+{
+	return i < d->nrequires ? &d->requires[i] :
+	    &d->after[i - d->nrequires];
+}
+
+/*
+ * Report each dependency cycle once, with the path that closes it.
+ * Iterative depth-first search, so that a long chain cannot exhaust the
+ * stack.
+ */
+static void
+conf_cycles(struct conf *c)
+{
+	enum { WHITE, GREY, BLACK };
+	struct frame {
+		size_t	def;
+		size_t	edge;
+	}		*stack;
+	uint8_t		*color;
+	size_t		 n = c->ndefs, top, root, j;
+	struct buf	 path = { 0 };
+
+	stack = calloc(n + 1, sizeof(*stack));
+	color = calloc(n + 1, 1);
+	if (stack == NULL || color == NULL)
+		goto out;
+	for (root = 0; root < n; root++) {
+		if (color[root] != WHITE)
+			continue;
+		top = 0;
+		stack[0].def = root;
+		stack[0].edge = 0;
+		color[root] = GREY;
+		while (top != SIZE_MAX) {
+			struct frame	*f = &stack[top];
+			struct svc_def	*d = c->defs[f->def];
+			struct svc_dep	*e;
+			ssize_t		 ti;
+
+			if (f->edge == d->nrequires + d->nafter) {
+				color[f->def] = BLACK;
+				top--;
+				continue;
+			}
+			e = conf_edge(d, f->edge++);
+			if ((ti = conf_index(c, e->name)) < 0)
+				continue;
+			if (color[ti] == WHITE) {
+				color[ti] = GREY;
+				stack[++top].def = (size_t)ti;
+				stack[top].edge = 0;
+			} else if (color[ti] == GREY) {
+				path.len = 0;
+				for (j = 0; j <= top; j++)
+					if (stack[j].def == (size_t)ti)
+						break;
+				for (; j <= top; j++)
+					buf_printf(&path, "%s -> ",
+					    c->defs[stack[j].def]->name);
+				buf_puts(&path, e->name);
+				conf_error(c, d->file, e->line, "%s: dependency "
+				    "cycle: %s", f->edge <= d->nrequires ?
+				    "requires" : "after", path.data);
+			}
+		}
+	}
+out:
+	buf_free(&path);
+	free(stack);
+	free(color);
+}
+
+/* Checks across files: every dependency exists, no cycles. */
+int
+conf_check(struct conf *c)
+{
+	size_t	nerrs = c->nerrs, i, j;
+
+	qsort(c->defs, c->ndefs, sizeof(*c->defs), conf_def_cmp);
+	for (i = 0; i < c->ndefs; i++) {
+		struct svc_def	*d = c->defs[i];
+
+		for (j = 0; j < d->nrequires + d->nafter; j++) {
+			struct svc_dep	*e = conf_edge(d, j);
+			const char	*key = j < d->nrequires ?
+			    "requires" : "after";
+
+			if (strcmp(e->name, d->name) == 0)
+				conf_error(c, d->file, e->line, "%s: a service "
+				    "cannot depend on itself", key);
+			else if (conf_find(c, e->name) == NULL)
+				conf_error(c, d->file, e->line, "%s: unknown "
+				    "service '%s'", key, e->name);
+		}
+	}
+	if (c->nerrs == nerrs)
+		conf_cycles(c);
+	return c->nerrs == nerrs ? 0 : -EINVAL;
+}
+
+/* Read a whole file, at most CONF_FILE_MAX bytes. */
+static char *
+conf_slurp(struct conf *c, const char *path)
+{
+	struct buf	b = { 0 };
+	char		chunk[8192];
+	ssize_t		n;
+	int		fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		conf_error(c, path, 0, "%s", strerror(errno));
+		return NULL;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || b.len + (size_t)n > CONF_FILE_MAX ||
+		    buf_add(&b, chunk, (size_t)n) < 0) {
+			conf_error(c, path, 0, "%s", n < 0 ? strerror(errno) :
+			    "file too large or out of memory");
+			close(fd);
+			buf_free(&b);
+			return NULL;
+		}
+	}
+	close(fd);
+	if (memchr(b.data ? b.data : "", '\0', b.len) != NULL) {
+		conf_error(c, path, 0, "file contains a NUL byte");
+		buf_free(&b);
+		return NULL;
+	}
+	return b.data ? b.data : strdup("");
+}
+
+static int
+conf_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Load dir/pidvisor.ini (if there) and every dir/services/NAME.ini. */
+int
+conf_load(struct conf *c, const char *dir)
+{
+	char		  path[4096], **names = NULL, **nn, *text;
+	size_t		  n = 0, i, len;
+	struct dirent	 *e;
+	struct stat	  st;
+	DIR		 *dp;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		conf_error(c, dir, 0, "%s", errno ? strerror(errno) :
+		    "not a directory");
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/pidvisor.ini", dir);
+	if (access(path, F_OK) == 0 && (text = conf_slurp(c, path)) != NULL) {
+		conf_parse_sup(c, path, text);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/services", dir);
+	if ((dp = opendir(path)) == NULL) {
+		if (errno != ENOENT)
+			conf_error(c, path, 0, "%s", strerror(errno));
+		return c->nerrs ? -EINVAL : 0;
+	}
+	while ((e = readdir(dp)) != NULL) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len < 5 ||
+		    strcmp(e->d_name + len - 4, ".ini") != 0)
+			continue;
+		if ((nn = realloc(names, (n + 1) * sizeof(*nn))) == NULL)
+			break;
+		names = nn;
+		if ((names[n] = strdup(e->d_name)) == NULL)
+			break;
+		n++;
+	}
+	closedir(dp);
+	qsort(names, n, sizeof(*names), conf_strcmp);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/services/%s", dir, names[i]);
+		names[i][strlen(names[i]) - 4] = '\0';
+		if ((text = conf_slurp(c, path)) != NULL) {
+			conf_parse_service(c, path, names[i], text);
+			free(text);
+		}
+		free(names[i]);
+	}
+	free(names);
+	conf_check(c);
+	return c->nerrs ? -EINVAL : 0;
+}
+
+/* Every error, one "FILE:LINE: message" line each. */
+void
+conf_errors(const struct conf *c, struct buf *out)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nerrs; i++) {
+		if (c->errs[i].line > 0)
+			buf_printf(out, "%s:%d: %s\n", c->errs[i].file,
+			    c->errs[i].line, c->errs[i].msg);
+		else
+			buf_printf(out, "%s: %s\n", c->errs[i].file,
+			    c->errs[i].msg);
+	}
+}

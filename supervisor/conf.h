@@ -1,0 +1,107 @@
+/* conf.h - the configuration tree: CONFDIR/pidvisor.ini and services/ */
+#ifndef PIDVISOR_CONF_H
+#define PIDVISOR_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+#define SVC_NAME_MAX	64
+
+enum restart_policy {
+	RESTART_ALWAYS,
+	RESTART_ON_FAILURE,
+	RESTART_NEVER,
+};
+
+enum ready_kind {
+	READY_EXEC,		/* ready once exec succeeded */
+	READY_FD,		/* s6: a newline on fd N */
+	READY_NOTIFY,		/* sd_notify: READY=1 */
+};
+
+/* A dependency as written: the name and the line that named it. */
+struct svc_dep {
+	char	*name;
+	int	 line;
+};
+
+/* One service as the configuration defines it; never changed once loaded. */
+struct svc_def {
+	char		 *name;
+	char		 *file;
+	char		**argv;
+	char		**env;		/* KEY=VALUE overrides, or NULL */
+	struct svc_dep	 *requires;
+	size_t		  nrequires;
+	struct svc_dep	 *after;
+	size_t		  nafter;
+	char		 *workdir;
+	char		 *user;		/* as written, NULL if unset */
+	char		 *group;
+	gid_t		 *groups;	/* supplementary groups of user */
+	size_t		  ngroups;
+	uid_t		  uid;
+	gid_t		  gid;
+	uint64_t	  limit_nofile;
+	uint32_t	  restart_delay;	/* all durations in ms */
+	uint32_t	  restart_delay_max;
+	uint32_t	  start_limit_burst;	/* 0: no limit */
+	uint32_t	  start_limit_interval;
+	uint32_t	  ready_timeout;	/* 0: wait forever */
+	uint32_t	  watchdog;		/* 0: off */
+	uint32_t	  stop_timeout;		/* 0: never SIGKILL */
+	int		  ready_fd;
+	int		  stop_signal;
+	mode_t		  umask;
+	uint8_t		  restart;	/* enum restart_policy */
+	uint8_t		  ready;	/* enum ready_kind */
+	bool		  set_uid;
+	bool		  set_gid;
+	bool		  set_umask;
+	bool		  set_nofile;
+	bool		  enabled;
+};
+
+/* Supervisor-wide settings from pidvisor.ini. */
+struct sup_conf {
+	char		*control_socket;
+	char		*notify_socket;
+	mode_t		 control_mode;
+	uint32_t	 max_clients;
+	uint32_t	 client_timeout;	/* ms */
+	int		 log_level;
+	bool		 set_log_level;
+};
+
+struct conf_err {
+	char	*file;
+	int	 line;		/* 0: the error is about the file itself */
+	char	*msg;
+};
+
+struct conf {
+	struct sup_conf	  sup;
+	struct svc_def	**defs;		/* sorted by name once loaded */
+	size_t		  ndefs;
+	struct conf_err	 *errs;
+	size_t		  nerrs;
+	const char	 *etc;		/* where passwd and group are read */
+};
+
+void		 conf_init(struct conf *);
+void		 conf_free(struct conf *);
+int		 conf_load(struct conf *, const char *);
+int		 conf_parse_sup(struct conf *, const char *, const char *);
+int		 conf_parse_service(struct conf *, const char *, const char *,
+		     const char *);
+int		 conf_check(struct conf *);
+struct svc_def	*conf_find(const struct conf *, const char *);
+void		 conf_errors(const struct conf *, struct buf *);
+bool		 conf_name_valid(const char *);
+void		 svc_def_free(struct svc_def *);
+
+#endif

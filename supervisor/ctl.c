@@ -1,0 +1,647 @@
+/*
+ * ctl.c - the control socket.
+ *
+ * Each client is a small struct with its own watcher, deadline timer,
+ * a fixed input buffer the size of the largest request, and an output
+ * buffer.  Nothing here blocks: a client that sends nothing, sends
+ * garbage, stops reading or hangs up costs one slot until its deadline,
+ * never the loop.  One request per connection; the reply ends with an
+ * END frame and the connection closes.  SO_PEERCRED decides: requests
+ * that change something need root.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "spawn.h"
+#include "sup.h"
+
+enum ctl_wait {
+	WAIT_NONE,
+	WAIT_UP,		/* start --wait */
+	WAIT_RESTART,		/* restart --wait: ready after a new start */
+	WAIT_DOWN,		/* stop --wait */
+	WAIT_STATE,		/* wait NAME STATE */
+};
+
+struct ctl_client {
+	struct sup		*sup;
+	int			 fd;
+	uid_t			 uid;
+	ev_io			 io;
+	ev_timer		 timer;
+	struct buf		 out;
+	size_t			 outoff;
+	struct svc		*wait_svc;
+	uint8_t			 wait;		/* enum ctl_wait */
+	uint8_t			 wait_state;
+	uint32_t		 wait_starts;
+	bool			 replied;	/* END queued: flush, close */
+	size_t			 inlen;
+	LIST_ENTRY(ctl_client)	 entry;
+	uint8_t			 in[CTL_HDR_SIZE + CTL_REQ_MAX];
+};
+
+typedef void ctl_cmd(struct ctl_client *, const struct ctl_args *);
+
+/* Forget a client. */
+static void
+ctl_client_free(struct ctl_client *c)
+{
+	struct sup	*sup = c->sup;
+
+	ev_io_stop(sup->loop, &c->io);
+	ev_timer_stop(sup->loop, &c->timer);
+	close(c->fd);
+	buf_free(&c->out);
+	LIST_REMOVE(c, entry);
+	sup->nclients--;
+	free(c);
+}
+
+/* Write what we can; close once the reply is out. */
+static void
+ctl_flush(struct ctl_client *c)
+{
+	struct sup	*sup = c->sup;
+	ssize_t		 n;
+	bool		 progress = false;
+
+	while (c->outoff < c->out.len) {
+		n = send(c->fd, c->out.data + c->outoff, c->out.len - c->outoff,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			ctl_client_free(c);
+			return;
+		}
+		c->outoff += (size_t)n;
+		progress = true;
+	}
+	if (c->outoff == c->out.len && c->replied) {
+		ctl_client_free(c);
+		return;
+	}
+	/* Wait for room; a client that takes none for too long is dropped. */
+	ev_io_stop(sup->loop, &c->io);
+	ev_io_set(&c->io, c->fd, EV_WRITE);
+	ev_io_start(sup->loop, &c->io);
+	if (progress || !ev_is_active(&c->timer)) {
+		ev_timer_stop(sup->loop, &c->timer);
+		ev_timer_set(&c->timer, sup->conf.sup.client_timeout / 1000.0,
+		    0.);
+		ev_timer_start(sup->loop, &c->timer);
+	}
+}
+
+/* Queue text for the client's stdout, in frames no larger than allowed. */
+static void
+ctl_output(struct ctl_client *c, const char *p, size_t len)
+{
+	uint32_t	n;
+
+	while (len > 0) {
+		n = len > CTL_FRAME_MAX ? CTL_FRAME_MAX : (uint32_t)len;
+		ctl_frame_put(&c->out, CTL_OUTPUT, p, n);
+		p += n;
+		len -= n;
+	}
+}
+
+/* Queue the END frame and send. */
+static void
+ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
+{
+	char	msg[1024];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->wait = WAIT_NONE;
+	c->wait_svc = NULL;
+	c->replied = true;
+	if (ctl_end_put(&c->out, code, msg) < 0) {
+		ctl_client_free(c);
+		return;
+	}
+	ev_timer_stop(c->sup->loop, &c->timer);
+	ctl_flush(c);
+}
+
+/* The service named by the request, or reply "no such service". */
+static struct svc *
+ctl_svc(struct ctl_client *c, const char *name)
+{
+	struct svc	*s = svc_find(&c->sup->set, name);
+
+	if (s == NULL)
+		ctl_reply(c, CTL_ENOSVC, "no such service '%.64s'", name);
+	return s;
+}
+
+/* One line of text status. */
+static void
+ctl_status_line(struct buf *b, const struct svc *s, int width, int64_t now)
+{
+	char		 pid[16] = "-", up[32] = "-", why[256];
+	const char	*t;
+
+	if (svc_has_process(s)) {
+		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
+		format_duration(up, sizeof(up), now - s->started_at);
+	}
+	svc_reason_format(s, why, sizeof(why));
+	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, s->def->name,
+	    svc_state_name(s->state), pid, up, s->restarts, why);
+	if (s->status_text) {
+		buf_puts(b, " [");
+		for (t = s->status_text; *t; t++)
+			buf_add(b, (unsigned char)*t < 0x20 ? "?" : t, 1);
+		buf_puts(b, "]");
+	}
+	buf_puts(b, "\n");
+}
+
+/* One object of JSON status. */
+static void
+ctl_status_json(struct buf *b, const struct svc *s, int64_t now)
+{
+	char	why[256];
+
+	svc_reason_format(s, why, sizeof(why));
+	buf_puts(b, "{\"name\":");
+	buf_json_str(b, s->def->name);
+	buf_printf(b, ",\"state\":\"%s\",", svc_state_name(s->state));
+	if (svc_has_process(s))
+		buf_printf(b, "\"pid\":%d,\"uptime_ms\":%lld,", (int)s->pid,
+		    (long long)(now - s->started_at));
+	else
+		buf_puts(b, "\"pid\":null,\"uptime_ms\":null,");
+	buf_printf(b, "\"restarts\":%u,\"reason\":", s->restarts);
+	buf_json_str(b, why);
+	buf_puts(b, ",\"status_text\":");
+	buf_json_str(b, s->status_text);
+	buf_puts(b, "}");
+}
+
+/* status [NAME] [--json] */
+static void
+cmd_status(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc_set	*set = &c->sup->set;
+	struct svc	*one = NULL;
+	struct buf	 b = { 0 };
+	int64_t		 now = mono_ms();
+	size_t		 i, first = 0, last = set->n;
+	int		 width = 4, code = CTL_OK;
+
+	if (a->npos == 1) {
+		if ((one = ctl_svc(c, a->pos[0])) == NULL)
+			return;
+		for (i = 0; i < set->n; i++)
+			if (set->v[i] == one)
+				first = i;
+		last = first + 1;
+		if (one->state != SVC_READY)
+			code = CTL_ENOTREADY;
+	}
+	if (a->json) {
+		buf_puts(&b, "[");
+		for (i = first; i < last; i++) {
+			if (i > first)
+				buf_puts(&b, ",");
+			ctl_status_json(&b, set->v[i], now);
+		}
+		buf_puts(&b, "]\n");
+	} else {
+		for (i = first; i < last; i++)
+			if ((int)strlen(set->v[i]->def->name) > width)
+				width = (int)strlen(set->v[i]->def->name);
+		buf_printf(&b, "%-*s %-8s %7s %8s %8s %s\n", width, "NAME",
+		    "STATE", "PID", "UPTIME", "RESTARTS", "REASON");
+		for (i = first; i < last; i++)
+			ctl_status_line(&b, set->v[i], width, now);
+	}
+	ctl_output(c, b.data, b.len);
+	buf_free(&b);
+	ctl_reply(c, code, "%s", "");
+}
+
+/* Decide a pending wait: 1 done, -1 failed, 0 not yet. */
+static int
+ctl_wait_check(struct ctl_client *c)
+{
+	struct svc	*s = c->wait_svc;
+
+	switch (c->wait) {
+	case WAIT_UP:
+		if (s->state == SVC_READY)
+			return 1;
+		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
+		    (s->state == SVC_STOPPED && !s->want_up))
+			return -1;
+		return 0;
+	case WAIT_RESTART:
+		if (s->state == SVC_READY && s->starts != c->wait_starts &&
+		    !s->restart_req)
+			return 1;
+		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
+		    (s->state == SVC_STOPPED && !s->want_up &&
+		    !s->restart_req))
+			return -1;
+		return 0;
+	case WAIT_DOWN:
+		return s->state == SVC_STOPPED || s->state == SVC_FAILED;
+	case WAIT_STATE:
+		return s->state == c->wait_state;
+	}
+	return 0;
+}
+
+/* Answer a wait that is decided. */
+static void
+ctl_wait_settle(struct ctl_client *c)
+{
+	struct svc	*s = c->wait_svc;
+	char		 why[256];
+	int		 r = ctl_wait_check(c);
+
+	if (r == 0)
+		return;
+	if (r > 0) {
+		ctl_reply(c, CTL_OK, "%s", "");
+		return;
+	}
+	svc_reason_format(s, why, sizeof(why));
+	ctl_reply(c, CTL_EFAIL, "%s: %s (%s)", s->def->name,
+	    svc_state_name(s->state), why);
+}
+
+/* Start waiting for a service; the reply comes from ctl_svc_changed. */
+static void
+ctl_wait_begin(struct ctl_client *c, struct svc *s, enum ctl_wait w,
+    uint32_t timeout)
+{
+	c->wait = (uint8_t)w;
+	c->wait_svc = s;
+	ev_timer_stop(c->sup->loop, &c->timer);
+	ev_timer_set(&c->timer, timeout / 1000.0, 0.);
+	ev_timer_start(c->sup->loop, &c->timer);
+	ctl_wait_settle(c);
+}
+
+/* A service changed: settle the waits on it. */
+void
+ctl_svc_changed(struct sup *sup, struct svc *s)
+{
+	struct ctl_client	*c, *next;
+
+	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		if (c->wait_svc == s)
+			ctl_wait_settle(c);
+	}
+}
+
+/* Refuse requests that would start things while we shut down. */
+static bool
+ctl_refuse_stopping(struct ctl_client *c)
+{
+	if (c->sup->phase == SUP_RUNNING)
+		return false;
+	ctl_reply(c, CTL_EFAIL, "shutting down");
+	return true;
+}
+
+/* start NAME [--wait] */
+static void
+cmd_start(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+
+	if (ctl_refuse_stopping(c) || (s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	svc_start(s);
+	if (a->wait)
+		ctl_wait_begin(c, s, WAIT_UP, a->timeout);
+	else
+		ctl_reply(c, CTL_OK, "%s", "");
+}
+
+/* stop NAME [--wait] */
+static void
+cmd_stop(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	svc_stop(s);
+	if (a->wait)
+		ctl_wait_begin(c, s, WAIT_DOWN, a->timeout);
+	else
+		ctl_reply(c, CTL_OK, "%s", "");
+}
+
+/* restart NAME [--wait] */
+static void
+cmd_restart(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+	uint32_t	 starts;
+
+	if (ctl_refuse_stopping(c) || (s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	starts = s->starts;
+	svc_restart(s);
+	if (a->wait) {
+		c->wait_starts = starts;
+		ctl_wait_begin(c, s, WAIT_RESTART, a->timeout);
+	} else {
+		ctl_reply(c, CTL_OK, "%s", "");
+	}
+}
+
+/* signal NAME SIGNAL: through the pidfd, so only that process gets it. */
+static void
+cmd_signal(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+	int		 sig, rc;
+
+	if ((sig = signal_parse(a->pos[1])) < 0) {
+		ctl_reply(c, CTL_EUSAGE, "unknown signal '%.32s'", a->pos[1]);
+		return;
+	}
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	if (!svc_has_process(s) || s->pidfd < 0) {
+		ctl_reply(c, CTL_EFAIL, "%s is not running", s->def->name);
+		return;
+	}
+	if ((rc = pidfd_signal(s->pidfd, sig)) < 0)
+		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name, strerror(-rc));
+	else
+		ctl_reply(c, CTL_OK, "%s", "");
+}
+
+/* wait NAME STATE [--timeout=D] */
+static void
+cmd_wait(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+	int		 st;
+
+	for (st = 0; st < SVC__STATES; st++)
+		if (strcmp(a->pos[1], svc_state_name(st)) == 0)
+			break;
+	if (st == SVC__STATES) {
+		ctl_reply(c, CTL_EUSAGE, "unknown state '%.32s' (stopped, "
+		    "starting, ready, stopping, backoff, failed)", a->pos[1]);
+		return;
+	}
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	c->wait_state = (uint8_t)st;
+	ctl_wait_begin(c, s, WAIT_STATE, a->timeout);
+}
+
+/* version */
+static void
+cmd_version(struct ctl_client *c, const struct ctl_args *a)
+{
+	char	v[64];
+	int	n;
+
+	(void)a;
+	n = snprintf(v, sizeof(v), "pidvisor %s (protocol %d)\n",
+	    PIDVISOR_VERSION, CTL_VERSION);
+	ctl_output(c, v, (size_t)n);
+	ctl_reply(c, CTL_OK, "%s", "");
+}
+
+static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
+	[VERB_STATUS] = cmd_status,
+	[VERB_START] = cmd_start,
+	[VERB_STOP] = cmd_stop,
+	[VERB_RESTART] = cmd_restart,
+	[VERB_SIGNAL] = cmd_signal,
+	[VERB_WAIT] = cmd_wait,
+	[VERB_VERSION] = cmd_version,
+};
+
+/* Check and run one request. */
+static void
+ctl_dispatch(struct ctl_client *c, const struct ctl_frame *f)
+{
+	char		*argv[CTL_ARGS_MAX];
+	char		 err[256];
+	struct ctl_args	 a;
+	int		 argc;
+
+	if ((argc = ctl_req_get(f, argv, CTL_ARGS_MAX)) < 0) {
+		ctl_reply(c, CTL_EUSAGE, "malformed request");
+		return;
+	}
+	if (ctl_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
+		ctl_reply(c, CTL_EUSAGE, "%s", err);
+		return;
+	}
+	if ((ctl_verbs[a.verb].flags & VF_ROOT) && c->uid != 0) {
+		ctl_reply(c, CTL_EPERM, "permission denied");
+		return;
+	}
+	ctl_cmds[a.verb](c, &a);
+}
+
+/* Read the request; once it is there, only watch for a hang-up. */
+static void
+ctl_read(struct ctl_client *c)
+{
+	struct ctl_frame	f;
+	ssize_t			n;
+	int			rc;
+
+	if (c->replied || c->wait != WAIT_NONE) {
+		/* A second request is not allowed; a hang-up ends a wait. */
+		char	junk[256];
+
+		n = recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			ctl_client_free(c);
+		return;
+	}
+	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen,
+	    MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		ctl_client_free(c);
+		return;
+	}
+	c->inlen += (size_t)n;
+	rc = ctl_frame_get(c->in, c->inlen, CTL_REQ_MAX, &f);
+	if (rc == -EMSGSIZE)
+		ctl_reply(c, CTL_EUSAGE, "request too large (at most %d bytes)",
+		    CTL_REQ_MAX);
+	else if (rc < 0)
+		ctl_reply(c, CTL_EUSAGE, "protocol error: expected a version "
+		    "%d request", CTL_VERSION);
+	else if (rc > 0 && f.type != CTL_REQUEST)
+		ctl_reply(c, CTL_EUSAGE, "protocol error: expected a request");
+	else if (rc > 0)
+		ctl_dispatch(c, &f);
+}
+
+static void
+ctl_on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ctl_client	*c = container_of(w, struct ctl_client, io);
+
+	(void)loop;
+	if (revents & EV_WRITE)
+		ctl_flush(c);
+	else if (revents & EV_READ)
+		ctl_read(c);
+}
+
+static void
+ctl_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct ctl_client	*c = container_of(w, struct ctl_client, timer);
+	struct svc		*s = c->wait_svc;
+
+	(void)loop;
+	(void)revents;
+	if (c->wait != WAIT_NONE)
+		ctl_reply(c, CTL_EFAIL, "timed out waiting for %s (%s)",
+		    s->def->name, svc_state_name(s->state));
+	else
+		ctl_client_free(c);	/* silent, or not reading */
+}
+
+/* Take new connections. */
+static void
+ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup		*sup = ev_userdata(loop);
+	struct ctl_client	*c;
+	struct ucred		 cred;
+	socklen_t		 len = sizeof(cred);
+	struct buf		 b = { 0 };
+	int			 fd;
+
+	(void)w;
+	(void)revents;
+	while ((fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) >= 0) {
+		if (sup->nclients >= sup->conf.sup.max_clients ||
+		    (c = calloc(1, sizeof(*c))) == NULL) {
+			ctl_end_put(&b, CTL_EFAIL, "too many clients");
+			(void)!send(fd, b.data, b.len, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+			buf_free(&b);
+			close(fd);
+			continue;
+		}
+		c->sup = sup;
+		c->fd = fd;
+		c->uid = (uid_t)-1;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+			c->uid = cred.uid;
+		LIST_INSERT_HEAD(&sup->clients, c, entry);
+		sup->nclients++;
+		ev_io_init(&c->io, ctl_on_io, fd, EV_READ);
+		ev_io_start(loop, &c->io);
+		ev_timer_init(&c->timer, ctl_on_timer,
+		    sup->conf.sup.client_timeout / 1000.0, 0.);
+		ev_timer_start(loop, &c->timer);
+	}
+}
+
+/* Is something already answering on path? */
+static bool
+ctl_live(const struct sockaddr_un *sa)
+{
+	int	fd, rc;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	close(fd);
+	return rc == 0;
+}
+
+/* Create the control socket, refusing to take over a live one. */
+int
+ctl_listen(struct sup *sup)
+{
+	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
+	const char		*path = sup->ctl_path;
+	char			 dir[sizeof(sa.sun_path)], *slash;
+	mode_t			 old;
+	int			 fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_err("control socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	strcpy(dir, path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			log_warn("mkdir %s: %s", dir, strerror(errno));
+	}
+	if (ctl_live(&sa)) {
+		log_err("%s: another supervisor is answering there", path);
+		return -EADDRINUSE;
+	}
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || chmod(path, sup->conf.sup.control_mode) < 0 ||
+	    listen(fd, 128) < 0) {
+		rc = -errno;
+		log_err("control socket %s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	sup->ctlfd = fd;
+	ev_io_init(&sup->ctl_w, ctl_on_accept, fd, EV_READ);
+	ev_io_start(sup->loop, &sup->ctl_w);
+	return 0;
+}
+
+/* Close the socket and every client. */
+void
+ctl_close(struct sup *sup)
+{
+	while (!LIST_EMPTY(&sup->clients))
+		ctl_client_free(LIST_FIRST(&sup->clients));
+	if (sup->ctlfd >= 0) {
+		ev_io_stop(sup->loop, &sup->ctl_w);
+		close(sup->ctlfd);
+		unlink(sup->ctl_path);
+		sup->ctlfd = -1;
+	}
+}

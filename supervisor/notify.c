@@ -1,0 +1,48 @@
+/*
+ * notify.c - parse an sd_notify datagram: newline-separated KEY=VALUE
+ * assignments.  Unknown keys are ignored, as systemd does; a datagram
+ * with a NUL byte or a line without '=' is refused whole.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "notify.h"
+
+/* Is line[0..len) exactly "key=value"? */
+static bool
+is(const char *line, size_t len, const char *kv)
+{
+	return strlen(kv) == len && memcmp(line, kv, len) == 0;
+}
+
+/* Parse buf[0..len).  0, or -EBADMSG. */
+int
+notify_parse(const char *buf, size_t len, struct notify_msg *m)
+{
+	const char	*p = buf, *end = buf + len, *nl;
+	size_t		 n;
+
+	memset(m, 0, sizeof(*m));
+	if (len == 0 || len > NOTIFY_MSG_MAX || memchr(buf, '\0', len))
+		return -EBADMSG;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n > 0 && memchr(p, '=', n) == NULL)
+			return -EBADMSG;
+		if (is(p, n, "READY=1"))
+			m->ready = true;
+		else if (is(p, n, "STOPPING=1"))
+			m->stopping = true;
+		else if (is(p, n, "WATCHDOG=1"))
+			m->watchdog = true;
+		else if (is(p, n, "WATCHDOG=trigger"))
+			m->watchdog_trigger = true;
+		else if (n >= 7 && memcmp(p, "STATUS=", 7) == 0) {
+			m->status = p + 7;
+			m->status_len = n - 7;
+		}
+		p += n + (nl != NULL);
+	}
+	return 0;
+}

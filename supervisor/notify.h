@@ -1,0 +1,21 @@
+/* notify.h - the sd_notify datagram */
+#ifndef PIDVISOR_NOTIFY_H
+#define PIDVISOR_NOTIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NOTIFY_MSG_MAX	4096
+
+struct notify_msg {
+	const char	*status;	/* STATUS=..., not NUL-terminated */
+	size_t		 status_len;
+	bool		 ready;		/* READY=1 */
+	bool		 stopping;	/* STOPPING=1 */
+	bool		 watchdog;	/* WATCHDOG=1 */
+	bool		 watchdog_trigger;	/* WATCHDOG=trigger */
+};
+
+int	notify_parse(const char *, size_t, struct notify_msg *);
+
+#endif

@@ -1,0 +1,228 @@
+/*
+ * pid1.c - what pidvisor does only as PID 1: mount the API filesystems
+ * that are missing, take the console, and end the system: once every
+ * service has stopped, TERM then KILL whatever is left, sync, unmount
+ * what we mounted, reboot(2).  In a PID namespace reboot(2) ends the
+ * namespace instead, which is how the host tests end.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "sup.h"
+
+#define PF_KTHREAD	0x00200000
+
+static const struct pid1_mount {
+	const char	*path;
+	const char	*type;
+	unsigned long	 flags;
+	const char	*data;
+} pid1_mounts[] = {
+	{ "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
+	{ "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
+	{ "/sys/fs/cgroup", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+};
+
+static const char	*pid1_mounted[ARRAY_SIZE(pid1_mounts)];
+static size_t		 pid1_nmounted;
+
+/* Is path the root of a mount (its device differs from its parent's)? */
+static bool
+pid1_is_mountpoint(const char *path)
+{
+	char		parent[256];
+	struct stat	a, b;
+
+	snprintf(parent, sizeof(parent), "%s/..", path);
+	if (stat(path, &a) < 0 || stat(parent, &b) < 0)
+		return false;
+	return a.st_dev != b.st_dev || a.st_ino == b.st_ino;
+}
+
+/* Mount the API filesystems that are not there, open the console. */
+int
+pid1_setup(struct sup *sup)
+{
+	const struct pid1_mount	*m;
+	size_t			 i;
+	int			 fd;
+
+	(void)sup;
+	for (i = 0; i < ARRAY_SIZE(pid1_mounts); i++) {
+		m = &pid1_mounts[i];
+		if (pid1_is_mountpoint(m->path))
+			continue;
+		if (mkdir(m->path, 0755) < 0 && errno != EEXIST)
+			continue;
+		if (mount(m->type, m->path, m->type, m->flags, m->data) < 0) {
+			log_warn("mount %s: %s", m->path, strerror(errno));
+			continue;
+		}
+		pid1_mounted[pid1_nmounted++] = m->path;
+	}
+	if (fcntl(STDIN_FILENO, F_GETFD) < 0 &&
+	    (fd = open("/dev/console", O_RDWR | O_NOCTTY)) >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	/* Ctrl-Alt-Del: send us SIGINT instead of rebooting at once. */
+	reboot(RB_DISABLE_CAD);
+	if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) >= 0) {
+		(void)!write(fd, "-1000", 5);
+		close(fd);
+	}
+	return 0;
+}
+
+/* For each user process but us: 1 if it is alive (not a zombie). */
+static int
+pid1_classify(pid_t pid)
+{
+	char		 path[64], buf[512], *p;
+	unsigned long	 flags = 0;
+	ssize_t		 n;
+	int		 fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return 0;
+	p += 2;
+	if (*p == 'Z' || *p == 'X')
+		return 0;
+	for (i = 0; i < 6 && p; i++)		/* to field 9, flags */
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (p)
+		flags = strtoul(p, NULL, 10);
+	return (flags & PF_KTHREAD) ? 0 : 1;
+}
+
+/* Call fn for every live user process other than us. */
+static int
+pid1_each(void (*fn)(pid_t, int), int arg)
+{
+	struct dirent	*e;
+	DIR		*d;
+	pid_t		 self = getpid();
+	int		 n = 0;
+	long		 pid;
+	char		*end;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == self)
+			continue;
+		if (!pid1_classify((pid_t)pid))
+			continue;
+		n++;
+		if (fn)
+			fn((pid_t)pid, arg);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Signal one process through a pidfd of its own. */
+static void
+pid1_signal(pid_t pid, int sig)
+{
+	int	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		return;
+	pidfd_signal(fd, sig);
+	close(fd);
+}
+
+/* Signal every process that is left. */
+void
+pid1_kill_all(int sig)
+{
+	pid1_each(pid1_signal, sig);
+}
+
+/* How many processes are left. */
+int
+pid1_count(void)
+{
+	return pid1_each(NULL, 0);
+}
+
+static void
+pid1_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+
+	(void)w;
+	(void)revents;
+	if (sup->kill_stage == 0) {
+		log_info("killing %d leftover process(es)", pid1_count());
+		pid1_kill_all(SIGKILL);
+		sup->kill_stage = 1;
+		ev_timer_set(&sup->phase_timer, 1., 0.);
+		ev_timer_start(loop, &sup->phase_timer);
+		return;
+	}
+	sup->phase = SUP_KILLING;
+	pid1_finish(sup);
+}
+
+/*
+ * The end, in steps that never block the loop: TERM to the leftovers,
+ * then (after 2 s, or once none is left) KILL, then sync, unmount and
+ * reboot(2).  PID 1 never exits: if reboot fails we stay in the loop.
+ */
+void
+pid1_finish(struct sup *sup)
+{
+	size_t	i;
+
+	if (sup->phase == SUP_STOPPING) {
+		sup->phase = SUP_KILLING;
+		sup->kill_stage = 0;
+		if (pid1_count() > 0) {
+			pid1_kill_all(SIGTERM);
+			pid1_kill_all(SIGCONT);
+			ev_init(&sup->phase_timer, pid1_on_timer);
+			ev_timer_set(&sup->phase_timer, 2., 0.);
+			ev_timer_start(sup->loop, &sup->phase_timer);
+			return;
+		}
+	}
+	if (sup->phase != SUP_KILLING)
+		return;
+	sup->phase = SUP_DONE;
+	ev_timer_stop(sup->loop, &sup->phase_timer);
+	log_info("%s", sup->reboot_cmd == RB_POWER_OFF ? "powering off" :
+	    sup->reboot_cmd == RB_HALT_SYSTEM ? "halting" : "rebooting");
+	sync();
+	for (i = pid1_nmounted; i > 0; i--)
+		umount2(pid1_mounted[i - 1], MNT_DETACH);
+	if (reboot((int)sup->reboot_cmd) < 0)
+		log_err("reboot: %s", strerror(errno));
+}

@@ -1,0 +1,200 @@
+/* proto.c - frames and requests of the control protocol (see proto.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+
+const struct ctl_verb ctl_verbs[VERB__COUNT] = {
+	[VERB_STATUS] = { "status", 0, 1, VF_JSON,
+	    "status [NAME] [--json]" },
+	[VERB_START] = { "start", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "start NAME [--wait] [--timeout=DURATION]" },
+	[VERB_STOP] = { "stop", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "stop NAME [--wait] [--timeout=DURATION]" },
+	[VERB_RESTART] = { "restart", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "restart NAME [--wait] [--timeout=DURATION]" },
+	[VERB_SIGNAL] = { "signal", 2, 2, VF_ROOT,
+	    "signal NAME SIGNAL" },
+	[VERB_WAIT] = { "wait", 2, 2, VF_TIMEOUT,
+	    "wait NAME STATE [--timeout=DURATION]" },
+	[VERB_VERSION] = { "version", 0, 0, 0,
+	    "version" },
+};
+
+/* Append one frame. */
+int
+ctl_frame_put(struct buf *b, uint8_t type, const void *p, uint32_t len)
+{
+	uint8_t	hdr[CTL_HDR_SIZE] = { CTL_VERSION, type, 0, 0 };
+
+	memcpy(hdr + 4, &len, sizeof(len));
+	if (buf_add(b, hdr, sizeof(hdr)) < 0 || buf_add(b, p, len) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Take one frame from the front of in[0..n).  Returns the bytes it spans,
+ * 0 if more bytes are needed, -EPROTO for another version or type,
+ * -EMSGSIZE if the payload would exceed max.  The header is checked
+ * before the payload has arrived, so a huge length is refused at once.
+ */
+int
+ctl_frame_get(const void *in, size_t n, uint32_t max, struct ctl_frame *f)
+{
+	const uint8_t	*p = in;
+	uint32_t	 len;
+
+	if (n < CTL_HDR_SIZE)
+		return 0;
+	if (p[0] != CTL_VERSION || p[2] != 0 || p[3] != 0)
+		return -EPROTO;
+	if (p[1] < CTL_REQUEST || p[1] > CTL_END)
+		return -EPROTO;
+	memcpy(&len, p + 4, sizeof(len));
+	if (len > max)
+		return -EMSGSIZE;
+	if (n - CTL_HDR_SIZE < len)
+		return 0;
+	f->type = p[1];
+	f->len = len;
+	f->payload = (const char *)p + CTL_HDR_SIZE;
+	return (int)(CTL_HDR_SIZE + len);
+}
+
+/* Append the END frame: a code and a message. */
+int
+ctl_end_put(struct buf *b, int code, const char *msg)
+{
+	uint8_t		hdr[CTL_HDR_SIZE] = { CTL_VERSION, CTL_END, 0, 0 };
+	int32_t		c = code;
+	size_t		mlen = strlen(msg);
+	uint32_t	len;
+
+	if (mlen > CTL_FRAME_MAX - sizeof(c) - 1)
+		mlen = CTL_FRAME_MAX - sizeof(c) - 1;
+	len = (uint32_t)(sizeof(c) + mlen + 1);
+	memcpy(hdr + 4, &len, sizeof(len));
+	if (buf_add(b, hdr, sizeof(hdr)) < 0 || buf_add(b, &c, sizeof(c)) < 0 ||
+	    buf_add(b, msg, mlen) < 0 || buf_add(b, "", 1) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Read an END frame.  -EBADMSG if it is malformed. */
+int
+ctl_end_get(const struct ctl_frame *f, int *code, const char **msg)
+{
+	int32_t	c;
+
+	if (f->type != CTL_END || f->len < sizeof(c) + 1 ||
+	    f->payload[f->len - 1] != '\0')
+		return -EBADMSG;
+	memcpy(&c, f->payload, sizeof(c));
+	*code = c;
+	*msg = f->payload + sizeof(c);
+	return 0;
+}
+
+/* Append a REQUEST frame carrying argv. */
+int
+ctl_req_put(struct buf *b, int argc, char *const argv[])
+{
+	struct buf	p = { 0 };
+	int		i, rc;
+
+	for (i = 0; i < argc; i++)
+		if (buf_add(&p, argv[i], strlen(argv[i]) + 1) < 0) {
+			buf_free(&p);
+			return -ENOMEM;
+		}
+	if (p.len > CTL_REQ_MAX) {
+		buf_free(&p);
+		return -EMSGSIZE;
+	}
+	rc = ctl_frame_put(b, CTL_REQUEST, p.data, (uint32_t)p.len);
+	buf_free(&p);
+	return rc;
+}
+
+/*
+ * Split a REQUEST payload into at most max words (pointers into the
+ * payload).  Returns the count, or -EBADMSG if the payload is empty or
+ * does not end in NUL, -E2BIG if it has more than max words.
+ */
+int
+ctl_req_get(const struct ctl_frame *f, char **argv, int max)
+{
+	const char	*p = f->payload, *end = f->payload + f->len;
+	int		 argc = 0;
+
+	if (f->type != CTL_REQUEST || f->len == 0 || end[-1] != '\0')
+		return -EBADMSG;
+	while (p < end) {
+		if (argc == max)
+			return -E2BIG;
+		argv[argc++] = (char *)p;
+		p += strlen(p) + 1;
+	}
+	return argc;
+}
+
+/*
+ * Parse VERB [ARGS] [OPTIONS] for both ends.  On error, err says what is
+ * wrong (with the usage) and the result is -EINVAL.
+ */
+int
+ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
+    size_t errlen)
+{
+	const struct ctl_verb	*v = NULL;
+	int			 i;
+
+	memset(a, 0, sizeof(*a));
+	a->timeout = CTL_WAIT_DEFAULT;
+	if (argc < 1) {
+		snprintf(err, errlen, "no verb given");
+		return -EINVAL;
+	}
+	for (i = 0; i < VERB__COUNT; i++)
+		if (strcmp(argv[0], ctl_verbs[i].name) == 0)
+			v = &ctl_verbs[i];
+	if (v == NULL) {
+		snprintf(err, errlen, "unknown verb '%.64s'", argv[0]);
+		return -EINVAL;
+	}
+	a->verb = (int)(v - ctl_verbs);
+	for (i = 1; i < argc; i++) {
+		const char	*s = argv[i];
+
+		if ((v->flags & VF_WAIT) && strcmp(s, "--wait") == 0) {
+			a->wait = true;
+		} else if ((v->flags & VF_JSON) && strcmp(s, "--json") == 0) {
+			a->json = true;
+		} else if ((v->flags & VF_TIMEOUT) &&
+		    strncmp(s, "--timeout=", 10) == 0) {
+			if (parse_duration(s + 10, &a->timeout) < 0 ||
+			    a->timeout == 0) {
+				snprintf(err, errlen, "invalid timeout '%.64s'",
+				    s + 10);
+				return -EINVAL;
+			}
+		} else if (s[0] == '-' && s[1] == '-') {
+			snprintf(err, errlen, "unknown option '%.64s'; usage: "
+			    "%s", s, v->usage);
+			return -EINVAL;
+		} else if (a->npos == v->max) {
+			snprintf(err, errlen, "too many arguments; usage: %s",
+			    v->usage);
+			return -EINVAL;
+		} else {
+			a->pos[a->npos++] = s;
+		}
+	}
+	if (a->npos < v->min) {
+		snprintf(err, errlen, "missing arguments; usage: %s", v->usage);
+		return -EINVAL;
+	}
+	return 0;
+}

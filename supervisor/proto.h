@@ -1,0 +1,104 @@
+/*
+ * proto.h - the control protocol between pidvisorctl and pidvisor.
+ *
+ * A connection carries one request and its reply.  Every message is a
+ * frame: an 8-byte header (version, type, reserved, payload length in
+ * host order; this is a local socket) and the payload.  The client
+ * sends one CTL_REQUEST whose payload is its argv, each word ending in
+ * NUL.  The server answers with any number of CTL_OUTPUT frames (text
+ * for the client's stdout) and one CTL_END frame (a 32-bit code, then a
+ * NUL-terminated message for stderr), then closes.  A frame that is too
+ * large, of another version or malformed ends the connection with an
+ * error.
+ *
+ * Versions:
+ *   1	first version.
+ */
+#ifndef PIDVISOR_PROTO_H
+#define PIDVISOR_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define CTL_VERSION	1
+#define CTL_HDR_SIZE	8
+#define CTL_REQ_MAX	4096		/* request payload */
+#define CTL_FRAME_MAX	(256 * 1024)	/* reply payload, per frame */
+#define CTL_ARGS_MAX	16
+
+#define CTL_SOCKET_DEFAULT	"/run/pidvisor/control.sock"
+
+enum ctl_type {
+	CTL_REQUEST = 1,
+	CTL_OUTPUT = 2,
+	CTL_END = 3,
+};
+
+/* Result codes; pidvisorctl exits with them. */
+enum ctl_code {
+	CTL_OK = 0,
+	CTL_EFAIL = 1,		/* the request failed */
+	CTL_EUSAGE = 2,		/* bad verb or arguments */
+	CTL_ENOTREADY = 3,	/* status NAME: the service is not ready */
+	CTL_ENOSVC = 4,		/* no such service */
+	CTL_EPERM = 5,		/* permission denied */
+	CTL_EUNREACH = 6,	/* supervisor unreachable (client only) */
+};
+
+struct ctl_frame {
+	uint8_t		 type;
+	uint32_t	 len;
+	const char	*payload;
+};
+
+int	ctl_frame_put(struct buf *, uint8_t, const void *, uint32_t);
+int	ctl_frame_get(const void *, size_t, uint32_t, struct ctl_frame *);
+int	ctl_end_put(struct buf *, int, const char *);
+int	ctl_end_get(const struct ctl_frame *, int *, const char **);
+int	ctl_req_put(struct buf *, int, char *const []);
+int	ctl_req_get(const struct ctl_frame *, char **, int);
+
+enum ctl_verb_id {
+	VERB_STATUS,
+	VERB_START,
+	VERB_STOP,
+	VERB_RESTART,
+	VERB_SIGNAL,
+	VERB_WAIT,
+	VERB_VERSION,
+	VERB__COUNT
+};
+
+#define VF_ROOT		0x01	/* changes things: root only */
+#define VF_WAIT		0x02	/* takes --wait */
+#define VF_JSON		0x04	/* takes --json */
+#define VF_TIMEOUT	0x08	/* takes --timeout */
+
+struct ctl_verb {
+	const char	*name;
+	uint8_t		 min;		/* positional arguments */
+	uint8_t		 max;
+	uint8_t		 flags;
+	const char	*usage;
+};
+
+extern const struct ctl_verb ctl_verbs[VERB__COUNT];
+
+#define CTL_WAIT_DEFAULT	60000	/* ms */
+
+/* A request, parsed the same way by the client and the server. */
+struct ctl_args {
+	int		 verb;		/* enum ctl_verb_id */
+	const char	*pos[4];
+	int		 npos;
+	bool		 wait;
+	bool		 json;
+	uint32_t	 timeout;	/* ms */
+};
+
+int	ctl_args_parse(int, char *const [], struct ctl_args *, char *, size_t);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * spawn.c - start a service process.
+ *
+ * clone3() with CLONE_PIDFD hands us the pidfd atomically with the child:
+ * there is no moment in which we know the process only by its PID.
+ * CLONE_VM | CLONE_VFORK (what posix_spawn does) makes the spawn cost
+ * independent of the supervisor's own size: no page tables are copied,
+ * and we resume only once the child has exec'd or died.  The child runs
+ * on a small stack of its own and shares our memory, so it does nothing
+ * but raw system calls, and reports a failure through a CLOEXEC pipe:
+ * EOF on the pipe means exec succeeded.
+ *
+ * exit_signal is 0: a child that dies before exec sends no SIGCHLD and
+ * is invisible to waitid(P_ALL).  Note that exec resets exit_signal to
+ * SIGCHLD (fs/exec.c, de_thread), so a running service is visible to
+ * P_ALL; sup.c keeps the orphan reaper from stealing it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "svc.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+#define SPAWN_STACK	(64 * 1024)
+
+static char	*spawn_stack;		/* NULL: fork-style clone */
+
+struct spawn_child {
+	const struct spawn_req	*req;
+	int			 errfd;
+};
+
+struct spawn_report {
+	int32_t	stage;
+	int32_t	err;
+};
+
+#if defined(__x86_64__)
+/*
+ * long spawn_clone3(struct clone_args *, size_t, int (*fn)(void *), void *)
+ *
+ * clone3 with a new stack returns in the child on that stack, so the
+ * child cannot return through C frames: call fn there and exit.
+ */
+__asm__(
+	".text\n"
+	".type spawn_clone3, @function\n"
+	"spawn_clone3:\n"
+	"	mov %rdx, %r8\n"
+	"	mov %rcx, %r9\n"
+	"	mov $" "435" ", %eax\n"		/* __NR_clone3 */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jz 1f\n"
+	"	ret\n"
+	"1:	xor %ebp, %ebp\n"
+	"	mov %r9, %rdi\n"
+	"	call *%r8\n"
+	"	mov %eax, %edi\n"
+	"	mov $" "60" ", %eax\n"		/* __NR_exit */
+	"	syscall\n"
+	"	hlt\n"
+	".size spawn_clone3, .-spawn_clone3\n");
+long	spawn_clone3(struct clone_args *, size_t, int (*)(void *), void *);
+#endif
+
+/* Send sig to the process behind pidfd. */
+int
+pidfd_signal(int pidfd, int sig)
+{
+	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Allocate the child stack once, with a guard page below it. */
+int
+spawn_init(void)
+{
+	char	*p;
+
+#if defined(__x86_64__)
+	p = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (mprotect(p, 4096, PROT_NONE) < 0) {
+		munmap(p, SPAWN_STACK + 4096);
+		return -errno;
+	}
+	spawn_stack = p + 4096;
+#else
+	(void)p;
+#endif
+	return 0;
+}
+
+/* Child: report where and why we failed, then exit. */
+__attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
+static void
+spawn_fail(int fd, int stage, int err)
+{
+	struct spawn_report	rep = { stage, err };
+
+	syscall(SYS_write, fd, &rep, sizeof(rep));
+	syscall(SYS_exit_group, 127);
+	__builtin_unreachable();
+}
+
+/* Child: execve argv[0], searching path like execvp but without malloc. */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static int
+spawn_exec(const struct spawn_req *r)
+{
+	const char	*file = r->argv[0], *p = r->path, *end;
+	char		 buf[4096];
+	size_t		 flen = strlen(file), dlen;
+	int		 err = ENOENT;
+	bool		 eacces = false;
+
+	if (strchr(file, '/') != NULL) {
+		syscall(SYS_execve, file, r->argv, r->envp);
+		return errno;
+	}
+	while (*p) {
+		end = strchr(p, ':');
+		dlen = end ? (size_t)(end - p) : strlen(p);
+		if (dlen + flen + 2 <= sizeof(buf)) {
+			memcpy(buf, dlen ? p : ".", dlen ? dlen : 1);
+			if (dlen == 0)
+				dlen = 1;
+			buf[dlen] = '/';
+			memcpy(buf + dlen + 1, file, flen + 1);
+			syscall(SYS_execve, buf, r->argv, r->envp);
+			err = errno;
+			if (err == EACCES)
+				eacces = true;
+			else if (err != ENOENT && err != ENOTDIR && err != ESTALE)
+				return err;
+		}
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	return eacces ? EACCES : err;
+}
+
+/*
+ * Child: set up the process, then exec.  Runs on the spawn stack in our
+ * memory: raw system calls only, no malloc, no locks.
+ */
+__attribute__((noinline, no_sanitize_address, no_sanitize("undefined")))
+static int
+spawn_child(void *arg)
+{
+	const struct spawn_child *c = arg;
+	const struct spawn_req	*r = c->req;
+	struct rlimit		 rl;
+	uint64_t		 none = 0;
+	int			 fd = c->errfd;
+
+	if (syscall(SYS_setsid) < 0)
+		spawn_fail(fd, STAGE_SETSID, errno);
+
+	/* Only 0, 1, 2 and the readiness fd survive exec. */
+	if (r->ready_pipe >= 0) {
+		if (r->ready_pipe == r->ready_fd) {
+			if (syscall(SYS_fcntl, r->ready_fd, F_SETFD, 0) < 0)
+				spawn_fail(fd, STAGE_FDS, errno);
+		} else if (syscall(SYS_dup3, r->ready_pipe, r->ready_fd,
+		    0) < 0) {
+			spawn_fail(fd, STAGE_FDS, errno);
+		}
+		if (r->ready_fd > 3)
+			syscall(SYS_close_range, 3, r->ready_fd - 1,
+			    CLOSE_RANGE_CLOEXEC);
+		syscall(SYS_close_range, r->ready_fd + 1, ~0U,
+		    CLOSE_RANGE_CLOEXEC);
+	} else {
+		syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	}
+	if (r->set_nofile) {
+		rl.rlim_cur = rl.rlim_max = r->nofile;
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL) < 0)
+			spawn_fail(fd, STAGE_RLIMIT, errno);
+	}
+	if (r->set_umask)
+		syscall(SYS_umask, r->umask);
+	if (r->workdir && syscall(SYS_chdir, r->workdir) < 0)
+		spawn_fail(fd, STAGE_CHDIR, errno);
+	if (r->set_uid && syscall(SYS_setgroups, r->ngroups, r->groups) < 0)
+		spawn_fail(fd, STAGE_SETGROUPS, errno);
+	if (r->set_gid && syscall(SYS_setresgid, r->gid, r->gid, r->gid) < 0)
+		spawn_fail(fd, STAGE_SETGID, errno);
+	if (r->set_uid && syscall(SYS_setresuid, r->uid, r->uid, r->uid) < 0)
+		spawn_fail(fd, STAGE_SETUID, errno);
+
+	/* Our blocked signals are the signalfd's, not the service's. */
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	spawn_fail(fd, STAGE_EXEC, spawn_exec(r));
+}
+
+/*
+ * Start the process.  0: res->pidfd is the child (res->err != 0 if it
+ * could not exec; it exits with 127).  -errno: there is no child.
+ */
+int
+spawn_start(const struct spawn_req *r, struct spawn_result *res)
+{
+	struct spawn_child	c = { .req = r };
+	struct spawn_report	rep;
+	struct clone_args	args;
+	int			errpipe[2], pidfd = -1, err;
+	long			pid;
+	ssize_t			n;
+
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
+		return -errno;
+	c.errfd = errpipe[1];
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_PIDFD;
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	args.exit_signal = 0;
+#if defined(__x86_64__)
+	if (spawn_stack != NULL) {
+		args.flags |= CLONE_VM | CLONE_VFORK;
+		args.stack = (uint64_t)(uintptr_t)spawn_stack;
+		args.stack_size = SPAWN_STACK;
+		pid = spawn_clone3(&args, sizeof(args), spawn_child, &c);
+		if (pid < 0) {
+			errno = (int)-pid;
+			pid = -1;
+		}
+	} else
+#endif
+	{
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid == 0)
+			_exit(spawn_child(&c));
+	}
+	err = errno;
+	close(errpipe[1]);
+	if (pid < 0) {
+		close(errpipe[0]);
+		return -err;
+	}
+	do {
+		n = read(errpipe[0], &rep, sizeof(rep));
+	} while (n < 0 && errno == EINTR);
+	close(errpipe[0]);
+	res->pidfd = pidfd;
+	res->pid = (pid_t)pid;
+	res->stage = 0;
+	res->err = 0;
+	if (n == (ssize_t)sizeof(rep)) {
+		res->stage = rep.stage;
+		res->err = rep.err ? rep.err : EIO;
+	}
+	return 0;
+}

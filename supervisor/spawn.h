@@ -1,0 +1,41 @@
+/* spawn.h - start a process with clone3(CLONE_PIDFD) */
+#ifndef PIDVISOR_SPAWN_H
+#define PIDVISOR_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Everything the child needs, prepared by the parent before the clone. */
+struct spawn_req {
+	char *const	*argv;
+	char *const	*envp;
+	const char	*path;		/* searched when argv[0] has no '/' */
+	const char	*workdir;	/* NULL: stay */
+	const gid_t	*groups;
+	size_t		 ngroups;
+	uid_t		 uid;
+	gid_t		 gid;
+	uint64_t	 nofile;
+	mode_t		 umask;
+	int		 ready_fd;	/* where the child gets ready_pipe */
+	int		 ready_pipe;	/* -1: none */
+	bool		 set_uid;
+	bool		 set_gid;
+	bool		 set_umask;
+	bool		 set_nofile;
+};
+
+struct spawn_result {
+	int	pidfd;
+	pid_t	pid;
+	int	stage;		/* enum spawn_stage, if err */
+	int	err;		/* errno in the child; 0: exec succeeded */
+};
+
+int	spawn_init(void);
+int	spawn_start(const struct spawn_req *, struct spawn_result *);
+int	pidfd_signal(int, int);
+
+#endif

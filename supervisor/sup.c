@@ -1,0 +1,858 @@
+/*
+ * sup.c - the supervisor: one libev loop, everything an fd.
+ *
+ *   signalfd   SIGCHLD (orphans), TERM/INT/USR1/USR2/PWR (shutdown)
+ *   pidfd[i]   service i exited: waitid(P_PIDFD) -> svc_died()
+ *   ready[i]   service i wrote its readiness line (fd:N)
+ *   notify     sd_notify datagrams; the sender is told apart by the
+ *              kernel's SCM_CREDENTIALS, checked against our own children
+ *   control    pidvisorctl (ctl.c)
+ *   timers     one per service, armed by svc.c
+ *
+ * Reaping.  A service is reaped only through its pidfd.  Orphans that
+ * we inherit as subreaper (or as PID 1) are reaped on SIGCHLD.  The two
+ * must not steal from each other, and exec resets a service's
+ * exit_signal to SIGCHLD, so waitid(P_ALL) does see services.  The
+ * orphan reaper therefore only peeks (WNOWAIT); a zombie that is one of
+ * our services (the PID of an unreaped child of ours cannot be reused,
+ * so the PID map is exact here) is handed to the pidfd path, and only
+ * the rest is reaped by PID.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "notify.h"
+#include "proto.h"
+#include "spawn.h"
+#include "sup.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+#define PATH_DEFAULT	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:" \
+			"/sbin:/bin"
+
+extern char **environ;
+
+static const int sup_signals[] = {
+	SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPWR,
+};
+
+static void	sup_notify_drain(struct sup *);
+static void	sup_check_stopped(struct sup *);
+
+/* The supervisor's view of a service. */
+struct sup_svc *
+sup_svc_of(struct svc *s)
+{
+	return container_of(s, struct sup_svc, svc);
+}
+
+static struct sup *
+sup_of(struct svc *s)
+{
+	return s->set->ctx;
+}
+
+static size_t
+pidmap_slot(struct sup *sup, pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (sup->pidmap_size - 1);
+}
+
+/* Size the PID map for n services; it never grows while they run. */
+static int
+pidmap_init(struct sup *sup, size_t n)
+{
+	size_t	size = 16;
+
+	while (size < 2 * n)
+		size *= 2;
+	if ((sup->pidmap = calloc(size, sizeof(*sup->pidmap))) == NULL)
+		return -ENOMEM;
+	sup->pidmap_size = size;
+	return 0;
+}
+
+static void
+pidmap_add(struct sup *sup, struct sup_svc *ss)
+{
+	size_t	i = pidmap_slot(sup, ss->svc.pid);
+
+	ss->hnext = sup->pidmap[i];
+	sup->pidmap[i] = ss;
+	sup->pidmap_n++;
+}
+
+static void
+pidmap_del(struct sup *sup, struct sup_svc *ss)
+{
+	struct sup_svc	**pp = &sup->pidmap[pidmap_slot(sup, ss->svc.pid)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == ss) {
+			*pp = ss->hnext;
+			ss->hnext = NULL;
+			sup->pidmap_n--;
+			return;
+		}
+	}
+}
+
+/* The service whose unreaped main process has this PID, or NULL. */
+static struct sup_svc *
+pidmap_get(struct sup *sup, pid_t pid)
+{
+	struct sup_svc	*ss;
+
+	if (pid <= 0)
+		return NULL;
+	for (ss = sup->pidmap[pidmap_slot(sup, pid)]; ss; ss = ss->hnext)
+		if (ss->svc.pid == pid)
+			return ss;
+	return NULL;
+}
+
+/* Stop watching and close the readiness pipe. */
+static void
+sup_ready_close(struct sup *sup, struct sup_svc *ss)
+{
+	if (!ev_is_active(&ss->ready))
+		return;
+	ev_io_stop(sup->loop, &ss->ready);
+	close(ss->ready.fd);
+	ev_io_set(&ss->ready, -1, EV_READ);
+}
+
+/* Read what the service wrote on its readiness fd; a newline: ready. */
+static void
+sup_ready_drain(struct sup *sup, struct sup_svc *ss)
+{
+	char	buf[512];
+	ssize_t	n;
+
+	while (ev_is_active(&ss->ready)) {
+		n = read(ss->ready.fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n > 0 && memchr(buf, '\n', (size_t)n) == NULL)
+			continue;
+		/* A newline, or EOF without one: either way we are done. */
+		sup_ready_close(sup, ss);
+		if (n > 0)
+			svc_ready(&ss->svc);
+	}
+}
+
+static void
+sup_on_ready(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup_svc	*ss = container_of(w, struct sup_svc, ready);
+
+	(void)revents;
+	sup_ready_drain(ev_userdata(loop), ss);
+}
+
+/*
+ * Collect the exit status of a service through its pidfd.  Returns false
+ * if it has not exited (a spurious wake-up).  What the service said
+ * before it died (READY=1, its readiness line) is read first.
+ */
+static bool
+sup_reap(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc	*s = &ss->svc;
+	siginfo_t	 si;
+	int		 code = 0, sig = 0;
+
+	if (s->pidfd < 0)
+		return false;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG |
+	    __WALL) < 0) {
+		log_err("%s: waitid: %s", s->def->name, strerror(errno));
+		if (errno != ECHILD)
+			return false;
+		si.si_code = CLD_EXITED;
+		si.si_status = 255;
+	} else if (si.si_pid == 0) {
+		return false;
+	}
+	if (s->def->ready == READY_NOTIFY)
+		sup_notify_drain(sup);
+	sup_ready_drain(sup, ss);
+	sup_ready_close(sup, ss);
+	pidmap_del(sup, ss);
+	ev_io_stop(sup->loop, &ss->death);
+	close(s->pidfd);
+	s->pidfd = -1;
+	if (si.si_code == CLD_EXITED)
+		code = si.si_status;
+	else
+		sig = si.si_status;
+	svc_died(s, code, sig);
+	return true;
+}
+
+static void
+sup_on_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)revents;
+	sup_reap(ev_userdata(loop), container_of(w, struct sup_svc, death));
+}
+
+static void
+sup_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	svc_timeout(&container_of(w, struct sup_svc, timer)->svc);
+}
+
+/* svc_ops: start the process of a service. */
+static int
+sup_spawn(struct svc *s, struct svc_reason *r)
+{
+	struct sup_svc		*ss = sup_svc_of(s);
+	struct sup		*sup = sup_of(s);
+	const struct svc_def	*d = s->def;
+	struct spawn_req	 req = {
+		.argv = d->argv, .envp = ss->envp ? ss->envp : environ,
+		.path = ss->path, .workdir = d->workdir,
+		.groups = d->groups, .ngroups = d->ngroups,
+		.uid = d->uid, .gid = d->gid, .set_uid = d->set_uid,
+		.set_gid = d->set_gid, .umask = d->umask,
+		.set_umask = d->set_umask, .nofile = d->limit_nofile,
+		.set_nofile = d->set_nofile, .ready_pipe = -1,
+	};
+	struct spawn_result	 res;
+	int			 p[2] = { -1, -1 }, rc;
+
+	/* A datagram from an earlier holder of the PID must not count. */
+	if (d->ready == READY_NOTIFY)
+		sup_notify_drain(sup);
+	if (d->ready == READY_FD) {
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+			return -errno;
+		req.ready_pipe = p[1];
+		req.ready_fd = d->ready_fd;
+	}
+	rc = spawn_start(&req, &res);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (rc < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		log_err("%s: spawn: %s", d->name, strerror(-rc));
+		return rc;
+	}
+	s->pidfd = res.pidfd;
+	s->pid = res.pid;
+	pidmap_add(sup, ss);
+	ev_io_set(&ss->death, res.pidfd, EV_READ);
+	ev_io_start(sup->loop, &ss->death);
+	if (res.err) {
+		r->why = WHY_EXEC;
+		r->stage = (uint8_t)res.stage;
+		r->code = res.err;
+		if (p[0] >= 0)
+			close(p[0]);
+		return 0;
+	}
+	if (p[0] >= 0) {
+		ev_io_set(&ss->ready, p[0], EV_READ);
+		ev_io_start(sup->loop, &ss->ready);
+	}
+	return 0;
+}
+
+/* svc_ops: signal the process through its pidfd. */
+static int
+sup_signal(struct svc *s, int sig)
+{
+	int	rc;
+
+	if (s->pidfd < 0)
+		return -ESRCH;
+	if ((rc = pidfd_signal(s->pidfd, sig)) < 0 && rc != -ESRCH)
+		log_warn("%s: signal %d: %s", s->def->name, sig,
+		    strerror(-rc));
+	return rc;
+}
+
+static void
+sup_timer(struct svc *s, uint32_t ms)
+{
+	struct sup_svc	*ss = sup_svc_of(s);
+	struct sup	*sup = sup_of(s);
+
+	ev_timer_stop(sup->loop, &ss->timer);
+	ev_timer_set(&ss->timer, ms / 1000.0, 0.);
+	ev_timer_start(sup->loop, &ss->timer);
+}
+
+static void
+sup_timer_stop(struct svc *s)
+{
+	ev_timer_stop(sup_of(s)->loop, &sup_svc_of(s)->timer);
+}
+
+static int64_t
+sup_now(struct svc_set *set)
+{
+	(void)set;
+	return mono_ms();
+}
+
+/* svc_ops: a service changed state (or status text). */
+static void
+sup_changed(struct svc *s, enum svc_state from)
+{
+	struct sup	*sup = sup_of(s);
+	char		 why[256];
+
+	if (from != s->state) {
+		svc_reason_format(s, why, sizeof(why));
+		if (s->state == SVC_STARTING || s->state == SVC_STOPPING)
+			log_debug("%s: %s (%s)", s->def->name,
+			    svc_state_name(s->state), why);
+		else if (s->state == SVC_READY)
+			log_info("%s: ready (pid %d)", s->def->name,
+			    (int)s->pid);
+		else if (strcmp(why, svc_state_name(s->state)) == 0)
+			log_info("%s: %s", s->def->name, why);
+		else
+			log_info("%s: %s (%s)", s->def->name,
+			    svc_state_name(s->state), why);
+	}
+	ctl_svc_changed(sup, s);
+	if (sup->phase == SUP_STOPPING && from != s->state)
+		sup_check_stopped(sup);
+}
+
+static const struct svc_ops sup_ops = {
+	.spawn = sup_spawn,
+	.signal = sup_signal,
+	.timer = sup_timer,
+	.timer_stop = sup_timer_stop,
+	.changed = sup_changed,
+	.now = sup_now,
+};
+
+/* Apply one sd_notify datagram from the service's main process. */
+static void
+sup_notify_apply(struct sup_svc *ss, const char *buf, size_t len)
+{
+	struct notify_msg	m;
+	struct svc		*s = &ss->svc;
+
+	if (notify_parse(buf, len, &m) < 0) {
+		log_debug("%s: malformed notify message", s->def->name);
+		return;
+	}
+	if (m.status)
+		svc_status_text(s, m.status, m.status_len);
+	if (m.ready)
+		svc_ready(s);
+	if (m.watchdog)
+		svc_watchdog(s);
+	if (m.watchdog_trigger && s->state == SVC_READY)
+		svc_timeout(s);
+	if (m.stopping)
+		svc_stopping(s);
+}
+
+/*
+ * Read queued sd_notify datagrams.  The kernel stamps each with the
+ * sender's PID; a datagram counts only if that PID is the main process
+ * of a notify service that we have not reaped, which cannot be reused,
+ * so no other process can pass for it.  Any fds passed along are closed.
+ * Bounded, so that a flood cannot hold the loop.
+ */
+static void
+sup_notify_drain(struct sup *sup)
+{
+	char		 buf[NOTIFY_MSG_MAX + 1];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(struct ucred)) +
+				  CMSG_SPACE(sizeof(int) * 32)];
+	}		 cbuf;
+	struct sup_svc	*ss;
+	int		 i;
+
+	if (sup->notifyfd < 0)
+		return;
+	for (i = 0; i < 1024; i++) {
+		struct iovec	 iov = { buf, sizeof(buf) };
+		struct msghdr	 mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+		};
+		struct ucred	*cred = NULL;
+		struct cmsghdr	*c;
+		ssize_t		 n;
+
+		n = recvmsg(sup->notifyfd, &mh, MSG_DONTWAIT |
+		    MSG_CMSG_CLOEXEC | MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET)
+				continue;
+			if (c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
+				cred = (struct ucred *)(void *)CMSG_DATA(c);
+			} else if (c->cmsg_type == SCM_RIGHTS) {
+				int	*fds = (int *)(void *)CMSG_DATA(c);
+				size_t	 k, nfd = (c->cmsg_len -
+				    CMSG_LEN(0)) / sizeof(int);
+
+				for (k = 0; k < nfd; k++)
+					close(fds[k]);
+			}
+		}
+		if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
+		    (mh.msg_flags & MSG_TRUNC))
+			continue;
+		ss = pidmap_get(sup, cred->pid);
+		if (ss == NULL || ss->svc.def->ready != READY_NOTIFY) {
+			log_debug("notify: ignored a datagram from pid %d",
+			    (int)cred->pid);
+			continue;
+		}
+		sup_notify_apply(ss, buf, (size_t)n);
+	}
+}
+
+static void
+sup_on_notify(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	sup_notify_drain(ev_userdata(loop));
+}
+
+/* Bind the sd_notify socket: any local process may send, creds decide. */
+static int
+sup_notify_open(struct sup *sup)
+{
+	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
+	int			fd, one = 1;
+
+	if (strlen(sup->notify_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, sup->notify_path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(sup->notify_path);
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(sup->notify_path, 0666) < 0) {
+		int	err = errno;
+
+		close(fd);
+		return -err;
+	}
+	sup->notifyfd = fd;
+	ev_io_init(&sup->notify_w, sup_on_notify, fd, EV_READ);
+	ev_io_start(sup->loop, &sup->notify_w);
+	return 0;
+}
+
+/*
+ * Reap orphans.  Peek at the next zombie; one of our services is reaped
+ * through its pidfd, anything else (an orphan we inherited) by its PID,
+ * which is safe for a zombie child of ours.
+ */
+static void
+sup_reap_orphans(struct sup *sup)
+{
+	struct sup_svc	*ss;
+	siginfo_t	 si;
+	pid_t		 pid;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+		    si.si_pid == 0)
+			break;
+		pid = si.si_pid;
+		if ((ss = pidmap_get(sup, pid)) != NULL) {
+			if (!sup_reap(sup, ss))
+				break;
+			continue;
+		}
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) < 0)
+			break;
+		log_debug("reaped orphan %d", (int)pid);
+	}
+	if (sup->phase == SUP_KILLING && pid1_count() == 0)
+		pid1_finish(sup);
+}
+
+static void
+sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup			*sup = ev_userdata(loop);
+	struct signalfd_siginfo		 si;
+	bool				 chld = false;
+
+	(void)w;
+	(void)revents;
+	while (read(sup->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			chld = true;
+			break;
+		case SIGTERM:
+		case SIGINT:
+			sup_shutdown(sup, RB_AUTOBOOT);
+			break;
+		case SIGUSR1:
+		case SIGPWR:
+			sup_shutdown(sup, RB_POWER_OFF);
+			break;
+		case SIGUSR2:
+			sup_shutdown(sup, RB_HALT_SYSTEM);
+			break;
+		case SIGHUP:
+			log_info("SIGHUP ignored: reload is not built yet");
+			break;
+		}
+	}
+	if (chld)
+		sup_reap_orphans(sup);
+}
+
+static void
+sup_nop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Take our signals through a signalfd.  They also get a do-nothing
+ * handler: PID 1 never receives a signal whose action is SIG_DFL, even
+ * a blocked one.  Exec resets handlers, and the child unblocks.
+ */
+static int
+sup_signals_init(struct sup *sup)
+{
+	struct sigaction	sa;
+	sigset_t		set;
+	size_t			i;
+	int			sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)	/* drop inherited SIG_IGN */
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sa.sa_handler = sup_nop;
+	sigemptyset(&set);
+	for (i = 0; i < ARRAY_SIZE(sup_signals); i++) {
+		sigaddset(&set, sup_signals[i]);
+		sigaction(sup_signals[i], &sa, NULL);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	if ((sup->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+		return -errno;
+	ev_io_init(&sup->sig_w, sup_on_signal, sup->sigfd, EV_READ);
+	ev_io_start(sup->loop, &sup->sig_w);
+	return 0;
+}
+
+/* The environment of a service: ours, its env keys, NOTIFY_SOCKET. */
+static int
+sup_svc_env(struct sup *sup, struct sup_svc *ss)
+{
+	const struct svc_def	*d = ss->svc.def;
+	size_t			 n = strv_len(environ), m = strv_len(d->env);
+	size_t			 i, j, k = 0, klen;
+	char			**env;
+	const char		*path = sup->base_path;
+
+	for (i = 0; i < m; i++)
+		if (strncmp(d->env[i], "PATH=", 5) == 0)
+			path = d->env[i] + 5;
+	ss->path = path;
+	if (m == 0 && d->ready != READY_NOTIFY)
+		return 0;
+	if ((env = calloc(n + m + 2, sizeof(*env))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		klen = strcspn(environ[i], "=") + 1;
+		if (strncmp(environ[i], "NOTIFY_SOCKET=", 14) == 0)
+			continue;
+		for (j = 0; j < m; j++)
+			if (strncmp(environ[i], d->env[j], klen) == 0)
+				break;
+		if (j == m)
+			env[k++] = environ[i];
+	}
+	for (j = 0; j < m; j++)
+		env[k++] = d->env[j];
+	if (d->ready == READY_NOTIFY) {
+		char	*v;
+
+		if (asprintf(&v, "NOTIFY_SOCKET=%s", sup->notify_path) < 0) {
+			free(env);
+			return -ENOMEM;
+		}
+		env[k++] = v;
+	}
+	ss->envp = env;
+	return 0;
+}
+
+/* Free the environment built by sup_svc_env. */
+static void
+sup_svc_env_free(struct sup_svc *ss)
+{
+	size_t	i;
+
+	if (ss->envp == NULL)
+		return;
+	for (i = 0; ss->envp[i]; i++)
+		if (strncmp(ss->envp[i], "NOTIFY_SOCKET=", 14) == 0)
+			free(ss->envp[i]);
+	free(ss->envp);
+	ss->envp = NULL;
+}
+
+/* Make the services of the loaded configuration. */
+static int
+sup_svcs_create(struct sup *sup)
+{
+	struct conf	*c = &sup->conf;
+	size_t		 i;
+
+	sup->set.ops = &sup_ops;
+	sup->set.ctx = sup;
+	TAILQ_INIT(&sup->set.queue);
+	if ((sup->set.v = calloc(c->ndefs + 1, sizeof(*sup->set.v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < c->ndefs; i++) {
+		struct sup_svc	*ss = calloc(1, sizeof(*ss));
+
+		if (ss == NULL)
+			return -ENOMEM;
+		svc_init(&ss->svc, c->defs[i], &sup->set);
+		ev_io_init(&ss->death, sup_on_death, -1, EV_READ);
+		ev_io_init(&ss->ready, sup_on_ready, -1, EV_READ);
+		ev_init(&ss->timer, sup_on_timer);
+		sup->set.v[sup->set.n++] = &ss->svc;
+		if (sup_svc_env(sup, ss) < 0)
+			return -ENOMEM;
+	}
+	if (pidmap_init(sup, c->ndefs) < 0)
+		return -ENOMEM;
+	return svc_set_link(&sup->set);
+}
+
+/* Choose the socket paths: -s, $PIDVISOR_SOCKET, pidvisor.ini, default. */
+static int
+sup_paths(struct sup *sup, const char *sock)
+{
+	const char	*env = getenv("PIDVISOR_SOCKET"), *slash;
+	char		*dir;
+	int		 n;
+
+	if (sock == NULL && env != NULL && *env)
+		sock = env;
+	if (sock == NULL)
+		sock = sup->conf.sup.control_socket;
+	if (sock == NULL)
+		sock = CTL_SOCKET_DEFAULT;
+	if ((sup->ctl_path = strdup(sock)) == NULL)
+		return -ENOMEM;
+	if (sup->conf.sup.notify_socket) {
+		sup->notify_path = strdup(sup->conf.sup.notify_socket);
+		return sup->notify_path ? 0 : -ENOMEM;
+	}
+	slash = strrchr(sock, '/');
+	n = slash ? (int)(slash - sock) : 1;
+	if (asprintf(&dir, "%.*s/notify.sock", n, slash ? sock : ".") < 0)
+		return -ENOMEM;
+	sup->notify_path = dir;
+	return 0;
+}
+
+/*
+ * Everything before the loop runs; failures here are fatal (except as
+ * PID 1, where a bad configuration leaves us running with no services).
+ */
+int
+sup_init(struct sup *sup, const char *confdir, const char *sock)
+{
+	struct buf	errs = { 0 };
+	size_t		i;
+	int		rc;
+
+	memset(sup, 0, sizeof(*sup));
+	sup->sigfd = sup->ctlfd = sup->notifyfd = -1;
+	sup->confdir = confdir;
+	sup->pid1 = getpid() == 1;
+	sup->base_path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT;
+	LIST_INIT(&sup->clients);
+	if (sup->pid1)
+		pid1_setup(sup);
+
+	conf_init(&sup->conf);
+	if (conf_load(&sup->conf, confdir) < 0) {
+		conf_errors(&sup->conf, &errs);
+		(void)!write(STDERR_FILENO, errs.data, errs.len);
+		buf_free(&errs);
+		log_err("%zu error%s in %s; nothing started", sup->conf.nerrs,
+		    sup->conf.nerrs == 1 ? "" : "s", confdir);
+		if (!sup->pid1)
+			return -EINVAL;
+		conf_free(&sup->conf);
+	}
+	if (sup->conf.sup.set_log_level)
+		log_level = sup->conf.sup.log_level;
+
+	/* Inherited fds must not reach the services. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (!sup->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_warn("cannot become a subreaper: %s", strerror(errno));
+	if ((rc = spawn_init()) < 0)
+		log_warn("no separate spawn stack (%s): spawning fork-style",
+		    strerror(-rc));
+	if ((sup->loop = ev_loop_new(EVBACKEND_EPOLL)) == NULL &&
+	    (sup->loop = ev_loop_new(0)) == NULL) {
+		log_err("cannot create the event loop");
+		return -ENOMEM;
+	}
+	ev_set_userdata(sup->loop, sup);
+	ev_init(&sup->phase_timer, NULL);
+	if ((rc = sup_paths(sup, sock)) < 0 ||
+	    (rc = sup_signals_init(sup)) < 0) {
+		log_err("setup: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = sup_notify_open(sup)) < 0) {
+		log_err("notify socket %s: %s", sup->notify_path,
+		    strerror(-rc));
+		return rc;
+	}
+	if ((rc = ctl_listen(sup)) < 0)
+		return rc;
+	if ((rc = sup_svcs_create(sup)) < 0) {
+		log_err("setup: %s", strerror(-rc));
+		return rc;
+	}
+	log_info("%zu service%s from %s, control socket %s", sup->set.n,
+	    sup->set.n == 1 ? "" : "s", confdir, sup->ctl_path);
+	for (i = 0; i < sup->set.n; i++)
+		if (sup->set.v[i]->def->enabled)
+			svc_start(sup->set.v[i]);
+	return 0;
+}
+
+/* Run the loop until the supervisor is told to exit. */
+int
+sup_run(struct sup *sup)
+{
+	ev_run(sup->loop, 0);
+	return sup->exit_code;
+}
+
+/* Stop every service; then exit (or, as PID 1, reboot with cmd). */
+void
+sup_shutdown(struct sup *sup, unsigned int cmd)
+{
+	size_t	i;
+
+	sup->reboot_cmd = cmd;
+	if (sup->phase != SUP_RUNNING) {
+		/* Asked again: do not wait for stop timeouts. */
+		log_info("killing the services that are still stopping");
+		for (i = 0; i < sup->set.n; i++)
+			if (svc_has_process(sup->set.v[i]))
+				sup_signal(sup->set.v[i], SIGKILL);
+		return;
+	}
+	sup->phase = SUP_STOPPING;
+	log_info("stopping all services");
+	svc_set_stop_all(&sup->set);
+	sup_check_stopped(sup);
+}
+
+/* Once no service has a process: exit, or finish PID 1's way. */
+static void
+sup_check_stopped(struct sup *sup)
+{
+	size_t	i;
+
+	if (sup->phase != SUP_STOPPING)
+		return;
+	for (i = 0; i < sup->set.n; i++)
+		if (svc_has_process(sup->set.v[i]))
+			return;
+	log_info("all services stopped");
+	if (sup->pid1) {
+		pid1_finish(sup);
+		return;
+	}
+	sup->phase = SUP_DONE;
+	ev_break(sup->loop, EVBREAK_ALL);
+}
+
+/* Release everything; the services have been stopped. */
+void
+sup_free(struct sup *sup)
+{
+	size_t	i;
+
+	ctl_close(sup);
+	for (i = 0; i < sup->set.n; i++) {
+		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
+
+		if (sup->loop) {
+			ev_io_stop(sup->loop, &ss->death);
+			ev_timer_stop(sup->loop, &ss->timer);
+			sup_ready_close(sup, ss);
+		}
+		if (ss->svc.pidfd >= 0)
+			close(ss->svc.pidfd);
+		sup_svc_env_free(ss);
+		svc_release(&ss->svc);
+		free(ss);
+	}
+	free(sup->set.v);
+	free(sup->set.stack);
+	free(sup->pidmap);
+	if (sup->notifyfd >= 0) {
+		close(sup->notifyfd);
+		unlink(sup->notify_path);
+	}
+	if (sup->sigfd >= 0)
+		close(sup->sigfd);
+	if (sup->loop)
+		ev_loop_destroy(sup->loop);
+	free(sup->ctl_path);
+	free(sup->notify_path);
+	conf_free(&sup->conf);
+}

@@ -1,0 +1,79 @@
+/* sup.h - the supervisor: one libev loop around the service state machine */
+#ifndef PIDVISOR_SUP_H
+#define PIDVISOR_SUP_H
+
+#include <sys/queue.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "conf.h"
+#include "svc.h"
+
+/* A service as the supervisor holds it: the state plus its watchers. */
+struct sup_svc {
+	struct svc	  svc;
+	ev_io		  death;	/* the pidfd: readable once it exits */
+	ev_io		  ready;	/* the read end of the fd:N pipe */
+	ev_timer	  timer;	/* whatever svc.c armed */
+	char		**envp;		/* NULL: the supervisor's environ */
+	const char	 *path;		/* PATH searched for exec */
+	struct sup_svc	 *hnext;	/* pid map chain */
+};
+
+struct ctl_client;
+LIST_HEAD(ctl_clients, ctl_client);
+
+enum sup_phase {
+	SUP_RUNNING,
+	SUP_STOPPING,		/* services stopping before exit/reboot */
+	SUP_KILLING,		/* PID 1: leftover processes get TERM, KILL */
+	SUP_DONE,
+};
+
+struct sup {
+	struct ev_loop	 *loop;
+	struct conf	  conf;
+	struct svc_set	  set;
+	const char	 *confdir;
+	char		 *ctl_path;
+	char		 *notify_path;
+	const char	 *base_path;	/* PATH of our own environment */
+	int		  sigfd;
+	int		  ctlfd;
+	int		  notifyfd;
+	ev_io		  sig_w;
+	ev_io		  ctl_w;
+	ev_io		  notify_w;
+	ev_timer	  phase_timer;
+	struct sup_svc	**pidmap;	/* live service processes by PID */
+	size_t		  pidmap_size;
+	size_t		  pidmap_n;
+	struct ctl_clients clients;
+	unsigned	  nclients;
+	bool		  pid1;
+	enum sup_phase	  phase;
+	unsigned int	  reboot_cmd;	/* PID 1: what to do at the end */
+	int		  kill_stage;	/* PID 1: 0 TERM sent, 1 KILL sent */
+	int		  exit_code;
+};
+
+int	sup_init(struct sup *, const char *, const char *);
+int	sup_run(struct sup *);
+void	sup_free(struct sup *);
+void	sup_shutdown(struct sup *, unsigned int);
+struct sup_svc *sup_svc_of(struct svc *);
+
+/* ctl.c */
+int	ctl_listen(struct sup *);
+void	ctl_close(struct sup *);
+void	ctl_svc_changed(struct sup *, struct svc *);
+
+/* pid1.c */
+int	pid1_setup(struct sup *);
+void	pid1_kill_all(int);
+int	pid1_count(void);
+void	pid1_finish(struct sup *);
+
+#endif

@@ -1,0 +1,757 @@
+/*
+ * svc.c - the service state machine.
+ *
+ * Every transition of every service happens in this file.  Events come
+ * in through the svc_* entry points (a command, a death, readiness, a
+ * timer); each changes one service and queues the services around it.
+ * svc_set_run() then steps queued services until nothing moves, so that
+ * start and stop propagate along dependencies through a queue, never by
+ * recursion.  The outside world (processes, signals, timers) is reached
+ * only through set->ops, which the unit tests replace.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc.h"
+
+static void	svc_step(struct svc *);
+static void	svc_backoff(struct svc *, struct svc_reason, bool);
+
+static int64_t
+svc_now(struct svc *s)
+{
+	return s->set->ops->now(s->set);
+}
+
+/* Queue a service to be stepped. */
+static void
+svc_kick(struct svc *s)
+{
+	if (s->queued)
+		return;
+	s->queued = true;
+	TAILQ_INSERT_TAIL(&s->set->queue, s, q);
+}
+
+/* Queue every service whose next move may depend on s. */
+static void
+svc_kick_around(struct svc *s)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nreq_by; i++)
+		svc_kick(s->req_by[i]);
+	for (i = 0; i < s->nafter_by; i++)
+		svc_kick(s->after_by[i]);
+	for (i = 0; i < s->nreqs; i++)
+		svc_kick(s->reqs[i]);
+	for (i = 0; i < s->nafters; i++)
+		svc_kick(s->afters[i]);
+}
+
+static struct svc_reason
+why(enum svc_why w, int code)
+{
+	struct svc_reason	r = { .why = (uint8_t)w, .code = code };
+
+	return r;
+}
+
+/* The one place where a service changes state. */
+static void
+svc_set_state(struct svc *s, enum svc_state st, struct svc_reason r)
+{
+	enum svc_state	from = s->state;
+
+	s->state = (uint8_t)st;
+	s->reason = r;
+	s->since = svc_now(s);
+	svc_kick_around(s);
+	s->set->ops->changed(s, from);
+}
+
+/* Does the service have a process that we have not reaped? */
+bool
+svc_has_process(const struct svc *s)
+{
+	return s->state == SVC_STARTING || s->state == SVC_READY ||
+	    s->state == SVC_STOPPING;
+}
+
+/* Set up a service for a definition; it starts STOPPED, wanting down. */
+void
+svc_init(struct svc *s, struct svc_def *d, struct svc_set *set)
+{
+	memset(s, 0, sizeof(*s));
+	s->def = d;
+	s->set = set;
+	s->pidfd = -1;
+	s->delay = d->restart_delay;
+	s->state = SVC_STOPPED;
+}
+
+/* Free what svc_init and svc_set_link allocated. */
+void
+svc_release(struct svc *s)
+{
+	free(s->reqs);
+	free(s->afters);
+	free(s->req_by);
+	free(s->after_by);
+	free(s->status_text);
+	if (s->queued)
+		TAILQ_REMOVE(&s->set->queue, s, q);
+	s->reqs = s->afters = s->req_by = s->after_by = NULL;
+	s->status_text = NULL;
+	s->queued = false;
+}
+
+static int
+svc_cmp(const void *a, const void *b)
+{
+	const struct svc *const *x = a, *const *y = b;
+
+	return strcmp((*x)->def->name, (*y)->def->name);
+}
+
+/* The service named name, or NULL. */
+struct svc *
+svc_find(const struct svc_set *set, const char *name)
+{
+	struct svc_def	 d = { .name = (char *)name };
+	struct svc	 key = { .def = &d }, *kp = &key, **r;
+
+	r = bsearch(&kp, set->v, set->n, sizeof(*set->v), svc_cmp);
+	return r ? *r : NULL;
+}
+
+/* Append s to a list of services. */
+static int
+svc_list_add(struct svc ***v, uint32_t *n, struct svc *s)
+{
+	struct svc	**nv;
+
+	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
+/*
+ * Sort the set and resolve every dependency name to its service, in both
+ * directions.  The configuration was checked: every name exists.
+ */
+int
+svc_set_link(struct svc_set *set)
+{
+	size_t		 i, j;
+	struct svc	*s, *t;
+	int		 rc = 0;
+
+	qsort(set->v, set->n, sizeof(*set->v), svc_cmp);
+	free(set->stack);
+	if ((set->stack = calloc(set->n + 1, sizeof(*set->stack))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < set->n; i++) {
+		s = set->v[i];
+		free(s->reqs);
+		free(s->afters);
+		free(s->req_by);
+		free(s->after_by);
+		s->reqs = s->afters = s->req_by = s->after_by = NULL;
+		s->nreqs = s->nafters = s->nreq_by = s->nafter_by = 0;
+	}
+	for (i = 0; i < set->n; i++) {
+		s = set->v[i];
+		for (j = 0; j < s->def->nrequires; j++) {
+			if ((t = svc_find(set, s->def->requires[j].name)) == NULL)
+				continue;
+			rc |= svc_list_add(&s->reqs, &s->nreqs, t);
+			rc |= svc_list_add(&t->req_by, &t->nreq_by, s);
+		}
+		for (j = 0; j < s->def->nafter; j++) {
+			if ((t = svc_find(set, s->def->after[j].name)) == NULL)
+				continue;
+			rc |= svc_list_add(&s->afters, &s->nafters, t);
+			rc |= svc_list_add(&t->after_by, &t->nafter_by, s);
+		}
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+/* A command wants the service up: forget earlier failures. */
+static void
+svc_fresh(struct svc *s)
+{
+	s->delay = s->def->restart_delay;
+	s->limit_count = 0;
+	s->limit_begin = 0;
+}
+
+/*
+ * Set the want of s and, along dependencies, of what it needs (up: the
+ * services it requires) or of what needs it (down: the services that
+ * require it).  An explicit stack, not recursion.
+ */
+static void
+svc_want(struct svc *s, bool up)
+{
+	struct svc_set	 *set = s->set;
+	struct svc	**stack = set->stack, *x;
+	size_t		  top = 0;
+	uint32_t	  i;
+
+	set->round++;
+	stack[top++] = s;
+	s->mark = set->round;
+	while (top > 0) {
+		x = stack[--top];
+		if (up && !x->want_up)
+			svc_fresh(x);
+		x->want_up = up;
+		svc_kick(x);
+		for (i = 0; i < (up ? x->nreqs : x->nreq_by); i++) {
+			struct svc	*y = up ? x->reqs[i] : x->req_by[i];
+
+			if (y->mark == set->round)
+				continue;
+			y->mark = set->round;
+			stack[top++] = y;
+		}
+	}
+}
+
+/* Command: start s and what it requires. */
+void
+svc_start(struct svc *s)
+{
+	svc_want(s, true);
+	svc_fresh(s);
+	if (s->state == SVC_BACKOFF)
+		s->due = true;
+	svc_set_run(s->set);
+}
+
+/* Command: stop s and, first, what requires it. */
+void
+svc_stop(struct svc *s)
+{
+	svc_want(s, false);
+	svc_set_run(s->set);
+}
+
+/* Command: stop everything, dependents first (shutdown). */
+void
+svc_set_stop_all(struct svc_set *set)
+{
+	size_t	i;
+
+	for (i = 0; i < set->n; i++) {
+		set->v[i]->want_up = false;
+		set->v[i]->restart_req = false;
+		svc_kick(set->v[i]);
+	}
+	svc_set_run(set);
+}
+
+/* Command: stop s (and what requires it and runs), then start them again. */
+void
+svc_restart(struct svc *s)
+{
+	struct svc_set	 *set = s->set;
+	struct svc	**stack = set->stack, *x;
+	size_t		  top = 0;
+	uint32_t	  i;
+
+	svc_want(s, true);
+	set->round++;
+	stack[top++] = s;
+	s->mark = set->round;
+	while (top > 0) {
+		x = stack[--top];
+		if (x == s || svc_has_process(x))
+			x->restart_req = true;
+		svc_kick(x);
+		for (i = 0; i < x->nreq_by; i++) {
+			struct svc	*y = x->req_by[i];
+
+			if (y->mark == set->round || !svc_has_process(y))
+				continue;
+			y->mark = set->round;
+			stack[top++] = y;
+		}
+	}
+	svc_set_run(set);
+}
+
+/* Step queued services until nothing is left to do. */
+void
+svc_set_run(struct svc_set *set)
+{
+	struct svc	*s;
+
+	if (set->running)
+		return;
+	set->running = true;
+	while ((s = TAILQ_FIRST(&set->queue)) != NULL) {
+		TAILQ_REMOVE(&set->queue, s, q);
+		s->queued = false;
+		svc_step(s);
+	}
+	set->running = false;
+}
+
+/* Send the stop signal (and SIGCONT, so a stopped process sees it). */
+static void
+svc_send_stop(struct svc *s, int sig)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	ops->signal(s, sig);
+	if (sig == SIGKILL)
+		s->kill_sent = true;
+	else if (sig != SIGCONT)
+		ops->signal(s, SIGCONT);
+	if (s->def->stop_timeout && !s->kill_sent)
+		ops->timer(s, s->def->stop_timeout);
+	else
+		ops->timer_stop(s);
+}
+
+/* Spawn the process. */
+static void
+svc_spawn(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+	struct svc_reason	 r = why(WHY_NONE, 0);
+	int64_t			 now = svc_now(s);
+	int			 rc;
+
+	if (now - s->limit_begin > (int64_t)s->def->start_limit_interval ||
+	    s->limit_count == 0) {
+		s->limit_begin = now;
+		s->limit_count = 0;
+	}
+	s->limit_count++;
+	s->due = false;
+	s->kill_sent = false;
+	s->pending = why(WHY_NONE, 0);
+	s->ready_at = 0;
+	free(s->status_text);
+	s->status_text = NULL;
+	if ((rc = ops->spawn(s, &r)) < 0) {
+		s->last = why(WHY_SPAWN, -rc);
+		svc_backoff(s, s->last, true);
+		return;
+	}
+	s->starts++;
+	s->started_at = now;
+	if (r.why == WHY_EXEC) {
+		/* The child reported why it could not exec; it is exiting. */
+		s->pending = r;
+		svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
+		return;
+	}
+	if (s->def->ready == READY_EXEC) {
+		s->ready_at = now;
+		svc_set_state(s, SVC_READY, why(WHY_READY, 0));
+		return;
+	}
+	if (s->def->ready_timeout)
+		ops->timer(s, s->def->ready_timeout);
+	svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
+}
+
+/*
+ * After a failure, while the service is wanted up: fail for good if it
+ * started too often, else wait and start again.  Each quick failure
+ * doubles the wait; a service that was ready long enough starts afresh.
+ */
+static void
+svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed)
+{
+	const struct svc_def	*d = s->def;
+	int64_t			 now = svc_now(s);
+	uint32_t		 delay;
+
+	if (d->start_limit_burst && s->limit_count >= d->start_limit_burst &&
+	    now - s->limit_begin <= (int64_t)d->start_limit_interval) {
+		s->want_up = false;
+		svc_set_state(s, SVC_FAILED, why(WHY_START_LIMIT, 0));
+		return;
+	}
+	if (s->ready_at && now - s->ready_at >= SVC_STABLE_MS)
+		s->delay = d->restart_delay;
+	delay = s->delay;
+	s->delay = delay > d->restart_delay_max / 2 ? d->restart_delay_max :
+	    delay * 2;
+	if (spawn_failed && delay < 100)
+		delay = 100;	/* never retry a failing clone in a loop */
+	s->restarts++;
+	s->due_at = now + delay;
+	if (delay == 0) {
+		s->due = true;
+		svc_kick(s);
+	} else {
+		s->set->ops->timer(s, delay);
+	}
+	svc_set_state(s, SVC_BACKOFF, r);
+}
+
+/* The first required service that is not ready (or about to restart). */
+static struct svc *
+svc_unready_req(struct svc *s)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nreqs; i++)
+		if (s->reqs[i]->state != SVC_READY || s->reqs[i]->restart_req)
+			return s->reqs[i];
+	return NULL;
+}
+
+/* The first service we come after that is still on its way up, or NULL. */
+static struct svc *
+svc_rising_after(struct svc *s)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nafters; i++) {
+		struct svc	*t = s->afters[i];
+
+		if (t->want_up && (t->state == SVC_STARTING ||
+		    t->state == SVC_STOPPED || t->state == SVC_FAILED))
+			return t;
+	}
+	return NULL;
+}
+
+/* The first service that must stop before s may, or NULL. */
+static struct svc *
+svc_blocking_stop(struct svc *s)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nreq_by + s->nafter_by; i++) {
+		struct svc	*t = i < s->nreq_by ? s->req_by[i] :
+		    s->after_by[i - s->nreq_by];
+
+		if (svc_has_process(t) && (!t->want_up || t->restart_req))
+			return t;
+	}
+	return NULL;
+}
+
+/* A stopped, failed or backing-off service that is wanted up. */
+static void
+svc_step_down(struct svc *s)
+{
+	struct svc	*dep;
+
+	if (s->state == SVC_BACKOFF && (!s->want_up || s->restart_req)) {
+		s->set->ops->timer_stop(s);
+		s->due = false;
+		svc_set_state(s, SVC_STOPPED, why(WHY_STOPPED, 0));
+	}
+	if (s->restart_req && s->state != SVC_BACKOFF) {
+		s->restart_req = false;
+		s->want_up = true;
+	}
+	if (!s->want_up) {
+		if (s->state == SVC_STOPPED && s->reason.why == WHY_WAITING)
+			s->reason = why(WHY_STOPPED, 0);
+		return;
+	}
+	if (s->state == SVC_BACKOFF && !s->due)
+		return;
+	if ((dep = svc_unready_req(s)) != NULL) {
+		struct svc_reason	r = why(WHY_WAITING, 0);
+
+		if (dep->state == SVC_FAILED && !dep->want_up) {
+			r.why = WHY_DEP_FAILED;
+			r.dep = dep;
+			s->want_up = false;
+			if (s->state == SVC_BACKOFF)
+				s->set->ops->timer_stop(s);
+			svc_set_state(s, SVC_FAILED, r);
+			return;
+		}
+		r.dep = dep;
+		if (s->state != SVC_BACKOFF)
+			s->reason = r;
+		return;
+	}
+	if ((dep = svc_rising_after(s)) != NULL) {
+		if (s->state != SVC_BACKOFF) {
+			s->reason = why(WHY_WAITING, 0);
+			s->reason.dep = dep;
+		}
+		return;
+	}
+	svc_spawn(s);
+}
+
+/* Move one service toward its want. */
+static void
+svc_step(struct svc *s)
+{
+	switch (s->state) {
+	case SVC_STOPPED:
+	case SVC_FAILED:
+	case SVC_BACKOFF:
+		svc_step_down(s);
+		break;
+	case SVC_STARTING:
+	case SVC_READY:
+		if (s->want_up && !s->restart_req)
+			break;
+		if (svc_blocking_stop(s) != NULL)
+			break;
+		svc_send_stop(s, s->def->stop_signal);
+		svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
+		break;
+	case SVC_STOPPING:
+		break;
+	}
+}
+
+/* Event: the service reported readiness. */
+void
+svc_ready(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	if (s->state != SVC_STARTING || s->pending.why != WHY_NONE)
+		return;
+	ops->timer_stop(s);
+	s->ready_at = svc_now(s);
+	if (s->def->watchdog)
+		ops->timer(s, s->def->watchdog);
+	svc_set_state(s, SVC_READY, why(WHY_READY, 0));
+	svc_set_run(s->set);
+}
+
+/* Event: WATCHDOG=1; the service is alive. */
+void
+svc_watchdog(struct svc *s)
+{
+	if (s->state == SVC_READY && s->def->watchdog)
+		s->set->ops->timer(s, s->def->watchdog);
+}
+
+/* Event: STOPPING=1; the service is on its way out by itself. */
+void
+svc_stopping(struct svc *s)
+{
+	if (s->state != SVC_STARTING && s->state != SVC_READY)
+		return;
+	if (s->def->stop_timeout)
+		s->set->ops->timer(s, s->def->stop_timeout);
+	else
+		s->set->ops->timer_stop(s);
+	svc_set_state(s, SVC_STOPPING, why(WHY_SELF_STOPPING, 0));
+	svc_set_run(s->set);
+}
+
+/* Event: STATUS=text. */
+int
+svc_status_text(struct svc *s, const char *text, size_t len)
+{
+	char	*t;
+
+	if ((t = strndup(text, len)) == NULL)
+		return -ENOMEM;
+	free(s->status_text);
+	s->status_text = t;
+	s->set->ops->changed(s, (enum svc_state)s->state);
+	return 0;
+}
+
+/* Event: the timer of the service fired; what it means depends on state. */
+void
+svc_timeout(struct svc *s)
+{
+	switch (s->state) {
+	case SVC_STARTING:
+		s->pending = why(WHY_READY_TIMEOUT, 0);
+		svc_send_stop(s, s->def->stop_signal);
+		svc_set_state(s, SVC_STOPPING, s->pending);
+		break;
+	case SVC_READY:
+		s->pending = why(WHY_WATCHDOG, 0);
+		svc_send_stop(s, SIGABRT);
+		svc_set_state(s, SVC_STOPPING, s->pending);
+		break;
+	case SVC_STOPPING:
+		if (!s->kill_sent)
+			svc_send_stop(s, SIGKILL);
+		break;
+	case SVC_BACKOFF:
+		s->due = true;
+		svc_kick(s);
+		break;
+	}
+	svc_set_run(s->set);
+}
+
+/*
+ * Event: the process died (reaped through its pidfd): code is its exit
+ * status, or sig the signal that killed it.
+ */
+void
+svc_died(struct svc *s, int code, int sig)
+{
+	const struct svc_def	*d = s->def;
+	struct svc_reason	 death;
+	bool			 clean, again;
+
+	s->set->ops->timer_stop(s);
+	death = sig ? why(WHY_KILLED, sig) : why(WHY_EXITED, code);
+	if (s->pending.why != WHY_NONE)
+		death = s->pending;
+	s->pending = why(WHY_NONE, 0);
+	s->last = death;
+	free(s->status_text);		/* it was that process's status */
+	s->status_text = NULL;
+	clean = death.why == WHY_EXITED && code == 0;
+
+	if (!s->want_up || s->restart_req || (s->state == SVC_STOPPING &&
+	    s->reason.why == WHY_STOPPED)) {
+		/* It was to stop: whatever it died of, that is a stop.  If
+		 * it is wanted up again (restart, or start while stopping),
+		 * it starts afresh. */
+		if (s->state == SVC_STOPPING && s->reason.why == WHY_STOPPED)
+			death = why(s->kill_sent && d->stop_signal != SIGKILL ?
+			    WHY_STOP_KILLED : WHY_STOPPED, 0);
+		svc_set_state(s, SVC_STOPPED, death);
+		if (s->want_up) {
+			svc_fresh(s);
+			svc_kick(s);
+		}
+	} else {
+		again = d->restart == RESTART_ALWAYS ||
+		    (d->restart == RESTART_ON_FAILURE && !clean);
+		if (again) {
+			svc_backoff(s, death, false);
+		} else {
+			s->want_up = false;
+			svc_set_state(s, clean ? SVC_STOPPED : SVC_FAILED,
+			    death);
+		}
+	}
+	svc_set_run(s->set);
+}
+
+/* The name of a state, as status shows it. */
+const char *
+svc_state_name(enum svc_state st)
+{
+	static const char *const names[] = {
+		[SVC_STOPPED] = "stopped", [SVC_STARTING] = "starting",
+		[SVC_READY] = "ready", [SVC_STOPPING] = "stopping",
+		[SVC_BACKOFF] = "backoff", [SVC_FAILED] = "failed",
+	};
+
+	return st < SVC__STATES ? names[st] : "?";
+}
+
+/* The name of a child set-up stage, as the reason shows it. */
+const char *
+spawn_stage_name(enum spawn_stage st)
+{
+	static const char *const names[] = {
+		[STAGE_EXEC] = "exec", [STAGE_SETSID] = "setsid",
+		[STAGE_FDS] = "fds", [STAGE_RLIMIT] = "limit_nofile",
+		[STAGE_CHDIR] = "chdir", [STAGE_SETGROUPS] = "setgroups",
+		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
+	};
+
+	return st < STAGE__COUNT ? names[st] : "spawn";
+}
+
+/* One reason in words. */
+static void
+reason_format(const struct svc_reason *r, char *out, size_t n)
+{
+	const char	*sig;
+
+	switch (r->why) {
+	case WHY_NONE:
+		snprintf(out, n, "not started");
+		break;
+	case WHY_WAITING:
+		snprintf(out, n, "waiting for %s", r->dep ?
+		    r->dep->def->name : "?");
+		break;
+	case WHY_DEP_FAILED:
+		snprintf(out, n, "requires %s, which failed", r->dep ?
+		    r->dep->def->name : "?");
+		break;
+	case WHY_STARTED:
+		snprintf(out, n, "waiting for readiness");
+		break;
+	case WHY_READY:
+		snprintf(out, n, "ready");
+		break;
+	case WHY_EXITED:
+		snprintf(out, n, "exited with code %d", r->code);
+		break;
+	case WHY_KILLED:
+		if ((sig = signal_name(r->code)) != NULL)
+			snprintf(out, n, "killed by signal %s", sig);
+		else
+			snprintf(out, n, "killed by signal %d", r->code);
+		break;
+	case WHY_EXEC:
+		snprintf(out, n, "%s: %s", spawn_stage_name(r->stage),
+		    strerror(r->code));
+		break;
+	case WHY_SPAWN:
+		snprintf(out, n, "spawn: %s", strerror(r->code));
+		break;
+	case WHY_READY_TIMEOUT:
+		snprintf(out, n, "ready timeout");
+		break;
+	case WHY_WATCHDOG:
+		snprintf(out, n, "watchdog timeout");
+		break;
+	case WHY_START_LIMIT:
+		snprintf(out, n, "start limit hit");
+		break;
+	case WHY_STOPPED:
+		snprintf(out, n, "stopped");
+		break;
+	case WHY_STOP_KILLED:
+		snprintf(out, n, "stopped; killed after stop_timeout");
+		break;
+	case WHY_SELF_STOPPING:
+		snprintf(out, n, "service reported stopping");
+		break;
+	default:
+		snprintf(out, n, "?");
+	}
+}
+
+/* Why the service is where it is, in words. */
+void
+svc_reason_format(const struct svc *s, char *out, size_t n)
+{
+	char	last[160], when[32];
+
+	reason_format(&s->reason, out, n);
+	if (s->reason.why == WHY_START_LIMIT) {
+		reason_format(&s->last, last, sizeof(last));
+		format_duration(when, sizeof(when), s->def->start_limit_interval);
+		snprintf(out, n, "start limit hit (%u starts in %s); last: %s",
+		    s->limit_count, when, last);
+	} else if (s->state == SVC_BACKOFF) {
+		format_duration(when, sizeof(when), s->due ? 0 :
+		    s->due_at - svc_now((struct svc *)s));
+		snprintf(out + strlen(out), n - strlen(out),
+		    "; restart in %s", when);
+	}
+}

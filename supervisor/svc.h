@@ -1,0 +1,161 @@
+/* svc.h - the service state machine and its scheduler */
+#ifndef PIDVISOR_SVC_H
+#define PIDVISOR_SVC_H
+
+#include <sys/queue.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+/*
+ * A service has a state and, apart from it, a want (up or down).
+ * Commands change the want; the scheduler moves the state toward it once
+ * what it depends on allows:
+ *
+ *   STOPPED  + want up    start when every `requires` is READY and no
+ *                         `after` is still coming up
+ *   STARTING/READY + down stop once every service that requires it (or
+ *                         comes after it and is going down) has stopped
+ *   BACKOFF  + want up    start again when the back-off timer is due
+ *   BACKOFF  + down       STOPPED at once
+ *   FAILED                stays until a command wants it up again
+ *
+ * Every transition records its reason, so status can say why.
+ */
+enum svc_state {
+	SVC_STOPPED,
+	SVC_STARTING,
+	SVC_READY,
+	SVC_STOPPING,
+	SVC_BACKOFF,
+	SVC_FAILED,
+	SVC__STATES
+};
+
+enum svc_why {
+	WHY_NONE,		/* never started */
+	WHY_WAITING,		/* dep: not ready yet */
+	WHY_DEP_FAILED,		/* dep: a required service failed */
+	WHY_STARTED,		/* running, readiness not reported yet */
+	WHY_READY,
+	WHY_EXITED,		/* code: exit status */
+	WHY_KILLED,		/* code: signal */
+	WHY_EXEC,		/* stage, code: errno in the child */
+	WHY_SPAWN,		/* code: errno of clone3 */
+	WHY_READY_TIMEOUT,
+	WHY_WATCHDOG,
+	WHY_START_LIMIT,
+	WHY_STOPPED,		/* stopped by request */
+	WHY_STOP_KILLED,	/* ... and needed SIGKILL */
+	WHY_SELF_STOPPING,	/* the service sent STOPPING=1 */
+};
+
+/* Where in the child set-up a spawn failed (WHY_EXEC). */
+enum spawn_stage {
+	STAGE_EXEC,
+	STAGE_SETSID,
+	STAGE_FDS,
+	STAGE_RLIMIT,
+	STAGE_CHDIR,
+	STAGE_SETGROUPS,
+	STAGE_SETGID,
+	STAGE_SETUID,
+	STAGE__COUNT
+};
+
+struct svc_reason {
+	uint8_t		 why;		/* enum svc_why */
+	uint8_t		 stage;		/* enum spawn_stage */
+	int32_t		 code;
+	struct svc	*dep;
+};
+
+struct svc;
+struct svc_set;
+
+/* What the state machine needs from the world; unit tests fake it. */
+struct svc_ops {
+	/* Start the process: 0 with a process (r->why is WHY_EXEC if
+	 * exec failed; it dies soon), or -errno with no process. */
+	int	(*spawn)(struct svc *, struct svc_reason *r);
+	int	(*signal)(struct svc *, int);
+	void	(*timer)(struct svc *, uint32_t);	/* arm, in ms */
+	void	(*timer_stop)(struct svc *);
+	void	(*changed)(struct svc *, enum svc_state);
+	int64_t	(*now)(struct svc_set *);
+};
+
+struct svc {
+	struct svc_def		 *def;
+	struct svc_set		 *set;
+	struct svc		**reqs;		/* what we require */
+	struct svc		**afters;	/* what we come after */
+	struct svc		**req_by;	/* what requires us */
+	struct svc		**after_by;	/* what comes after us */
+	char			 *status_text;	/* sd_notify STATUS= */
+	int64_t			  since;	/* entered the current state */
+	int64_t			  started_at;	/* last spawn */
+	int64_t			  ready_at;	/* 0: not ready since spawn */
+	int64_t			  due_at;	/* BACKOFF: restart time */
+	int64_t			  limit_begin;
+	int			  pidfd;	/* -1: no process */
+	pid_t			  pid;		/* for display only */
+	uint32_t		  nreqs, nafters, nreq_by, nafter_by;
+	uint32_t		  restarts;	/* automatic restarts */
+	uint32_t		  starts;	/* spawns, ever */
+	uint32_t		  delay;	/* next back-off, ms */
+	uint32_t		  limit_count;
+	uint32_t		  mark;
+	struct svc_reason	  reason;	/* why it is in its state */
+	struct svc_reason	  last;		/* how the last process ended */
+	struct svc_reason	  pending;	/* why we are killing it */
+	uint8_t			  state;	/* enum svc_state */
+	bool			  want_up;
+	bool			  restart_req;
+	bool			  kill_sent;
+	bool			  due;		/* BACKOFF: delay is over */
+	bool			  queued;
+	TAILQ_ENTRY(svc)	  q;
+};
+
+TAILQ_HEAD(svc_queue, svc);
+
+struct svc_set {
+	const struct svc_ops	 *ops;
+	void			 *ctx;
+	struct svc		**v;		/* sorted by name */
+	size_t			  n;
+	struct svc_queue	  queue;
+	struct svc		**stack;	/* for propagation */
+	uint32_t		  round;
+	bool			  running;
+};
+
+#define SVC_STABLE_MS	10000	/* ready this long: back-off resets */
+
+void		 svc_init(struct svc *, struct svc_def *, struct svc_set *);
+void		 svc_release(struct svc *);
+int		 svc_set_link(struct svc_set *);
+struct svc	*svc_find(const struct svc_set *, const char *);
+void		 svc_set_run(struct svc_set *);
+
+void		 svc_start(struct svc *);
+void		 svc_stop(struct svc *);
+void		 svc_restart(struct svc *);
+void		 svc_set_stop_all(struct svc_set *);
+
+void		 svc_ready(struct svc *);
+void		 svc_died(struct svc *, int, int);
+void		 svc_timeout(struct svc *);
+void		 svc_watchdog(struct svc *);
+void		 svc_stopping(struct svc *);
+int		 svc_status_text(struct svc *, const char *, size_t);
+
+bool		 svc_has_process(const struct svc *);
+const char	*svc_state_name(enum svc_state);
+void		 svc_reason_format(const struct svc *, char *, size_t);
+const char	*spawn_stage_name(enum spawn_stage);
+
+#endif

@@ -1,0 +1,390 @@
+/* util.c - buffers, durations, signals, argv splitting, logging */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int log_level = LOG_INFO;
+
+/* Make room for more bytes plus a terminating NUL. */
+int
+buf_reserve(struct buf *b, size_t more)
+{
+	size_t	 need, cap;
+	char	*p;
+
+	if (more > SIZE_MAX / 2 - b->len)
+		return -ENOMEM;
+	need = b->len + more + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	if ((p = realloc(b->data, cap)) == NULL)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* Append n bytes. */
+int
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+/* Append a string. */
+int
+buf_puts(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+/* Append formatted text. */
+int
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, (size_t)n) < 0)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+/* Drop n bytes from the front. */
+void
+buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		if (b->data)
+			b->data[0] = '\0';
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = '\0';
+}
+
+/* Release the buffer's memory. */
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* Append s as a JSON string literal (or null when s is NULL). */
+int
+buf_json_str(struct buf *b, const char *s)
+{
+	const unsigned char *p;
+	int	 rc = 0;
+
+	if (s == NULL)
+		return buf_puts(b, "null");
+	rc |= buf_add(b, "\"", 1);
+	for (p = (const unsigned char *)s; *p && rc == 0; p++) {
+		switch (*p) {
+		case '"':  rc = buf_puts(b, "\\\""); break;
+		case '\\': rc = buf_puts(b, "\\\\"); break;
+		case '\n': rc = buf_puts(b, "\\n"); break;
+		case '\r': rc = buf_puts(b, "\\r"); break;
+		case '\t': rc = buf_puts(b, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				rc = buf_printf(b, "\\u%04x", *p);
+			else
+				rc = buf_add(b, p, 1);
+		}
+	}
+	return rc ? rc : buf_add(b, "\"", 1);
+}
+
+/* Milliseconds on the monotonic clock. */
+int64_t
+mono_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Parse "250ms", "1.5s", "2m" or a bare number of seconds into
+ * milliseconds.  Returns 0, -EINVAL or -ERANGE.
+ */
+int
+parse_duration(const char *s, uint32_t *ms)
+{
+	uint64_t	 whole = 0, frac = 0, fscale = 1, unit, v;
+	const char	*p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (uint64_t)(*p - '0');
+		if (whole > UINT32_MAX)
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (fscale < 1000000) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				fscale *= 10;
+			}
+		}
+	}
+	if (strcmp(p, "ms") == 0)
+		unit = 1;
+	else if (*p == '\0' || strcmp(p, "s") == 0)
+		unit = 1000;
+	else if (strcmp(p, "m") == 0)
+		unit = 60000;
+	else
+		return -EINVAL;
+	v = whole * unit + frac * unit / fscale;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ms = (uint32_t)v;
+	return 0;
+}
+
+/* Human-readable duration: 450ms, 12.3s, 4m03s, 2h05m, 3d04h. */
+void
+format_duration(char *out, size_t n, int64_t ms)
+{
+	int64_t	s = ms / 1000;
+
+	if (ms < 0)
+		snprintf(out, n, "-");
+	else if (ms < 1000)
+		snprintf(out, n, "%dms", (int)ms);
+	else if (ms < 60000)
+		snprintf(out, n, "%d.%ds", (int)(ms / 1000),
+		    (int)(ms % 1000 / 100));
+	else if (s < 3600)
+		snprintf(out, n, "%dm%02ds", (int)(s / 60), (int)(s % 60));
+	else if (s < 86400)
+		snprintf(out, n, "%dh%02dm", (int)(s / 3600),
+		    (int)(s % 3600 / 60));
+	else
+		snprintf(out, n, "%dd%02dh", (int)(s / 86400),
+		    (int)(s % 86400 / 3600));
+}
+
+/* Parse a decimal number no larger than max.  0, -EINVAL or -ERANGE. */
+int
+parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t	v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s != '\0')
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char	*name;
+	int		 sig;
+} signals[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT },
+	{ "ILL", SIGILL }, { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },
+	{ "BUS", SIGBUS }, { "FPE", SIGFPE }, { "KILL", SIGKILL },
+	{ "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+	{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+	{ "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD }, { "CONT", SIGCONT },
+	{ "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+	{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU },
+	{ "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
+	{ "WINCH", SIGWINCH }, { "IO", SIGIO }, { "PWR", SIGPWR },
+	{ "SYS", SIGSYS },
+};
+
+/* "TERM", "SIGTERM", "term" or "15" to a signal number; -EINVAL if none. */
+int
+signal_parse(const char *s)
+{
+	uint64_t	v;
+	size_t		i;
+
+	if (isdigit((unsigned char)*s)) {
+		if (parse_u64(s, (uint64_t)SIGRTMAX, &v) < 0 || v == 0)
+			return -EINVAL;
+		return (int)v;
+	}
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (i = 0; i < ARRAY_SIZE(signals); i++)
+		if (strcasecmp(s, signals[i].name) == 0)
+			return signals[i].sig;
+	return -EINVAL;
+}
+
+/* The short name of a signal ("TERM"), or NULL if it has none. */
+const char *
+signal_name(int sig)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(signals); i++)
+		if (signals[i].sig == sig)
+			return signals[i].name;
+	return NULL;
+}
+
+/*
+ * Split a command line into a NULL-terminated argv: words are separated
+ * by blanks, "double quotes" group, a backslash takes the next character
+ * literally.  No shell, no expansion.  On error *why says what is wrong.
+ */
+int
+argv_split(const char *s, char ***argvp, const char **why)
+{
+	char	**argv = NULL, **nargv, *word = NULL;
+	size_t	  argc = 0, len = 0;
+	bool	  inword = false, quoted = false;
+
+	if ((word = malloc(strlen(s) + 1)) == NULL)
+		goto nomem;
+	for (;; s++) {
+		if (*s == '\0' || (!quoted && (*s == ' ' || *s == '\t'))) {
+			if (*s == '\0' && quoted) {
+				*why = "unterminated quote";
+				goto fail;
+			}
+			if (inword) {
+				word[len] = '\0';
+				nargv = realloc(argv, (argc + 2) * sizeof(*argv));
+				if (nargv == NULL)
+					goto nomem;
+				argv = nargv;
+				if ((argv[argc] = strdup(word)) == NULL)
+					goto nomem;
+				argv[++argc] = NULL;
+				inword = false;
+				len = 0;
+			}
+			if (*s == '\0')
+				break;
+			continue;
+		}
+		inword = true;
+		if (*s == '"') {
+			quoted = !quoted;
+		} else if (*s == '\\') {
+			if (*++s == '\0') {
+				*why = "trailing backslash";
+				goto fail;
+			}
+			word[len++] = *s;
+		} else {
+			word[len++] = *s;
+		}
+	}
+	free(word);
+	if (argc == 0) {
+		*why = "empty command";
+		free(argv);
+		return -EINVAL;
+	}
+	*argvp = argv;
+	return 0;
+nomem:
+	*why = strerror(ENOMEM);
+	free(word);
+	strv_free(argv);
+	return -ENOMEM;
+fail:
+	free(word);
+	strv_free(argv);
+	return -EINVAL;
+}
+
+/* Free a NULL-terminated vector of strings. */
+void
+strv_free(char **v)
+{
+	char	**p;
+
+	if (v == NULL)
+		return;
+	for (p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* Number of strings in a NULL-terminated vector. */
+size_t
+strv_len(char *const *v)
+{
+	size_t	n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/* Log one line to stderr in a single write. */
+void
+log_msg(int level, const char *fmt, ...)
+{
+	static const char *const tag[] = {
+		[LOG_ERR] = "error: ", [LOG_WARN] = "warning: ",
+		[LOG_INFO] = "", [LOG_DEBUG] = "debug: ",
+	};
+	char	line[1024];
+	int	n, m;
+	va_list	ap;
+
+	if (level > log_level)
+		return;
+	n = snprintf(line, sizeof(line), "pidvisor: %s", tag[level]);
+	va_start(ap, fmt);
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	n += m;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
