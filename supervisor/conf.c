@@ -748,6 +748,9 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		    "missing required key 'exec'");
 	} else if (argv_split(p->exec.data, &d->argv, &why) < 0) {
 		conf_error(p->c, p->file, p->exec_line, "exec: %s", why);
+	} else if (d->argv[0][0] == '\0') {
+		conf_error(p->c, p->file, p->exec_line, "exec: the program "
+		    "name is empty");
 	}
 	if (d->restart_delay_max < d->restart_delay) {
 		line = p->key_line[K_RESTART_DELAY_MAX];
@@ -1105,12 +1108,27 @@ conf_load(struct conf *c, const char *dir)
 	return c->nerrs ? -EINVAL : 0;
 }
 
-/* Every error, one "FILE:LINE: message" line each. */
+static int
+conf_err_cmp(const void *a, const void *b)
+{
+	const struct conf_err	*x = a, *y = b;
+	int			 r = strcmp(x->file, y->file);
+
+	if (r != 0)
+		return r;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Every error, one "FILE:LINE: message" line each, in file order. */
 void
-conf_errors(const struct conf *c, struct buf *out)
+conf_errors(struct conf *c, struct buf *out)
 {
 	size_t	i;
 
+	if (c->nerrs > 1)
+		qsort(c->errs, c->nerrs, sizeof(*c->errs), conf_err_cmp);
 	for (i = 0; i < c->nerrs; i++) {
 		if (c->errs[i].line > 0)
 			buf_printf(out, "%s:%d: %s\n", c->errs[i].file,

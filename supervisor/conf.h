@@ -100,7 +100,7 @@ int		 conf_parse_service(struct conf *, const char *, const char *,
 		     const char *);
 int		 conf_check(struct conf *);
 struct svc_def	*conf_find(const struct conf *, const char *);
-void		 conf_errors(const struct conf *, struct buf *);
+void		 conf_errors(struct conf *, struct buf *);
 bool		 conf_name_valid(const char *);
 void		 svc_def_free(struct svc_def *);
 

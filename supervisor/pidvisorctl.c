@@ -100,6 +100,8 @@ client_send(int fd, const struct buf *req, int64_t deadline)
 		n = send(fd, req->data + off, req->len - off, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return;		/* it may have answered: read that */
 		if (n < 0)
 			die(CTL_EUNREACH, "send: %s", strerror(errno));
 		off += (size_t)n;
