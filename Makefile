@@ -80,7 +80,7 @@ $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih
 
 # Helpers the host tests run as services or beside them.
-HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab
+HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw
 $(B)/test/%: tests/host/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<

@@ -1,0 +1,139 @@
+/*
+ * ctlraw.c - talk to the control socket the way a broken or hostile
+ * client would, for the host tests.
+ *
+ *   ctlraw SOCKET garbage|oversized|badversion|noterm|badtype|
+ *                 toomany    send that, print "CODE message" of the reply
+ *   ctlraw SOCKET hangup     send half a header and close
+ *   ctlraw SOCKET silent N MS
+ *                            hold N connections that send nothing; print
+ *                            "held N", then "closed K" once the server has
+ *                            closed them all or MS passed without news
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define VERSION	1
+
+static int
+dial(const char *path)
+{
+	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
+	int			fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("ctlraw: connect");
+		exit(2);
+	}
+	return fd;
+}
+
+static void
+frame(int fd, uint8_t ver, uint8_t type, uint32_t len, const void *p,
+    size_t plen)
+{
+	uint8_t	h[8] = { ver, type, 0, 0 };
+
+	memcpy(h + 4, &len, 4);
+	(void)!send(fd, h, 8, MSG_NOSIGNAL);
+	if (plen)
+		(void)!send(fd, p, plen, MSG_NOSIGNAL);
+}
+
+/* Read the reply; print the END frame as "CODE message". */
+static int
+reply(int fd)
+{
+	static uint8_t	buf[1 << 20];
+	size_t		len = 0;
+	ssize_t		n;
+	uint32_t	flen;
+	int32_t		code;
+
+	while ((n = recv(fd, buf + len, sizeof(buf) - len, 0)) > 0)
+		len += (size_t)n;
+	for (size_t off = 0; off + 8 <= len; off += 8 + flen) {
+		memcpy(&flen, buf + off + 4, 4);
+		if (buf[off + 1] == 3 && off + 8 + flen <= len) {
+			memcpy(&code, buf + off + 8, 4);
+			printf("%d %s\n", code, (char *)buf + off + 12);
+			return 0;
+		}
+	}
+	printf("no reply (%zu bytes)\n", len);
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*mode;
+	int		 fd;
+
+	if (argc < 3)
+		return 2;
+	mode = argv[2];
+	if (!strcmp(mode, "silent")) {
+		int		 n = argc > 3 ? atoi(argv[3]) : 1, closed = 0, i;
+		int		 ms = argc > 4 ? atoi(argv[4]) : 10000;
+		struct pollfd	*p = calloc((size_t)n, sizeof(*p));
+		char		 b[64];
+
+		for (i = 0; i < n; i++) {
+			p[i].fd = dial(argv[1]);
+			p[i].events = POLLIN;
+		}
+		printf("held %d\n", n);
+		fflush(stdout);
+		/* Until the server has closed them all, or the deadline. */
+		while (closed < n && poll(p, (nfds_t)n, ms) > 0) {
+			for (i = 0; i < n; i++) {
+				if (p[i].fd < 0 || !p[i].revents)
+					continue;
+				if (recv(p[i].fd, b, sizeof(b), MSG_DONTWAIT) <= 0) {
+					close(p[i].fd);
+					p[i].fd = -1;
+					closed++;
+				}
+			}
+		}
+		printf("closed %d\n", closed);
+		return 0;
+	}
+	fd = dial(argv[1]);
+	if (!strcmp(mode, "garbage")) {
+		(void)!send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27, 0);
+	} else if (!strcmp(mode, "oversized")) {
+		static char	big[65536];
+
+		memset(big, 'x', sizeof(big));
+		frame(fd, VERSION, 1, 1U << 30, big, sizeof(big));
+	} else if (!strcmp(mode, "badversion")) {
+		frame(fd, 99, 1, 7, "status", 7);
+	} else if (!strcmp(mode, "noterm")) {
+		frame(fd, VERSION, 1, 6, "status", 6);
+	} else if (!strcmp(mode, "badtype")) {
+		frame(fd, VERSION, 2, 7, "status", 7);
+	} else if (!strcmp(mode, "toomany")) {
+		char	p[64];
+
+		memset(p, 0, sizeof(p));
+		frame(fd, VERSION, 1, sizeof(p), p, sizeof(p));
+	} else if (!strcmp(mode, "hangup")) {
+		(void)!send(fd, "\1\1\0", 3, 0);
+		close(fd);
+		return 0;
+	} else {
+		return 2;
+	}
+	shutdown(fd, SHUT_WR);
+	return reply(fd);
+}

@@ -1,0 +1,122 @@
+# tests/host/lib.sh - helpers for the host integration tests.
+#
+# Every test gets its own directory ($T) with a configuration, a control
+# socket and a log, and its own pidvisor running as PID 1 of a fresh PID
+# and mount namespace (unshare --kill-child: if the test dies, so does
+# the namespace and every process in it).  Every wait has a deadline.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PV=$ROOT/build/asan/pidvisor
+CTL=$ROOT/build/asan/pidvisorctl
+H=$ROOT/build/test/svc-helper
+PIDGRAB=$ROOT/build/test/pidgrab
+CTLRAW=$ROOT/build/test/ctlraw
+export ASAN_OPTIONS=abort_on_error=0:detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1
+
+T=
+UNSHARE_PID=
+PV_PID=
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# The test's directory, removed (with its namespace) when the test ends.
+pv_dir() {
+	T=$(mktemp -d /tmp/pvtest.XXXXXX)
+	mkdir -p "$T/conf/services"
+	trap pv_cleanup EXIT
+}
+
+pv_cleanup() {
+	if [ -n "$UNSHARE_PID" ] && kill -0 "$UNSHARE_PID" 2>/dev/null; then
+		kill -KILL "$UNSHARE_PID" 2>/dev/null
+		wait "$UNSHARE_PID" 2>/dev/null
+	fi
+	[ -n "$T" ] && rm -rf "$T"
+}
+
+# svc NAME: the [service] body comes from stdin.
+svc() {
+	{ echo "[service]"; cat; } >"$T/conf/services/$1.ini"
+}
+
+# pidvisor.ini: the [supervisor] body comes from stdin.
+sup_ini() {
+	{ echo "[supervisor]"; cat; } >"$T/conf/pidvisor.ini"
+}
+
+ctl() {
+	"$CTL" -s "$T/ctl.sock" "$@"
+}
+
+# Start pidvisor as PID 1 of a new PID namespace; wait for its socket.
+pv_up() {
+	unshare --pid --fork --mount-proc --kill-child \
+	    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
+	UNSHARE_PID=$!
+	local i
+	for i in $(seq 1 500); do
+		ctl version >/dev/null 2>&1 && break
+		kill -0 "$UNSHARE_PID" 2>/dev/null ||
+		    fail "pidvisor exited: $(cat "$T/log")"
+		sleep 0.02
+	done
+	ctl version >/dev/null || fail "pidvisor did not answer in 10 s"
+	PV_PID=$(cat /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children)
+	PV_PID=${PV_PID%% *}
+	[ -n "$PV_PID" ] || fail "no pidvisor process"
+}
+
+# Wait (on its pidfd) for a host process to exit, at most ms.
+waitpid_ms() {
+	"$H" waitpid="$1:$2"
+}
+
+# Stop pidvisor the PID-1 way (SIGTERM: stop all, reboot(2) ends the
+# namespace) and check its log for sanitizer reports.
+pv_down() {
+	kill -TERM "$PV_PID" 2>/dev/null
+	waitpid_ms "$UNSHARE_PID" 20000 ||
+	    fail "pidvisor did not stop within 20 s"
+	wait "$UNSHARE_PID" 2>/dev/null
+	UNSHARE_PID=
+	sanitizer_clean
+}
+
+sanitizer_clean() {
+	if grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$T/log"; then
+		cat "$T/log" >&2
+		fail "sanitizer report in the pidvisor log"
+	fi
+}
+
+# Run a command inside the test's PID and mount namespace.
+ns() {
+	nsenter -t "$PV_PID" -p -m -- "$@"
+}
+
+# field NAME KEY: a field of `status NAME --json`.
+field() {
+	ctl status "$1" --json | jq -r ".[0].$2"
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
+}
+
+expect_match() {
+	[[ "$1" =~ $2 ]] || fail "${3:-value}: '$1' does not match /$2/"
+}
+
+# expect_rc CODE CMD...: run, expect that exit code; output in $OUT.
+expect_rc() {
+	local want=$1 rc
+	shift
+	OUT=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] ||
+	    fail "'$*' exited $rc, expected $want; output: $OUT"
+}

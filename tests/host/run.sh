@@ -1,0 +1,40 @@
+#!/bin/bash
+# tests/host/run.sh [TEST...] - run the host integration tests as TAP.
+#
+# Each t_* function of tests/host/test_*.sh runs in a shell of its own
+# under a 120 s deadline; its output is shown only when it fails.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+
+[ "$(id -u)" = 0 ] || { echo "not ok 1 - host tests need root"; exit 1; }
+
+tests=("$@")
+if [ ${#tests[@]} -eq 0 ]; then
+	mapfile -t tests < <(grep -ho '^t_[a-z0-9_]*' "$here"/test_*.sh)
+fi
+
+echo "1..${#tests[@]}"
+n=0
+failed=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	log=$(mktemp)
+	start=$(date +%s%N)
+	timeout -k 5 120 bash -c "
+		source '$here/lib.sh'
+		for f in '$here'/test_*.sh; do source \"\$f\"; done
+		set -o pipefail
+		$t
+	" >"$log" 2>&1
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	if [ $rc -eq 0 ]; then
+		echo "ok $n - $t (${ms} ms)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $t (exit $rc, ${ms} ms)"
+		sed 's/^/# /' "$log"
+	fi
+	rm -f "$log"
+done
+[ $failed -eq 0 ]

@@ -1,0 +1,256 @@
+/*
+ * svc-helper.c - a scriptable service for the host tests.
+ *
+ *   svc-helper ACTION...
+ *
+ * Actions run in order:
+ *   stamp=FILE:TAG     append "TAG <monotonic ms> <pid>" to FILE
+ *   ready-fd=N         write a newline on fd N and close it
+ *   close-fd=N         close fd N without writing
+ *   notify=MSG         send MSG ("\n" allowed as \n) to $NOTIFY_SOCKET
+ *   notify-child=MSG   the same, from a child process (an impostor)
+ *   ignore=SIG         ignore a signal
+ *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
+ *   orphans=N          leave N orphans: each child forks a grandchild
+ *                      named "orphan" that lives 100 ms, and exits
+ *   sleep=MS           sleep; sleep=forever never returns
+ *   exit=N             exit with N
+ *   waitfile=FILE:N:MS wait (inotify, deadline MS) until FILE has N lines;
+ *                      exit 1 on timeout (used by the tests, not as a service)
+ *   waitpid=PID:MS     wait (pidfd) until process PID exits; exit 1 on
+ *                      timeout (used by the tests, not as a service)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char	term_file[512], term_tag[64];
+
+static long long
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+stamp(const char *file, const char *tag)
+{
+	char	line[128];
+	int	fd, n;
+
+	n = snprintf(line, sizeof(line), "%s %lld %d\n", tag, now_ms(),
+	    (int)getpid());
+	if ((fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
+		return;
+	(void)!write(fd, line, (size_t)n);
+	close(fd);
+}
+
+/* Split "A:B" in place; returns B. */
+static char *
+split(char *s)
+{
+	char	*c = strrchr(s, ':');
+
+	if (c == NULL) {
+		fprintf(stderr, "svc-helper: expected X:Y in %s\n", s);
+		exit(2);
+	}
+	*c = '\0';
+	return c + 1;
+}
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stamp(term_file, term_tag);
+	_exit(0);
+}
+
+static void
+notify(const char *msg)
+{
+	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
+	const char		*path = getenv("NOTIFY_SOCKET");
+	char			 buf[1024];
+	size_t			 n = 0;
+	int			 fd;
+
+	if (path == NULL) {
+		fprintf(stderr, "svc-helper: no NOTIFY_SOCKET\n");
+		exit(2);
+	}
+	for (; *msg && n < sizeof(buf) - 1; msg++) {
+		if (msg[0] == '\\' && msg[1] == 'n') {
+			buf[n++] = '\n';
+			msg++;
+		} else {
+			buf[n++] = *msg;
+		}
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (sendto(fd, buf, n, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		perror("svc-helper: notify");
+	close(fd);
+}
+
+static void
+orphans(int n)
+{
+	int	i;
+	pid_t	pid;
+
+	for (i = 0; i < n; i++) {
+		if ((pid = fork()) == 0) {
+			if (fork() == 0) {
+				prctl(PR_SET_NAME, "orphan");
+				usleep(100000);
+				_exit(0);
+			}
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static int
+count_lines(const char *file)
+{
+	char	buf[4096];
+	ssize_t	n;
+	int	fd, lines = 0;
+
+	if ((fd = open(file, O_RDONLY)) < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+/* Wait for file to hold n lines, on inotify events, until the deadline. */
+static int
+waitfile(char *arg)
+{
+	char		*ms = split(arg), *nl = split(arg), *dir, *slash;
+	long long	 deadline = now_ms() + atoll(ms);
+	int		 n = atoi(nl), fd;
+	struct pollfd	 p;
+	char		 ev[4096];
+
+	dir = strdup(arg);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	inotify_add_watch(fd, slash ? dir : ".", IN_MODIFY | IN_CREATE |
+	    IN_CLOSE_WRITE | IN_MOVED_TO);
+	p.fd = fd;
+	p.events = POLLIN;
+	while (count_lines(arg) < n) {
+		long long left = deadline - now_ms();
+
+		if (left <= 0) {
+			fprintf(stderr, "svc-helper: %s: %d of %d lines\n",
+			    arg, count_lines(arg), n);
+			return 1;
+		}
+		if (poll(&p, 1, (int)left) > 0)
+			while (read(fd, ev, sizeof(ev)) > 0)
+				;
+	}
+	return 0;
+}
+
+/* Wait for a process to exit, through a pidfd, until the deadline. */
+static int
+waitexit(char *arg)
+{
+	char		*ms = split(arg);
+	struct pollfd	 p = { .events = POLLIN };
+
+	p.fd = (int)syscall(SYS_pidfd_open, atoi(arg), 0);
+	if (p.fd < 0)
+		return errno == ESRCH ? 0 : 2;
+	if (poll(&p, 1, atoi(ms)) == 1)
+		return 0;
+	fprintf(stderr, "svc-helper: pid %s still there after %s ms\n", arg,
+	    ms);
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	int	i;
+
+	for (i = 1; i < argc; i++) {
+		char	*a = argv[i], *v = strchr(a, '=');
+
+		if (v)
+			*v++ = '\0';
+		if (!strcmp(a, "stamp")) {
+			char	*tag = split(v);
+
+			stamp(v, tag);
+		} else if (!strcmp(a, "ready-fd")) {
+			(void)!write(atoi(v), "\n", 1);
+			close(atoi(v));
+		} else if (!strcmp(a, "close-fd")) {
+			close(atoi(v));
+		} else if (!strcmp(a, "notify")) {
+			notify(v);
+		} else if (!strcmp(a, "notify-child")) {
+			pid_t	pid = fork();
+
+			if (pid == 0) {
+				notify(v);
+				_exit(0);
+			}
+			waitpid(pid, NULL, 0);
+		} else if (!strcmp(a, "ignore")) {
+			signal(atoi(v) ? atoi(v) : SIGTERM, SIG_IGN);
+		} else if (!strcmp(a, "on-term")) {
+			char	*tag = split(v);
+
+			snprintf(term_file, sizeof(term_file), "%s", v);
+			snprintf(term_tag, sizeof(term_tag), "%s", tag);
+			signal(SIGTERM, on_term);
+		} else if (!strcmp(a, "orphans")) {
+			orphans(atoi(v));
+		} else if (!strcmp(a, "sleep")) {
+			if (!strcmp(v, "forever"))
+				for (;;)
+					pause();
+			usleep((useconds_t)atoi(v) * 1000);
+		} else if (!strcmp(a, "exit")) {
+			exit(atoi(v));
+		} else if (!strcmp(a, "waitfile")) {
+			return waitfile(v);
+		} else if (!strcmp(a, "waitpid")) {
+			return waitexit(v);
+		} else {
+			fprintf(stderr, "svc-helper: unknown action %s\n", a);
+			return 2;
+		}
+	}
+	return 0;
+}

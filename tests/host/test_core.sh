@@ -1,0 +1,518 @@
+# tests/host/test_core.sh - the supervisor core, driven through pidvisorctl.
+# Each t_* function is one test; tests/host/run.sh runs each in its own
+# shell with a deadline.
+
+# ready = exec: ready as soon as exec succeeded.
+t_ready_exec() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	pv_up
+	expect_eq "$(field a state)" stopped
+	expect_rc 3 ctl status a
+	expect_rc 0 ctl start a --wait --timeout=5s
+	expect_eq "$(field a state)" ready
+	expect_rc 0 ctl status a
+	pv_down
+}
+
+# ready = fd:3: not ready until the newline, and start --wait waits for it.
+t_ready_fd() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H stamp=$T/s:START sleep=300 stamp=$T/s:READY ready-fd=3 \
+	    sleep=forever
+	ready = fd:3
+	enabled = no
+	EOF
+	pv_up
+	expect_rc 0 ctl start a --wait --timeout=5s
+	"$H" stamp="$T/s:DONE"
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tr '\n' ' ')" "START READY DONE " \
+	    "order"
+	local start done
+	start=$(awk '$1=="START"{print $2}' "$T/s")
+	done=$(awk '$1=="DONE"{print $2}' "$T/s")
+	[ $((done - start)) -ge 300 ] ||
+	    fail "start --wait returned after $((done - start)) ms, < 300"
+	expect_eq "$(field a state)" ready
+	pv_down
+}
+
+# fd:3 closed without a newline: never ready; ready_timeout ends it.
+t_ready_fd_closed() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H close-fd=3 sleep=forever
+	ready = fd:3
+	ready_timeout = 700ms
+	restart = never
+	enabled = no
+	EOF
+	pv_up
+	expect_rc 1 ctl start a --wait --timeout=10s
+	expect_match "$OUT" "a: failed \(ready timeout\)"
+	expect_eq "$(field a reason)" "ready timeout"
+	pv_down
+}
+
+# ready = notify: READY=1 and STATUS= from the main process.
+t_ready_notify() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=200 notify=STATUS=warm notify=READY=1 sleep=forever
+	ready = notify
+	enabled = no
+	EOF
+	pv_up
+	expect_rc 0 ctl start a --wait --timeout=5s
+	expect_eq "$(field a state)" ready
+	expect_eq "$(field a status_text)" warm
+	ctl status a | grep -q '\[warm\]' || fail "status text not shown"
+	pv_down
+}
+
+# Nothing but the main process can make a notify service ready: not its
+# child, not another process in the namespace, not one outside it.
+t_notify_impostors() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H notify-child=READY=1 sleep=forever
+	ready = notify
+	ready_timeout = 1500ms
+	restart = never
+	enabled = no
+	EOF
+	pv_up
+	ctl start a --wait --timeout=10s >"$T/out" 2>&1 &
+	local waiter=$!
+	ctl wait a starting --timeout=5s || fail "a never started"
+	NOTIFY_SOCKET=$T/notify.sock "$H" notify=READY=1
+	ns env NOTIFY_SOCKET="$T/notify.sock" "$H" notify=READY=1
+	wait $waiter
+	expect_eq "$?" 1 "start --wait"
+	expect_match "$(cat "$T/out")" "ready timeout"
+	expect_eq "$(field a state)" failed
+	pv_down
+}
+
+# READY=1 and exit at once: the message is read before the death.
+t_notify_ready_then_exit() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H notify=READY=1 exit=0
+	ready = notify
+	restart = never
+	enabled = no
+	EOF
+	pv_up
+	local i
+	for i in $(seq 1 20); do
+		expect_rc 0 ctl start a --wait --timeout=5s
+		ctl wait a stopped --timeout=5s || fail "a did not stop"
+		expect_eq "$(field a reason)" "exited with code 0"
+	done
+	pv_down
+}
+
+# A crashing service restarts after 100, 200, 400, 800 ms.
+t_crash_backoff() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H stamp=$T/s:S exit=1
+	restart_delay = 100ms
+	start_limit_burst = 0
+	EOF
+	pv_up
+	"$H" waitfile="$T/s:5:10000" || fail "fewer than 5 starts in 10 s"
+	ctl stop a --wait --timeout=5s
+	local gaps
+	gaps=$(awk 'NR>1 && NR<=5 {printf "%d ", $2-prev} {prev=$2}' "$T/s")
+	echo "gaps: $gaps"
+	set -- $gaps
+	[ "$1" -ge 95 ] && [ "$1" -lt 600 ] || fail "first gap $1 ms"
+	[ "$2" -ge 195 ] && [ "$2" -ge $(($1 * 3 / 2)) ] || fail "gaps $gaps"
+	[ "$3" -ge 395 ] && [ "$3" -ge $(($2 * 3 / 2)) ] || fail "gaps $gaps"
+	[ "$4" -ge 795 ] && [ "$4" -ge $(($3 * 3 / 2)) ] || fail "gaps $gaps"
+	expect_match "$(field a restarts)" "^[4-9]$"
+	pv_down
+}
+
+# Too many starts within the interval: failed, with the last exit.
+t_start_limit() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H exit=1
+	restart_delay = 10ms
+	start_limit_burst = 3
+	start_limit_interval = 10s
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a failed --timeout=10s
+	expect_eq "$(field a reason)" \
+	    "start limit hit (3 starts in 10.0s); last: exited with code 1"
+	expect_eq "$(field a restarts)" 2
+	# start clears the limit: three more starts, then failed again.
+	expect_rc 0 ctl start a
+	expect_rc 0 ctl wait a failed --timeout=10s
+	expect_eq "$(field a restarts)" 4
+	pv_down
+}
+
+# Why a start failed, from the child before exec.
+t_exec_failure() {
+	pv_dir
+	local name
+	svc missing <<-EOF
+	exec = /nonexistent/prog
+	restart = never
+	EOF
+	echo "not a program" >"$T/data"
+	chmod 644 "$T/data"
+	svc noexec <<-EOF
+	exec = $T/data
+	restart = never
+	EOF
+	svc nopath <<-EOF
+	exec = no-such-command-anywhere
+	restart = never
+	EOF
+	svc nodir <<-EOF
+	exec = $H sleep=forever
+	workdir = /nonexistent/dir
+	restart = never
+	EOF
+	pv_up
+	for name in missing noexec nopath nodir; do
+		expect_rc 0 ctl wait $name failed --timeout=5s
+	done
+	expect_eq "$(field missing reason)" "exec: No such file or directory"
+	expect_eq "$(field noexec reason)" "exec: Permission denied"
+	expect_eq "$(field nopath reason)" "exec: No such file or directory"
+	expect_eq "$(field nodir reason)" "chdir: No such file or directory"
+	pv_down
+}
+
+# requires: started after what they require is ready, stopped before it.
+t_requires_order() {
+	pv_dir
+	svc c <<-EOF
+	exec = $H stamp=$T/s:c-start sleep=200 stamp=$T/s:c-ready ready-fd=3 \
+	    on-term=$T/s:c-stop sleep=forever
+	ready = fd:3
+	enabled = no
+	EOF
+	svc b <<-EOF
+	exec = $H stamp=$T/s:b-start sleep=100 stamp=$T/s:b-ready ready-fd=3 \
+	    on-term=$T/s:b-stop sleep=forever
+	ready = fd:3
+	requires = c
+	enabled = no
+	EOF
+	svc a <<-EOF
+	exec = $H stamp=$T/s:a-start on-term=$T/s:a-stop sleep=forever
+	requires = b
+	enabled = no
+	EOF
+	pv_up
+	expect_rc 0 ctl start a --wait --timeout=10s
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tr '\n' ' ')" \
+	    "c-start c-ready b-start b-ready a-start " "start order"
+	expect_rc 0 ctl stop c --wait --timeout=10s
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tail -3 | tr '\n' ' ')" \
+	    "a-stop b-stop c-stop " "stop order"
+	expect_eq "$(field a state)" stopped
+	pv_down
+}
+
+# A service that ignores SIGTERM is killed after stop_timeout.
+t_stop_timeout() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H ignore=15 sleep=forever
+	stop_timeout = 500ms
+	EOF
+	pv_up
+	ctl wait a ready --timeout=5s
+	"$H" stamp="$T/s:BEGIN"
+	expect_rc 0 ctl stop a --wait --timeout=10s
+	"$H" stamp="$T/s:END"
+	expect_eq "$(field a reason)" "stopped; killed after stop_timeout"
+	local took
+	took=$(awk '{t[NR]=$2} END {print t[2]-t[1]}' "$T/s")
+	[ "$took" -ge 500 ] || fail "stopped after $took ms, before stop_timeout"
+	pv_down
+}
+
+# Orphans (double-forked grandchildren) are reaped, and the service's
+# own exit status is never stolen by the orphan reaper.
+t_orphans() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H orphans=50 sleep=300 exit=7
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a failed --timeout=10s
+	expect_eq "$(field a reason)" "exited with code 7"
+	local i left
+	for i in $(seq 1 100); do
+		left=$(ns sh -c 'cat /proc/[0-9]*/comm 2>/dev/null' |
+		    grep -c '^orphan$')
+		[ "$left" = 0 ] && break
+		sleep 0.05
+	done
+	expect_eq "$left" 0 "orphans left (alive or zombie)"
+	expect_eq "$(ns sh -c 'cat /proc/[0-9]*/stat' | awk '$3=="Z"' | wc -l)" \
+	    0 "zombies"
+	pv_down
+}
+
+# A service dies and an unrelated process takes its PID: neither signal
+# nor stop on the service may reach that process.
+t_pid_reuse() {
+	pv_dir
+	svc victim <<-EOF
+	exec = $H sleep=forever
+	restart_delay = 1m
+	restart_delay_max = 1m
+	EOF
+	pv_up
+	local pid line
+	pid=$(field victim pid)
+	expect_rc 0 ctl signal victim KILL
+	expect_rc 0 ctl wait victim backoff --timeout=5s
+	coproc GRAB { ns "$PIDGRAB" "$pid"; }
+	read -r -t 10 line <&"${GRAB[0]}"
+	expect_eq "$line" "grabbed $pid" "pidgrab"
+	expect_eq "$(field victim pid)" null "pid of a dead service"
+	expect_rc 1 ctl signal victim TERM
+	expect_eq "$OUT" "pidvisorctl: victim is not running"
+	expect_rc 0 ctl stop victim --wait --timeout=5s
+	expect_rc 0 ctl start victim --wait --timeout=5s
+	[ "$(field victim pid)" != "$pid" ] || fail "new instance has $pid"
+	expect_rc 0 ctl stop victim --wait --timeout=5s
+	exec {GRAB[1]}>&-
+	read -r -t 10 line <&"${GRAB[0]}"
+	expect_eq "$line" "alive" "the process holding the old PID"
+	pv_down
+}
+
+# Only root may change things; others may look.
+t_nonroot() {
+	pv_dir
+	sup_ini <<-EOF
+	control_mode = 0666
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	chmod 755 "$T"
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" stop a
+	expect_eq "$OUT" "pidvisorctl: permission denied"
+	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" signal a KILL
+	expect_rc 0 $nobody "$CTL" -s "$T/ctl.sock" status a
+	expect_eq "$(field a state)" ready
+	chmod 600 "$T/ctl.sock"
+	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" status
+	expect_match "$OUT" "permission denied"
+	pv_down
+}
+
+# Garbage, oversized and malformed requests get an error; the daemon
+# goes on serving.
+t_hostile_requests() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	local pid
+	pid=$(field a pid)
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" garbage)" \
+	    "2 protocol error: expected a version 1 request"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" oversized)" \
+	    "2 request too large (at most 4096 bytes)"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" badversion)" \
+	    "2 protocol error: expected a version 1 request"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" noterm)" "2 malformed request"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" badtype)" \
+	    "2 protocol error: expected a request"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" toomany)" "2 malformed request"
+	"$CTLRAW" "$T/ctl.sock" hangup
+	expect_rc 0 ctl status
+	expect_eq "$(field a pid)" "$pid" "a untouched"
+	pv_down
+}
+
+# Silent clients neither stall other clients nor stay forever; a full
+# house gets a clear refusal.
+t_silent_clients() {
+	pv_dir
+	sup_ini <<-EOF
+	client_timeout = 1s
+	max_clients = 8
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	local line
+	coproc SILENT { "$CTLRAW" "$T/ctl.sock" silent 7 5000; }
+	read -r -t 10 line <&"${SILENT[0]}"
+	expect_eq "$line" "held 7"
+	expect_rc 0 ctl status a
+	read -r -t 10 line <&"${SILENT[0]}"
+	expect_eq "$line" "closed 7" "silent clients dropped"
+	wait "$SILENT_PID"
+	coproc FULL { "$CTLRAW" "$T/ctl.sock" silent 8 5000; }
+	read -r -t 10 line <&"${FULL[0]}"
+	expect_eq "$line" "held 8"
+	expect_rc 1 ctl status a
+	expect_eq "$OUT" "pidvisorctl: too many clients"
+	read -r -t 10 line <&"${FULL[0]}"
+	expect_eq "$line" "closed 8"
+	wait "$FULL_PID"
+	expect_rc 0 ctl status a
+	pv_down
+}
+
+# An invalid tree: every error named, FILE:LINE, and nothing started.
+t_bad_config() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	restart = sometimes
+	requires = ghost
+	EOF
+	svc b <<-EOF
+	ready = fd:1
+	EOF
+	expect_rc 1 "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	expect_match "$OUT" "services/a.ini:3: restart: expected always, on-failure or never, not 'sometimes'"
+	expect_match "$OUT" "services/a.ini:4: requires: unknown service 'ghost'"
+	expect_match "$OUT" "services/b.ini:1: missing required key 'exec'"
+	expect_match "$OUT" "services/b.ini:2: ready: expected exec, notify"
+	expect_match "$OUT" "4 errors in"
+	[ ! -e "$T/ctl.sock" ] || fail "a socket was created"
+}
+
+# Exit codes of pidvisorctl.
+t_exit_codes() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc off <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	expect_rc 6 ctl status
+	expect_match "$OUT" "cannot reach pidvisor"
+	expect_rc 2 ctl frobnicate
+	expect_rc 2 ctl start
+	expect_rc 2 ctl status --wait
+	expect_rc 2 "$CTL"
+	pv_up
+	expect_rc 0 ctl status
+	expect_rc 0 ctl status a
+	expect_rc 3 ctl status off
+	expect_rc 4 ctl status nope
+	expect_eq "$OUT" "pidvisorctl: no such service 'nope'"
+	expect_rc 4 ctl start nope
+	expect_rc 2 ctl signal a BOGUS
+	expect_rc 1 ctl signal off TERM
+	expect_rc 2 ctl wait a sleeping
+	expect_rc 1 ctl wait off ready --timeout=200ms
+	expect_match "$OUT" "timed out waiting for off"
+	expect_rc 0 ctl version
+	expect_match "$OUT" "pidvisor 0\.1\.0 \(protocol 1\)"
+	pv_down
+}
+
+# signal goes to the service's process; restart --wait gives a new one.
+t_signal_and_restart() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H stamp=$T/s:UP on-term=$T/s:TERM sleep=forever
+	EOF
+	pv_up
+	ctl wait a ready --timeout=5s
+	local pid
+	pid=$(field a pid)
+	expect_rc 0 ctl restart a --wait --timeout=5s
+	[ "$(field a pid)" != "$pid" ] || fail "restart kept pid $pid"
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tr '\n' ' ')" "UP TERM UP "
+	expect_eq "$(field a restarts)" 0
+	expect_rc 0 ctl signal a TERM
+	"$H" waitfile="$T/s:5:5000" || fail "no restart after TERM"
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tr '\n' ' ')" "UP TERM UP TERM UP "
+	expect_eq "$(field a restarts)" 1
+	pv_down
+}
+
+# status --json is an array of complete objects.
+t_status_json() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc "b\"q" <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc off <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	expect_rc 1 "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	rm "$T/conf/services/b\"q.ini"
+	pv_up
+	ctl status --json | jq -e '
+	    length == 2 and
+	    all(.[]; has("name") and has("state") and has("pid") and
+	        has("uptime_ms") and has("restarts") and has("reason") and
+	        has("status_text")) and
+	    .[0].name == "a" and .[0].state == "ready" and
+	    (.[0].pid | type) == "number" and (.[0].uptime_ms | type) == "number" and
+	    .[1].name == "off" and .[1].pid == null and .[1].reason == "not started"
+	    ' >/dev/null || fail "status --json: $(ctl status --json)"
+	pv_down
+}
+
+# As PID 1, SIGTERM stops everything in reverse dependency order, kills
+# what ignores SIGTERM, and ends the namespace.
+t_pid1_shutdown() {
+	pv_dir
+	svc db <<-EOF
+	exec = $H on-term=$T/s:db-stop sleep=forever
+	EOF
+	svc web <<-EOF
+	exec = $H on-term=$T/s:web-stop sleep=forever
+	requires = db
+	EOF
+	svc stubborn <<-EOF
+	exec = $H ignore=15 sleep=forever
+	stop_timeout = 300ms
+	EOF
+	pv_up
+	ctl wait web ready --timeout=5s
+	ctl wait stubborn ready --timeout=5s
+	pv_down
+	expect_eq "$(cut -d' ' -f1 "$T/s" | tr '\n' ' ')" "web-stop db-stop "
+	grep -q "stubborn: stopped (stopped; killed after stop_timeout)" \
+	    "$T/log" || fail "stubborn was not killed: $(cat "$T/log")"
+	grep -q "all services stopped" "$T/log" || fail "no orderly stop"
+}
+
+# The supervisor never signals by PID: no kill() anywhere in its code.
+t_no_kill_by_pid() {
+	if grep -nE '(^|[^_a-z])kill[[:space:]]*\(' "$ROOT"/supervisor/*.c; then
+		fail "kill() in supervisor/"
+	fi
+	grep -q pidfd_send_signal "$ROOT/supervisor/spawn.c" ||
+	    fail "no pidfd_send_signal"
+}

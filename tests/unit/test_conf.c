@@ -1,0 +1,612 @@
+/* test_conf.c - configuration parsing and checking, from inline ini text */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "conf.h"
+
+static char	etc[64];		/* a passwd and group of our own */
+
+static int
+setup(void **state)
+{
+	FILE	*f;
+	char	 path[128];
+
+	(void)state;
+	strcpy(etc, "/tmp/pidvisor-test-etc.XXXXXX");
+	if (mkdtemp(etc) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/passwd", etc);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	fputs("root:x:0:0:root:/root:/bin/sh\n"
+	    "alice:x:1000:1000:Alice:/home/alice:/bin/sh\n"
+	    "svc:x:990:991::/nonexistent:/usr/sbin/nologin\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/group", etc);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	fputs("root:x:0:\nalice:x:1000:\nsvc:x:991:\n"
+	    "audio:x:29:alice,svc\nvideo:x:44:alice\nlog:x:4:bob\n", f);
+	fclose(f);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char	path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/passwd", etc);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/group", etc);
+	unlink(path);
+	rmdir(etc);
+	return 0;
+}
+
+/* Parse one service file "NAME.ini"; return all errors as text. */
+static char *
+parse(struct conf *c, const char *name, const char *text)
+{
+	struct buf	b = { 0 };
+	char		file[128];
+
+	snprintf(file, sizeof(file), "%s.ini", name);
+	conf_parse_service(c, file, name, text);
+	conf_errors(c, &b);
+	return b.data ? b.data : strdup("");
+}
+
+/* Parse a lone service and expect exactly the error text want. */
+static void
+expect(const char *text, const char *want)
+{
+	struct conf	 c;
+	char		*got;
+
+	conf_init(&c);
+	c.etc = etc;
+	got = parse(&c, "web", text);
+	if (strcmp(got, want) != 0)
+		print_error("input:\n%s\nwant: %sgot:  %s\n", text, want, got);
+	assert_string_equal(got, want);
+	free(got);
+	conf_free(&c);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct conf	 c;
+	struct svc_def	*d;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	errs = parse(&c, "web", "[service]\nexec = /bin/true\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	d = c.defs[0];
+	assert_string_equal(d->name, "web");
+	assert_string_equal(d->argv[0], "/bin/true");
+	assert_null(d->argv[1]);
+	assert_int_equal(d->restart, RESTART_ALWAYS);
+	assert_int_equal(d->restart_delay, 100);
+	assert_int_equal(d->restart_delay_max, 30000);
+	assert_int_equal(d->start_limit_burst, 5);
+	assert_int_equal(d->start_limit_interval, 10000);
+	assert_int_equal(d->ready, READY_EXEC);
+	assert_int_equal(d->ready_timeout, 30000);
+	assert_int_equal(d->watchdog, 0);
+	assert_int_equal(d->stop_signal, SIGTERM);
+	assert_int_equal(d->stop_timeout, 10000);
+	assert_true(d->enabled);
+	assert_false(d->set_uid || d->set_gid || d->set_umask ||
+	    d->set_nofile);
+	assert_null(d->env);
+	assert_null(d->workdir);
+	conf_free(&c);
+}
+
+static void
+test_every_key(void **state)
+{
+	struct conf	 c;
+	struct svc_def	*d;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	c.etc = etc;
+	errs = parse(&c, "db", "[service]\nexec = /bin/true\n");
+	free(errs);
+	errs = parse(&c, "web",
+	    "; a comment\n"
+	    "# another\n"
+	    "[service]\n"
+	    "exec = /usr/bin/web --port \"8080\" a\\ b\n"
+	    "restart = on-failure\n"
+	    "restart_delay = 250ms\n"
+	    "restart_delay_max = 1m\n"
+	    "start_limit_burst = 3\n"
+	    "start_limit_interval = 20s\n"
+	    "ready = notify\n"
+	    "ready_timeout = 2.5s\n"
+	    "watchdog = 30s\n"
+	    "requires = db\n"
+	    "after = db\n"
+	    "stop_signal = INT\n"
+	    "stop_timeout = 3s\n"
+	    "user = alice\n"
+	    "workdir = /srv/web\n"
+	    "env = A=1\n"
+	    "env = PATH=/opt/bin:/bin\n"
+	    "env = A=2\n"
+	    "umask = 027\n"
+	    "limit_nofile = 4096\n"
+	    "enabled = no\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_int_equal(conf_check(&c), 0);
+	d = conf_find(&c, "web");
+	assert_non_null(d);
+	assert_string_equal(d->argv[0], "/usr/bin/web");
+	assert_string_equal(d->argv[1], "--port");
+	assert_string_equal(d->argv[2], "8080");
+	assert_string_equal(d->argv[3], "a b");
+	assert_null(d->argv[4]);
+	assert_int_equal(d->restart, RESTART_ON_FAILURE);
+	assert_int_equal(d->restart_delay, 250);
+	assert_int_equal(d->restart_delay_max, 60000);
+	assert_int_equal(d->start_limit_burst, 3);
+	assert_int_equal(d->start_limit_interval, 20000);
+	assert_int_equal(d->ready, READY_NOTIFY);
+	assert_int_equal(d->ready_timeout, 2500);
+	assert_int_equal(d->watchdog, 30000);
+	assert_int_equal(d->nrequires, 1);
+	assert_string_equal(d->requires[0].name, "db");
+	assert_int_equal(d->requires[0].line, 13);
+	assert_int_equal(d->nafter, 1);
+	assert_int_equal(d->stop_signal, SIGINT);
+	assert_int_equal(d->stop_timeout, 3000);
+	assert_true(d->set_uid && d->set_gid);
+	assert_int_equal(d->uid, 1000);
+	assert_int_equal(d->gid, 1000);
+	assert_int_equal(d->ngroups, 2);	/* audio, video */
+	assert_int_equal(d->groups[0], 29);
+	assert_int_equal(d->groups[1], 44);
+	assert_string_equal(d->workdir, "/srv/web");
+	assert_string_equal(d->env[0], "A=2");
+	assert_string_equal(d->env[1], "PATH=/opt/bin:/bin");
+	assert_null(d->env[2]);
+	assert_true(d->set_umask);
+	assert_int_equal(d->umask, 027);
+	assert_true(d->set_nofile);
+	assert_int_equal(d->limit_nofile, 4096);
+	assert_false(d->enabled);
+	conf_free(&c);
+}
+
+static void
+test_ready_fd_and_credentials(void **state)
+{
+	struct conf	 c;
+	struct svc_def	*d;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	c.etc = etc;
+	errs = parse(&c, "a", "[service]\nexec = x\nready = fd:3\n"
+	    "user = 990\ngroup = audio\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	d = c.defs[0];
+	assert_int_equal(d->ready, READY_FD);
+	assert_int_equal(d->ready_fd, 3);
+	assert_int_equal(d->uid, 990);
+	assert_int_equal(d->gid, 29);		/* group= wins over passwd */
+	assert_int_equal(d->ngroups, 1);
+	conf_free(&c);
+
+	conf_init(&c);
+	c.etc = etc;
+	errs = parse(&c, "b", "[service]\nexec = x\nuser = 4242\n"
+	    "group = 4243\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_int_equal(c.defs[0]->uid, 4242);
+	assert_int_equal(c.defs[0]->gid, 4243);
+	conf_free(&c);
+}
+
+/* Long values go on over indented lines. */
+static void
+test_continuation(void **state)
+{
+	struct conf	 c;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	errs = parse(&c, "a", "[service]\n"
+	    "exec = /bin/echo one\n"
+	    "    two \"three four\"\n"
+	    "\tfive\n"
+	    "env = A=1\n"
+	    "  B=2\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_string_equal(c.defs[0]->argv[1], "one");
+	assert_string_equal(c.defs[0]->argv[2], "two");
+	assert_string_equal(c.defs[0]->argv[3], "three four");
+	assert_string_equal(c.defs[0]->argv[4], "five");
+	assert_string_equal(c.defs[0]->env[1], "B=2");
+	conf_free(&c);
+}
+
+/* Every error message, with its line. */
+static void
+test_errors(void **state)
+{
+	(void)state;
+	expect("[service]\n", "web.ini:1: missing required key 'exec'\n");
+	expect("", "web.ini:1: missing required key 'exec'\n");
+	expect("[service]\nexec = x\nfoo = 1\n",
+	    "web.ini:3: unknown key 'foo'\n");
+	expect("[service]\nexec = x\nexec = y\n",
+	    "web.ini:3: 'exec' given twice (first on line 2)\n");
+	expect("exec = x\n",
+	    "web.ini:1: key 'exec' outside the [service] section\n"
+	    "web.ini:1: missing required key 'exec'\n");
+	expect("[service]\nexec = x\n[unit]\nfoo = 1\nbar = 2\n",
+	    "web.ini:3: unknown section [unit] (expected [service])\n");
+	expect("[service\nexec = x\n",
+	    "web.ini:1: missing ']' in section header\n"
+	    "web.ini:1: missing required key 'exec'\n"
+	    "web.ini:2: key 'exec' outside the [service] section\n");
+	expect("[service]\nexec = x\njust words\n",
+	    "web.ini:3: expected KEY = VALUE\n");
+	expect("[service]\nexec = echo \"open\n",
+	    "web.ini:2: exec: unterminated quote\n");
+	expect("[service]\nexec = echo x\\\n",
+	    "web.ini:2: exec: trailing backslash\n");
+	expect("[service]\nexec = \"\"\"\"\n",
+	    "web.ini:2: exec: the program name is empty\n");
+	expect("[service]\nexec = x\nrestart = sometimes\n",
+	    "web.ini:3: restart: expected always, on-failure or never, not "
+	    "'sometimes'\n");
+	expect("[service]\nexec = x\nrestart_delay = 5h\n",
+	    "web.ini:3: restart_delay: invalid duration '5h' (use e.g. "
+	    "100ms, 5s, 1m)\n");
+	expect("[service]\nexec = x\nstop_timeout = 99999999999\n",
+	    "web.ini:3: stop_timeout: duration '99999999999' is too long\n");
+	expect("[service]\nexec = x\nrestart_delay = 5s\n"
+	    "restart_delay_max = 1s\n",
+	    "web.ini:4: restart_delay_max is shorter than restart_delay\n");
+	expect("[service]\nexec = x\nrestart_delay = 1m\n",
+	    "web.ini:3: restart_delay_max is shorter than restart_delay\n");
+	expect("[service]\nexec = x\nstart_limit_burst = many\n",
+	    "web.ini:3: start_limit_burst: expected a number from 0 (no "
+	    "limit) to 100000, not 'many'\n");
+	expect("[service]\nexec = x\nready = fd:2\n",
+	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "to 1023, not 'fd:2'\n");
+	expect("[service]\nexec = x\nready = socket\n",
+	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "to 1023, not 'socket'\n");
+	expect("[service]\nexec = x\nwatchdog = 5s\n",
+	    "web.ini:3: watchdog: needs ready = notify (pings come as "
+	    "WATCHDOG=1)\n");
+	expect("[service]\nexec = x\nstop_signal = SIGFOO\n",
+	    "web.ini:3: stop_signal: unknown signal 'SIGFOO'\n");
+	expect("[service]\nexec = x\nstop_signal = STOP\n",
+	    "web.ini:3: stop_signal: unknown signal 'STOP'\n");
+	expect("[service]\nexec = x\nworkdir = srv\n",
+	    "web.ini:3: workdir: 'srv' is not an absolute path\n");
+	expect("[service]\nexec = x\nenv = NOVALUE\n",
+	    "web.ini:3: env: expected KEY=VALUE, not 'NOVALUE'\n");
+	expect("[service]\nexec = x\nenv = 1X=2\n",
+	    "web.ini:3: env: expected KEY=VALUE, not '1X=2'\n");
+	expect("[service]\nexec = x\nenv = A-B=2\n",
+	    "web.ini:3: env: invalid variable name in 'A-B=2'\n");
+	expect("[service]\nexec = x\numask = 0999\n",
+	    "web.ini:3: umask: expected an octal mode such as 022, not "
+	    "'0999'\n");
+	expect("[service]\nexec = x\nlimit_nofile = 0\n",
+	    "web.ini:3: limit_nofile: expected a number from 1 to "
+	    "1073741824, not '0'\n");
+	expect("[service]\nexec = x\nenabled = maybe\n",
+	    "web.ini:3: enabled: expected yes or no, not 'maybe'\n");
+	expect("[service]\nexec = x\nrequires = bad/name\n",
+	    "web.ini:3: requires: invalid service name 'bad/name'\n");
+}
+
+/* A message with a path in it: compare the start only. */
+static void
+test_errors_paths(void **state)
+{
+	struct conf	 c;
+	char		*got;
+
+	(void)state;
+	conf_init(&c);
+	c.etc = etc;
+	got = parse(&c, "web", "[service]\nexec = x\nuser = mallory\n"
+	    "group = nogroup\n");
+	assert_non_null(strstr(got, "web.ini:4: group: no group 'nogroup' in "));
+	assert_non_null(strstr(got, "web.ini:3: user: no user 'mallory' in "));
+	free(got);
+	conf_free(&c);
+
+	conf_init(&c);
+	c.etc = etc;
+	got = parse(&c, "web", "[service]\nexec = x\nuser = 4242\n");
+	assert_non_null(strstr(got, "web.ini:3: user: uid 4242 has no entry "
+	    "in "));
+	free(got);
+	conf_free(&c);
+}
+
+/* All errors of a file are named, not just the first. */
+static void
+test_every_error_named(void **state)
+{
+	(void)state;
+	expect("[service]\nrestart = x\nready = y\nfoo = z\nwhat\n",
+	    "web.ini:1: missing required key 'exec'\n"
+	    "web.ini:2: restart: expected always, on-failure or never, not "
+	    "'x'\n"
+	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "to 1023, not 'y'\n"
+	    "web.ini:4: unknown key 'foo'\n"
+	    "web.ini:5: expected KEY = VALUE\n");
+}
+
+static void
+test_line_too_long(void **state)
+{
+	struct buf	 t = { 0 };
+	struct conf	 c;
+	char		*got;
+
+	(void)state;
+	buf_puts(&t, "[service]\nexec = /bin/echo ");
+	while (t.len < 400)
+		buf_puts(&t, "word ");
+	buf_puts(&t, "\nrestart = never\n");
+	conf_init(&c);
+	got = parse(&c, "web", t.data);
+	assert_non_null(strstr(got, "web.ini:2: line too long (at most "));
+	/* The tail of the long line is not taken for a line of its own. */
+	assert_null(strstr(got, "web.ini:3"));
+	assert_int_equal(c.defs[0]->restart, RESTART_NEVER);
+	free(got);
+	conf_free(&c);
+	buf_free(&t);
+}
+
+static void
+test_bad_name(void **state)
+{
+	struct conf	 c;
+	char		*got;
+
+	(void)state;
+	conf_init(&c);
+	got = parse(&c, "-web", "[service]\nexec = x\n");
+	assert_string_equal(got, "-web.ini: '-web' is not a valid service "
+	    "name (letters, digits, _.@- ; at most 64)\n");
+	free(got);
+	conf_free(&c);
+	assert_true(conf_name_valid("getty@tty1"));
+	assert_true(conf_name_valid("a.b_c-d"));
+	assert_false(conf_name_valid("a b"));
+	assert_false(conf_name_valid(".hidden"));
+	assert_false(conf_name_valid(""));
+}
+
+/* Tree checks: unknown, self and cyclic dependencies. */
+static void
+test_dependencies(void **state)
+{
+	struct conf	 c;
+	struct buf	 b = { 0 };
+
+	(void)state;
+	conf_init(&c);
+	conf_parse_service(&c, "a.ini", "a", "[service]\nexec = x\n"
+	    "requires = b\nafter = ghost\n");
+	conf_parse_service(&c, "b.ini", "b", "[service]\nexec = x\n"
+	    "\nrequires = c\n");
+	conf_parse_service(&c, "c.ini", "c", "[service]\nexec = x\n"
+	    "after = a\n");
+	conf_parse_service(&c, "d.ini", "d", "[service]\nexec = x\n"
+	    "requires = d\n");
+	assert_int_equal(c.nerrs, 0);
+	assert_int_equal(conf_check(&c), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data,
+	    "a.ini:4: after: unknown service 'ghost'\n"
+	    "d.ini:3: requires: a service cannot depend on itself\n");
+	buf_free(&b);
+	conf_free(&c);
+
+	/* Without the unknown ones, the cycle a -> b -> c -> a remains. */
+	conf_init(&c);
+	conf_parse_service(&c, "a.ini", "a", "[service]\nexec = x\n"
+	    "requires = b\n");
+	conf_parse_service(&c, "b.ini", "b", "[service]\nexec = x\n"
+	    "\nrequires = c\n");
+	conf_parse_service(&c, "c.ini", "c", "[service]\nexec = x\n"
+	    "after = a\n");
+	conf_parse_service(&c, "z.ini", "z", "[service]\nexec = x\n"
+	    "requires = a b c\n");
+	assert_int_equal(conf_check(&c), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data, "c.ini:3: after: dependency cycle: "
+	    "a -> b -> c -> a\n");
+	buf_free(&b);
+	conf_free(&c);
+}
+
+/* A long chain is checked without deep recursion. */
+static void
+test_long_chain(void **state)
+{
+	struct conf	c;
+	char		name[32], text[128];
+	int		i, n = 20000;
+
+	(void)state;
+	conf_init(&c);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%05d", i);
+		if (i + 1 < n)
+			snprintf(text, sizeof(text), "[service]\nexec = x\n"
+			    "requires = s%05d\n", i + 1);
+		else
+			snprintf(text, sizeof(text), "[service]\nexec = x\n");
+		conf_parse_service(&c, name, name, text);
+	}
+	assert_int_equal(conf_check(&c), 0);
+	conf_free(&c);
+}
+
+static void
+test_sup_conf(void **state)
+{
+	struct conf	c;
+	struct buf	b = { 0 };
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "pidvisor.ini", "[supervisor]\n"
+	    "control_socket = /run/x.sock\nnotify_socket = /run/n.sock\n"
+	    "control_mode = 0660\nmax_clients = 8\nclient_timeout = 2s\n"
+	    "log_level = debug\n"), 0);
+	assert_string_equal(c.sup.control_socket, "/run/x.sock");
+	assert_string_equal(c.sup.notify_socket, "/run/n.sock");
+	assert_int_equal(c.sup.control_mode, 0660);
+	assert_int_equal(c.sup.max_clients, 8);
+	assert_int_equal(c.sup.client_timeout, 2000);
+	assert_int_equal(c.sup.log_level, LOG_DEBUG);
+	conf_free(&c);
+
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "pidvisor.ini", "[supervisor]\n"
+	    "control_socket = relative\nmax_clients = 0\nlog_level = loud\n"
+	    "bogus = 1\n[other]\nx = 1\n"), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data,
+	    "pidvisor.ini:2: control_socket: 'relative' is not an absolute "
+	    "path\n"
+	    "pidvisor.ini:3: max_clients: expected a number from 1 to 4096, "
+	    "not '0'\n"
+	    "pidvisor.ini:4: log_level: expected error, warning, info or "
+	    "debug, not 'loud'\n"
+	    "pidvisor.ini:5: unknown key 'bogus'\n"
+	    "pidvisor.ini:6: unknown section [other] (expected "
+	    "[supervisor])\n");
+	buf_free(&b);
+	conf_free(&c);
+}
+
+/* Write a file under dir. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	 path[256];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_load_dir(void **state)
+{
+	char		 dir[] = "/tmp/pidvisor-test-conf.XXXXXX", sub[128];
+	char		 cmd[256];
+	struct conf	 c;
+	struct buf	 b = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/services", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put(dir, "pidvisor.ini", "[supervisor]\nmax_clients = 3\n");
+	put(sub, "web.ini", "[service]\nexec = /bin/web\nrequires = db\n");
+	put(sub, "db.ini", "[service]\nexec = /bin/db\n");
+	put(sub, "README", "not a service\n");
+	put(sub, ".hidden.ini", "[service]\nexec = x\n");
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, dir), 0);
+	assert_int_equal(c.ndefs, 2);
+	assert_string_equal(c.defs[0]->name, "db");
+	assert_string_equal(c.defs[1]->name, "web");
+	assert_int_equal(c.sup.max_clients, 3);
+	conf_free(&c);
+
+	/* Errors in two files and a dependency: all reported. */
+	put(sub, "web.ini", "[service]\nexec = /bin/web\nrequires = cache\n");
+	put(sub, "db.ini", "[service]\nexec = /bin/db\nready = maybe\n");
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, dir), -EINVAL);
+	conf_errors(&c, &b);
+	assert_non_null(strstr(b.data, "/services/db.ini:3: ready: "));
+	assert_non_null(strstr(b.data, "/services/web.ini:3: requires: "
+	    "unknown service 'cache'"));
+	assert_int_equal(c.nerrs, 2);
+	buf_free(&b);
+	conf_free(&c);
+
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, "/nonexistent/pidvisor"), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data, "/nonexistent/pidvisor: No such file or "
+	    "directory\n");
+	buf_free(&b);
+	conf_free(&c);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_ready_fd_and_credentials),
+		cmocka_unit_test(test_continuation),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors_paths),
+		cmocka_unit_test(test_every_error_named),
+		cmocka_unit_test(test_line_too_long),
+		cmocka_unit_test(test_bad_name),
+		cmocka_unit_test(test_dependencies),
+		cmocka_unit_test(test_long_chain),
+		cmocka_unit_test(test_sup_conf),
+		cmocka_unit_test(test_load_dir),
+	};
+
+	return cmocka_run_group_tests_name("conf", tests, setup, teardown);
+}

@@ -1,0 +1,738 @@
+/*
+ * test_svc.c - the state machine, driven by scripted events.
+ *
+ * The fake svc_ops log what the machine asks of the world ("spawn a",
+ * "a:TERM") and every transition ("a>ready"), keep a fake clock, and
+ * hold each service's timer, so a test reads like the story it checks.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "svc.h"
+
+struct tsvc {
+	struct svc	svc;
+	int64_t		timer;		/* deadline, -1: disarmed */
+};
+
+static struct {
+	struct conf	 conf;
+	struct svc_set	 set;
+	struct tsvc	*t;
+	int64_t		 now;
+	int		 next_pid;
+	int		 spawn_rc;	/* next spawn: -errno */
+	int		 exec_err;	/* next spawn: exec fails with this */
+	bool		 quiet;		/* do not log transitions */
+	struct buf	 log;
+} W;
+
+static struct tsvc *
+T(struct svc *s)
+{
+	return container_of(s, struct tsvc, svc);
+}
+
+static void
+logw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+logw(const char *fmt, ...)
+{
+	char	b[256];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	buf_puts(&W.log, b);
+	buf_puts(&W.log, ";");
+}
+
+static int
+f_spawn(struct svc *s, struct svc_reason *r)
+{
+	if (W.spawn_rc) {
+		int	rc = W.spawn_rc;
+
+		W.spawn_rc = 0;
+		logw("spawn %s failed", s->def->name);
+		return rc;
+	}
+	s->pid = ++W.next_pid;
+	s->pidfd = 100 + s->pid;
+	logw("spawn %s", s->def->name);
+	if (W.exec_err) {
+		r->why = WHY_EXEC;
+		r->stage = STAGE_EXEC;
+		r->code = W.exec_err;
+		W.exec_err = 0;
+	}
+	return 0;
+}
+
+static int
+f_signal(struct svc *s, int sig)
+{
+	logw("%s:%s", s->def->name, signal_name(sig));
+	return 0;
+}
+
+static void
+f_timer(struct svc *s, uint32_t ms)
+{
+	T(s)->timer = W.now + ms;
+}
+
+static void
+f_timer_stop(struct svc *s)
+{
+	T(s)->timer = -1;
+}
+
+static void
+f_changed(struct svc *s, enum svc_state from)
+{
+	if (from != s->state && !W.quiet)
+		logw("%s>%s", s->def->name, svc_state_name(s->state));
+}
+
+static int64_t
+f_now(struct svc_set *set)
+{
+	(void)set;
+	return W.now;
+}
+
+static const struct svc_ops fake_ops = {
+	.spawn = f_spawn, .signal = f_signal, .timer = f_timer,
+	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
+};
+
+/* Build a world from NULL-terminated pairs: name, ini text. */
+static void
+world(const char *name, ...)
+{
+	va_list		 ap;
+	const char	*n, *text;
+	size_t		 i;
+
+	memset(&W, 0, sizeof(W));
+	W.now = 1000000;
+	conf_init(&W.conf);
+	va_start(ap, name);
+	for (n = name; n; n = va_arg(ap, const char *)) {
+		text = va_arg(ap, const char *);
+		assert_int_equal(conf_parse_service(&W.conf, n, n, text), 0);
+	}
+	va_end(ap);
+	assert_int_equal(conf_check(&W.conf), 0);
+	W.t = calloc(W.conf.ndefs, sizeof(*W.t));
+	W.set.v = calloc(W.conf.ndefs, sizeof(*W.set.v));
+	W.set.ops = &fake_ops;
+	TAILQ_INIT(&W.set.queue);
+	for (i = 0; i < W.conf.ndefs; i++) {
+		svc_init(&W.t[i].svc, W.conf.defs[i], &W.set);
+		W.t[i].timer = -1;
+		W.set.v[W.set.n++] = &W.t[i].svc;
+	}
+	assert_int_equal(svc_set_link(&W.set), 0);
+}
+
+static int
+world_free(void **state)
+{
+	size_t	i;
+
+	(void)state;
+	for (i = 0; i < W.set.n; i++)
+		svc_release(W.set.v[i]);
+	free(W.set.v);
+	free(W.set.stack);
+	free(W.t);
+	conf_free(&W.conf);
+	buf_free(&W.log);
+	return 0;
+}
+
+static struct svc *
+S(const char *name)
+{
+	struct svc	*s = svc_find(&W.set, name);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void
+log_clear(void)
+{
+	buf_consume(&W.log, W.log.len);
+}
+
+/* Compare the log so far with want, then clear it. */
+static void
+expect_log(const char *want)
+{
+	const char	*got = W.log.data ? W.log.data : "";
+
+	if (strcmp(got, want) != 0)
+		print_error("want: %s\ngot:  %s\n", want, got);
+	assert_string_equal(got, want);
+	log_clear();
+}
+
+/* Advance the clock to the timer of s and fire it. */
+static void
+fire(struct svc *s)
+{
+	assert_true(T(s)->timer >= 0);
+	W.now = T(s)->timer;
+	T(s)->timer = -1;
+	svc_timeout(s);
+}
+
+/* The process of s ended. */
+static void
+die(struct svc *s, int code, int sig)
+{
+	assert_true(s->pidfd >= 0);
+	s->pidfd = -1;
+	svc_died(s, code, sig);
+}
+
+static const char *
+reason(struct svc *s)
+{
+	static char	b[256];
+
+	svc_reason_format(s, b, sizeof(b));
+	return b;
+}
+
+static void
+test_exec_ready_and_backoff(void **state)
+{
+	struct svc	*a;
+	int		 i;
+	int64_t		 want[] = { 100, 200, 400, 800, 1600, 3200, 3500,
+			    3500 };
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstart_limit_burst = 0\n"
+	    "restart_delay_max = 3.5s\n", NULL);
+	a = S("a");
+	svc_start(a);
+	expect_log("spawn a;a>ready;");
+	assert_int_equal(a->state, SVC_READY);
+	for (i = 0; i < (int)ARRAY_SIZE(want); i++) {
+		W.now += 10;
+		die(a, 1, 0);
+		expect_log("a>backoff;");
+		assert_string_equal(reason(a), i == 0 ?
+		    "exited with code 1; restart in 100ms" : reason(a));
+		assert_int_equal(T(a)->timer - W.now, want[i]);
+		fire(a);
+		expect_log("spawn a;a>ready;");
+	}
+	assert_int_equal(a->restarts, ARRAY_SIZE(want));
+	assert_int_equal(a->starts, ARRAY_SIZE(want) + 1);
+}
+
+/* Ready for SVC_STABLE_MS: the next failure waits restart_delay again. */
+static void
+test_backoff_resets_when_stable(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	svc_start(a);
+	die(a, 1, 0);
+	fire(a);
+	die(a, 1, 0);
+	assert_int_equal(T(a)->timer - W.now, 200);
+	fire(a);
+	W.now += SVC_STABLE_MS - 1;
+	die(a, 1, 0);
+	assert_int_equal(T(a)->timer - W.now, 400);
+	fire(a);
+	W.now += SVC_STABLE_MS;
+	die(a, 0, SIGSEGV);
+	assert_string_equal(reason(a), "killed by signal SEGV; restart in "
+	    "100ms");
+	assert_int_equal(T(a)->timer - W.now, 100);
+}
+
+/* Five starts in ten seconds, then failed, with the last exit shown. */
+static void
+test_start_limit(void **state)
+{
+	struct svc	*a;
+	int		 i;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	svc_start(a);
+	for (i = 0; i < 4; i++) {
+		die(a, 2, 0);
+		fire(a);
+	}
+	log_clear();
+	die(a, 2, 0);
+	expect_log("a>failed;");
+	assert_int_equal(a->state, SVC_FAILED);
+	assert_false(a->want_up);
+	assert_int_equal(T(a)->timer, -1);
+	assert_string_equal(reason(a), "start limit hit (5 starts in 10.0s); "
+	    "last: exited with code 2");
+	/* A command starts it afresh. */
+	svc_start(a);
+	expect_log("spawn a;a>ready;");
+	die(a, 2, 0);
+	assert_int_equal(T(a)->timer - W.now, 100);
+}
+
+/* Starts spread over more than the interval never hit the limit. */
+static void
+test_start_limit_window(void **state)
+{
+	struct svc	*a;
+	int		 i;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nrestart_delay = 3s\n"
+	    "restart_delay_max = 3s\n", NULL);
+	a = S("a");
+	svc_start(a);
+	for (i = 0; i < 20; i++) {
+		die(a, 1, 0);
+		assert_int_equal(a->state, SVC_BACKOFF);
+		fire(a);
+	}
+	assert_int_equal(a->state, SVC_READY);
+}
+
+static void
+test_restart_policies(void **state)
+{
+	(void)state;
+	world("n", "[service]\nexec = x\nrestart = never\n",
+	    "o", "[service]\nexec = x\nrestart = on-failure\n", NULL);
+	svc_start(S("n"));
+	die(S("n"), 0, 0);
+	assert_int_equal(S("n")->state, SVC_STOPPED);
+	assert_string_equal(reason(S("n")), "exited with code 0");
+	svc_start(S("n"));
+	die(S("n"), 3, 0);
+	assert_int_equal(S("n")->state, SVC_FAILED);
+	assert_false(S("n")->want_up);
+
+	svc_start(S("o"));
+	die(S("o"), 0, 0);
+	assert_int_equal(S("o")->state, SVC_STOPPED);
+	svc_start(S("o"));
+	die(S("o"), 0, SIGKILL);
+	assert_int_equal(S("o")->state, SVC_BACKOFF);
+	assert_string_equal(reason(S("o")), "killed by signal KILL; restart "
+	    "in 100ms");
+}
+
+/* exec failed: the child reported it and dies; that is the reason. */
+static void
+test_exec_failure(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n", NULL);
+	a = S("a");
+	W.exec_err = ENOENT;
+	svc_start(a);
+	expect_log("spawn a;a>starting;");
+	assert_int_equal(T(a)->timer, -1);	/* no ready timeout */
+	svc_ready(a);				/* cannot be: ignored */
+	assert_int_equal(a->state, SVC_STARTING);
+	die(a, 127, 0);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "exec: No such file or directory; "
+	    "restart in 100ms");
+}
+
+/* clone itself failed: no process; retried on a timer, never at once. */
+static void
+test_spawn_failure(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nrestart_delay = 0\n"
+	    "start_limit_burst = 0\n", NULL);
+	a = S("a");
+	W.spawn_rc = -EAGAIN;
+	svc_start(a);
+	expect_log("spawn a failed;a>backoff;");
+	assert_int_equal(T(a)->timer - W.now, 100);
+	assert_string_equal(reason(a), "spawn: Resource temporarily "
+	    "unavailable; restart in 100ms");
+	fire(a);
+	expect_log("spawn a;a>ready;");
+	/* A real death with restart_delay = 0 restarts at once. */
+	die(a, 1, 0);
+	expect_log("a>backoff;spawn a;a>ready;");
+}
+
+static void
+test_ready_notify_and_timeout(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\nready_timeout = 2s\n"
+	    "stop_timeout = 1s\n", NULL);
+	a = S("a");
+	svc_start(a);
+	expect_log("spawn a;a>starting;");
+	assert_int_equal(T(a)->timer - W.now, 2000);
+	assert_string_equal(reason(a), "waiting for readiness");
+	svc_ready(a);
+	expect_log("a>ready;");
+	assert_int_equal(T(a)->timer, -1);
+	die(a, 1, 0);
+	fire(a);
+	expect_log("a>backoff;spawn a;a>starting;");
+	fire(a);			/* no READY=1 within 2 s */
+	expect_log("a:TERM;a:CONT;a>stopping;");
+	assert_string_equal(reason(a), "ready timeout");
+	assert_int_equal(T(a)->timer - W.now, 1000);
+	fire(a);			/* ignores TERM */
+	expect_log("a:KILL;");
+	assert_int_equal(T(a)->timer, -1);
+	die(a, 0, SIGKILL);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "ready timeout; restart in 200ms");
+}
+
+static void
+test_stop_and_kill(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstop_signal = INT\nstop_timeout = 5s\n",
+	    NULL);
+	a = S("a");
+	svc_start(a);
+	log_clear();
+	svc_stop(a);
+	expect_log("a:INT;a:CONT;a>stopping;");
+	assert_int_equal(T(a)->timer - W.now, 5000);
+	die(a, 0, SIGINT);
+	expect_log("a>stopped;");
+	assert_string_equal(reason(a), "stopped");
+	assert_int_equal(T(a)->timer, -1);
+
+	svc_start(a);
+	svc_stop(a);
+	log_clear();
+	fire(a);
+	expect_log("a:KILL;");
+	die(a, 0, SIGKILL);
+	expect_log("a>stopped;");
+	assert_string_equal(reason(a), "stopped; killed after stop_timeout");
+	assert_int_equal(a->restarts, 0);
+}
+
+/* Stop while it backs off: stopped at once, the timer gone. */
+static void
+test_stop_in_backoff(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	svc_start(a);
+	die(a, 1, 0);
+	log_clear();
+	svc_stop(a);
+	expect_log("a>stopped;");
+	assert_int_equal(T(a)->timer, -1);
+	/* Start while backing off: at once, not after the delay. */
+	svc_start(a);
+	die(a, 1, 0);
+	log_clear();
+	svc_start(a);
+	expect_log("spawn a;a>ready;");
+}
+
+/* Start while a requested stop is under way: start again once it died. */
+static void
+test_start_while_stopping(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	svc_start(a);
+	svc_stop(a);
+	log_clear();
+	svc_start(a);
+	expect_log("");
+	die(a, 0, SIGTERM);
+	expect_log("a>stopped;spawn a;a>ready;");
+	assert_int_equal(a->restarts, 0);
+}
+
+/* web requires db: db first, web once db is ready; stop in reverse. */
+static void
+test_requires_order(void **state)
+{
+	(void)state;
+	world("db", "[service]\nexec = x\nready = notify\n",
+	    "web", "[service]\nexec = x\nrequires = db\nready = fd:3\n",
+	    "log", "[service]\nexec = x\n", NULL);
+	svc_start(S("web"));
+	expect_log("spawn db;db>starting;");
+	assert_int_equal(S("web")->state, SVC_STOPPED);
+	assert_string_equal(reason(S("web")), "waiting for db");
+	assert_int_equal(S("log")->state, SVC_STOPPED);
+	svc_ready(S("db"));
+	expect_log("db>ready;spawn web;web>starting;");
+	svc_ready(S("web"));
+	expect_log("web>ready;");
+
+	svc_stop(S("db"));
+	expect_log("web:TERM;web:CONT;web>stopping;");
+	assert_int_equal(S("db")->state, SVC_READY);
+	die(S("web"), 0, SIGTERM);
+	expect_log("web>stopped;db:TERM;db:CONT;db>stopping;");
+	die(S("db"), 0, SIGTERM);
+	expect_log("db>stopped;");
+	assert_false(S("web")->want_up);
+}
+
+/* A required service that fails for good fails its dependents. */
+static void
+test_requires_failed(void **state)
+{
+	(void)state;
+	world("db", "[service]\nexec = x\nrestart = never\n",
+	    "web", "[service]\nexec = x\nrequires = db\n",
+	    "db2", "[service]\nexec = x\nready = notify\nrestart = never\n",
+	    "api", "[service]\nexec = x\nrequires = db2\n", NULL);
+	svc_start(S("web"));
+	expect_log("spawn db;db>ready;spawn web;web>ready;");
+	die(S("db"), 1, 0);
+	expect_log("db>failed;");
+	assert_int_equal(S("web")->state, SVC_READY);	/* keeps running */
+
+	svc_start(S("api"));
+	expect_log("spawn db2;db2>starting;");
+	die(S("db2"), 1, 0);
+	expect_log("db2>failed;api>failed;");
+	assert_string_equal(reason(S("api")), "requires db2, which failed");
+	/* Starting api again gives db2 another chance. */
+	svc_start(S("api"));
+	expect_log("spawn db2;db2>starting;");
+}
+
+/* after: ordering only.  b comes after a; starting b alone is at once. */
+static void
+test_after_order(void **state)
+{
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n",
+	    "b", "[service]\nexec = x\nafter = a\n", NULL);
+	svc_start(S("b"));
+	expect_log("spawn b;b>ready;");
+	assert_int_equal(S("a")->state, SVC_STOPPED);
+	svc_stop(S("b"));
+	die(S("b"), 0, SIGTERM);
+	log_clear();
+
+	W.quiet = false;
+	svc_start(S("a"));
+	svc_start(S("b"));
+	expect_log("spawn a;a>starting;");
+	svc_ready(S("a"));
+	expect_log("a>ready;spawn b;b>ready;");
+
+	/* Shutdown: b stops before a. */
+	svc_set_stop_all(&W.set);
+	expect_log("b:TERM;b:CONT;b>stopping;");
+	die(S("b"), 0, SIGTERM);
+	expect_log("b>stopped;a:TERM;a:CONT;a>stopping;");
+}
+
+/* restart of db: web (which requires it) stops first, starts last. */
+static void
+test_restart_with_dependent(void **state)
+{
+	uint32_t	starts;
+
+	(void)state;
+	world("db", "[service]\nexec = x\n",
+	    "web", "[service]\nexec = x\nrequires = db\n", NULL);
+	svc_start(S("web"));
+	log_clear();
+	starts = S("db")->starts;
+	svc_restart(S("db"));
+	expect_log("web:TERM;web:CONT;web>stopping;");
+	die(S("web"), 0, SIGTERM);
+	expect_log("web>stopped;db:TERM;db:CONT;db>stopping;");
+	die(S("db"), 0, SIGTERM);
+	expect_log("db>stopped;spawn db;db>ready;spawn web;web>ready;");
+	assert_int_equal(S("db")->starts, starts + 1);
+	assert_int_equal(S("db")->restarts, 0);
+	assert_false(S("db")->restart_req || S("web")->restart_req);
+}
+
+/* restart of a stopped service is a start. */
+static void
+test_restart_stopped(void **state)
+{
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	svc_restart(S("a"));
+	expect_log("spawn a;a>ready;");
+}
+
+static void
+test_watchdog(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\nwatchdog = 3s\n",
+	    NULL);
+	a = S("a");
+	svc_start(a);
+	svc_ready(a);
+	assert_int_equal(T(a)->timer - W.now, 3000);
+	W.now += 2000;
+	svc_watchdog(a);
+	assert_int_equal(T(a)->timer - W.now, 3000);
+	log_clear();
+	fire(a);
+	expect_log("a:ABRT;a:CONT;a>stopping;");
+	assert_string_equal(reason(a), "watchdog timeout");
+	die(a, 0, SIGABRT);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "watchdog timeout; restart in 100ms");
+}
+
+/* STOPPING=1, then exit: the policy decides as for any exit. */
+static void
+test_self_stopping(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nrestart = on-failure\n", NULL);
+	a = S("a");
+	svc_start(a);
+	log_clear();
+	svc_stopping(a);
+	expect_log("a>stopping;");
+	assert_string_equal(reason(a), "service reported stopping");
+	die(a, 0, 0);
+	expect_log("a>stopped;");
+	assert_string_equal(reason(a), "exited with code 0");
+}
+
+/* STATUS= text belongs to the process: gone when it is. */
+static void
+test_status_text(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n", NULL);
+	a = S("a");
+	svc_start(a);
+	assert_int_equal(svc_status_text(a, "warming up", 10), 0);
+	assert_string_equal(a->status_text, "warming up");
+	die(a, 1, 0);
+	assert_null(a->status_text);
+}
+
+/* A chain of 10,000 requires starts bottom-up without deep recursion. */
+static void
+test_long_chain(void **state)
+{
+	char	name[32], text[96];
+	int	i, n = 10000;
+
+	(void)state;
+	memset(&W, 0, sizeof(W));
+	conf_init(&W.conf);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%05d", i);
+		snprintf(text, sizeof(text), i + 1 < n ? "[service]\n"
+		    "exec = x\nrequires = s%05d\n" : "[service]\nexec = x\n",
+		    i + 1);
+		conf_parse_service(&W.conf, name, name, text);
+	}
+	assert_int_equal(conf_check(&W.conf), 0);
+	W.t = calloc((size_t)n, sizeof(*W.t));
+	W.set.v = calloc((size_t)n, sizeof(*W.set.v));
+	W.set.ops = &fake_ops;
+	W.quiet = true;
+	TAILQ_INIT(&W.set.queue);
+	for (i = 0; i < n; i++) {
+		svc_init(&W.t[i].svc, W.conf.defs[i], &W.set);
+		W.set.v[W.set.n++] = &W.t[i].svc;
+	}
+	assert_int_equal(svc_set_link(&W.set), 0);
+	svc_start(S("s00000"));
+	for (i = 0; i < n; i++)
+		assert_int_equal(W.set.v[i]->state, SVC_READY);
+	log_clear();
+	svc_stop(S("s09999"));
+	assert_int_equal(S("s00000")->state, SVC_STOPPING);
+	assert_int_equal(S("s09999")->state, SVC_READY);
+}
+
+#define T_(f)	cmocka_unit_test_teardown(f, world_free)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T_(test_exec_ready_and_backoff),
+		T_(test_backoff_resets_when_stable),
+		T_(test_start_limit),
+		T_(test_start_limit_window),
+		T_(test_restart_policies),
+		T_(test_exec_failure),
+		T_(test_spawn_failure),
+		T_(test_ready_notify_and_timeout),
+		T_(test_stop_and_kill),
+		T_(test_stop_in_backoff),
+		T_(test_start_while_stopping),
+		T_(test_requires_order),
+		T_(test_requires_failed),
+		T_(test_after_order),
+		T_(test_restart_with_dependent),
+		T_(test_restart_stopped),
+		T_(test_watchdog),
+		T_(test_self_stopping),
+		T_(test_status_text),
+		T_(test_long_chain),
+	};
+
+	return cmocka_run_group_tests_name("svc", tests, NULL, NULL);
+}

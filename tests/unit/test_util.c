@@ -1,0 +1,181 @@
+/* test_util.c - durations, argv splitting, signals, JSON strings */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util.h"
+
+static void
+test_duration_valid(void **state)
+{
+	static const struct { const char *in; uint32_t ms; } t[] = {
+		{ "0", 0 }, { "100ms", 100 }, { "5", 5000 }, { "5s", 5000 },
+		{ "1.5s", 1500 }, { "2m", 120000 }, { "0.25", 250 },
+		{ "1.0005s", 1000 }, { "4294967295ms", UINT32_MAX },
+	};
+	uint32_t	ms;
+	size_t		i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		assert_int_equal(parse_duration(t[i].in, &ms), 0);
+		assert_int_equal(ms, t[i].ms);
+	}
+}
+
+static void
+test_duration_invalid(void **state)
+{
+	static const char *const bad[] = {
+		"", "s", "-1", "1h", "1 s", "1.s", ".5", "1e3", "10 ", "ms",
+		"1ss", "0x10",
+	};
+	uint32_t	ms;
+	size_t		i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(parse_duration(bad[i], &ms), -EINVAL);
+	assert_int_equal(parse_duration("4294967296ms", &ms), -ERANGE);
+	assert_int_equal(parse_duration("71583m", &ms), -ERANGE);
+	assert_int_equal(parse_duration("99999999999999999999", &ms), -ERANGE);
+}
+
+static void
+test_format_duration(void **state)
+{
+	char	b[32];
+
+	(void)state;
+	format_duration(b, sizeof(b), 450);
+	assert_string_equal(b, "450ms");
+	format_duration(b, sizeof(b), 12345);
+	assert_string_equal(b, "12.3s");
+	format_duration(b, sizeof(b), 243000);
+	assert_string_equal(b, "4m03s");
+	format_duration(b, sizeof(b), 7500000);
+	assert_string_equal(b, "2h05m");
+	format_duration(b, sizeof(b), 3 * 86400000LL + 4 * 3600000LL);
+	assert_string_equal(b, "3d04h");
+}
+
+/* Split and compare with a NULL-terminated expectation. */
+static void
+check_split(const char *in, const char *const *want)
+{
+	char		**argv = NULL;
+	const char	 *why = NULL;
+	size_t		  i;
+
+	assert_int_equal(argv_split(in, &argv, &why), 0);
+	for (i = 0; want[i]; i++) {
+		assert_non_null(argv[i]);
+		assert_string_equal(argv[i], want[i]);
+	}
+	assert_null(argv[i]);
+	strv_free(argv);
+}
+
+static void
+test_argv_split(void **state)
+{
+	(void)state;
+	check_split("/bin/echo a b", (const char *[]){ "/bin/echo", "a", "b",
+	    NULL });
+	check_split("  sh  -c \t \"echo 'x y'\"  ", (const char *[]){ "sh",
+	    "-c", "echo 'x y'", NULL });
+	check_split("a\\ b c", (const char *[]){ "a b", "c", NULL });
+	check_split("say \"a \\\"quoted\\\" word\"", (const char *[]){ "say",
+	    "a \"quoted\" word", NULL });
+	check_split("x \"\" y", (const char *[]){ "x", "", "y", NULL });
+	check_split("pre\"mid dle\"post", (const char *[]){ "premid dlepost",
+	    NULL });
+	check_split("back\\\\slash", (const char *[]){ "back\\slash", NULL });
+}
+
+static void
+test_argv_split_errors(void **state)
+{
+	char		**argv = NULL;
+	const char	 *why = NULL;
+
+	(void)state;
+	assert_int_equal(argv_split("echo \"open", &argv, &why), -EINVAL);
+	assert_string_equal(why, "unterminated quote");
+	assert_int_equal(argv_split("echo x\\", &argv, &why), -EINVAL);
+	assert_string_equal(why, "trailing backslash");
+	assert_int_equal(argv_split("   ", &argv, &why), -EINVAL);
+	assert_string_equal(why, "empty command");
+	assert_int_equal(argv_split("", &argv, &why), -EINVAL);
+	assert_null(argv);
+}
+
+static void
+test_signals(void **state)
+{
+	(void)state;
+	assert_int_equal(signal_parse("TERM"), SIGTERM);
+	assert_int_equal(signal_parse("SIGTERM"), SIGTERM);
+	assert_int_equal(signal_parse("hup"), SIGHUP);
+	assert_int_equal(signal_parse("9"), SIGKILL);
+	assert_int_equal(signal_parse("0"), -EINVAL);
+	assert_int_equal(signal_parse("65"), -EINVAL);
+	assert_int_equal(signal_parse("SIGFOO"), -EINVAL);
+	assert_int_equal(signal_parse(""), -EINVAL);
+	assert_string_equal(signal_name(SIGUSR1), "USR1");
+	assert_null(signal_name(0));
+}
+
+static void
+test_json_str(void **state)
+{
+	struct buf	b = { 0 };
+
+	(void)state;
+	buf_json_str(&b, "a\"b\\c\nd\x01");
+	assert_string_equal(b.data, "\"a\\\"b\\\\c\\nd\\u0001\"");
+	b.len = 0;
+	buf_json_str(&b, NULL);
+	assert_string_equal(b.data, "null");
+	buf_free(&b);
+}
+
+static void
+test_parse_u64(void **state)
+{
+	uint64_t	v;
+
+	(void)state;
+	assert_int_equal(parse_u64("42", 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_u64("101", 100, &v), -ERANGE);
+	assert_int_equal(parse_u64("4x", 100, &v), -EINVAL);
+	assert_int_equal(parse_u64("", 100, &v), -EINVAL);
+	assert_int_equal(parse_u64("-1", 100, &v), -EINVAL);
+	assert_int_equal(parse_u64("99999999999999999999999", UINT64_MAX, &v),
+	    -ERANGE);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_duration_valid),
+		cmocka_unit_test(test_duration_invalid),
+		cmocka_unit_test(test_format_duration),
+		cmocka_unit_test(test_argv_split),
+		cmocka_unit_test(test_argv_split_errors),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_parse_u64),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
