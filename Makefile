@@ -103,7 +103,8 @@ run: deps
 	@echo "pidvisor with conf/; in another terminal:" \
 	    "PIDVISOR_SOCKET=$(CURDIR)/$(B)/run/control.sock" \
 	    "supervisor/pidvisorctl status"
-	cd conf && exec ../supervisor/pidvisor -c . -s $(CURDIR)/$(B)/run/control.sock
+	cd conf && PATH=$(CURDIR)/supervisor:$$PATH exec ../supervisor/pidvisor \
+	    -c . -s $(CURDIR)/$(B)/run/control.sock
 
 clean:
 	rm -rf $(B)/obj $(B)/asan $(B)/test $(B)/run supervisor/pidvisor \
