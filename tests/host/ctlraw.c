@@ -5,6 +5,9 @@
  *   ctlraw SOCKET garbage|oversized|badversion|noterm|badtype|
  *                 toomany    send that, print "CODE message" of the reply
  *   ctlraw SOCKET hangup     send half a header and close
+ *   ctlraw SOCKET noread MS  ask for status, never read the reply; print
+ *                            "sent", then "dropped" once the server has
+ *                            given up on us, or "kept" after MS
  *   ctlraw SOCKET silent N MS
  *                            hold N connections that send nothing; print
  *                            "held N", then "closed K" once the server has
@@ -109,6 +112,21 @@ main(int argc, char **argv)
 		return 0;
 	}
 	fd = dial(argv[1]);
+	if (!strcmp(mode, "noread")) {
+		struct pollfd	p = { .fd = fd, .events = POLLRDHUP };
+		int		rcvbuf = 4096;
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+		frame(fd, VERSION, 1, 7, "status", 7);
+		printf("sent\n");
+		fflush(stdout);
+		if (poll(&p, 1, argc > 3 ? atoi(argv[3]) : 10000) == 1 &&
+		    (p.revents & (POLLRDHUP | POLLHUP)))
+			printf("dropped\n");
+		else
+			printf("kept\n");
+		return 0;
+	}
 	if (!strcmp(mode, "garbage")) {
 		(void)!send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27, 0);
 	} else if (!strcmp(mode, "oversized")) {

@@ -381,6 +381,35 @@ t_silent_clients() {
 	pv_down
 }
 
+# A client that asks for a large reply and never reads it neither stalls
+# anyone else nor stays forever.
+t_slow_reader() {
+	pv_dir
+	sup_ini <<-EOF
+	client_timeout = 1s
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	local i
+	for i in $(seq -w 1 6000); do
+		printf '[service]\nexec = /bin/true\nenabled = no\n' \
+		    >"$T/conf/services/idle-service-with-a-long-name-$i.ini"
+	done
+	pv_up
+	[ "$(ctl status | wc -c)" -gt 400000 ] || fail "status too small"
+	local line
+	coproc SLOW { "$CTLRAW" "$T/ctl.sock" noread 10000; }
+	read -r -t 10 line <&"${SLOW[0]}"
+	expect_eq "$line" "sent"
+	expect_rc 0 ctl status a
+	expect_rc 0 ctl stop a --wait --timeout=5s
+	read -r -t 15 line <&"${SLOW[0]}"
+	expect_eq "$line" "dropped" "a client that does not read"
+	wait "$SLOW_PID"
+	pv_down
+}
+
 # An invalid tree: every error named, FILE:LINE, and nothing started.
 t_bad_config() {
 	pv_dir
