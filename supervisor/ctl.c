@@ -435,6 +435,26 @@ cmd_version(struct ctl_client *c, const struct ctl_args *a)
 	ctl_reply(c, CTL_OK, "%s", "");
 }
 
+/*
+ * shutdown, reboot, poweroff: stop every service in order, then (as
+ * PID 1) reboot(2); not as PID 1, shutdown exits and the others refuse.
+ */
+static void
+cmd_halt(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct sup	*sup = c->sup;
+	unsigned int	 cmd = a->verb == VERB_REBOOT ? RB_AUTOBOOT :
+			    RB_POWER_OFF;
+
+	if (!sup->pid1 && a->verb != VERB_SHUTDOWN) {
+		ctl_reply(c, CTL_EFAIL, "not PID 1: use shutdown to stop "
+		    "pidvisor");
+		return;
+	}
+	ctl_reply(c, CTL_OK, "%s", "");
+	sup_shutdown(sup, cmd);
+}
+
 static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_STATUS] = cmd_status,
 	[VERB_START] = cmd_start,
@@ -443,6 +463,9 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_SIGNAL] = cmd_signal,
 	[VERB_WAIT] = cmd_wait,
 	[VERB_VERSION] = cmd_version,
+	[VERB_SHUTDOWN] = cmd_halt,
+	[VERB_REBOOT] = cmd_halt,
+	[VERB_POWEROFF] = cmd_halt,
 };
 
 /* Check and run one request. */
@@ -593,7 +616,6 @@ ctl_listen(struct sup *sup)
 {
 	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
 	const char		*path = sup->ctl_path;
-	char			 dir[sizeof(sa.sun_path)], *slash;
 	mode_t			 old;
 	int			 fd, rc;
 
@@ -602,12 +624,8 @@ ctl_listen(struct sup *sup)
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
-	strcpy(dir, path);
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			log_warn("mkdir %s: %s", dir, strerror(errno));
-	}
+	if ((rc = mkdir_parent(path, 0755)) < 0)
+		log_warn("directory of %s: %s", path, strerror(-rc));
 	if (ctl_live(&sa)) {
 		log_err("%s: another supervisor is answering there", path);
 		return -EADDRINUSE;

@@ -20,6 +20,12 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	    "wait NAME STATE [--timeout=DURATION]" },
 	[VERB_VERSION] = { "version", 0, 0, 0,
 	    "version" },
+	[VERB_SHUTDOWN] = { "shutdown", 0, 0, VF_ROOT,
+	    "shutdown" },
+	[VERB_REBOOT] = { "reboot", 0, 0, VF_ROOT,
+	    "reboot" },
+	[VERB_POWEROFF] = { "poweroff", 0, 0, VF_ROOT,
+	    "poweroff" },
 };
 
 /* Append one frame. */

@@ -461,6 +461,7 @@ sup_notify_open(struct sup *sup)
 	if (strlen(sup->notify_path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, sup->notify_path);
+	mkdir_parent(sup->notify_path, 0755);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -752,12 +753,14 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
+	/* PID 1 runs its services even without its sockets. */
 	if ((rc = sup_notify_open(sup)) < 0) {
 		log_err("notify socket %s: %s", sup->notify_path,
 		    strerror(-rc));
-		return rc;
+		if (!sup->pid1)
+			return rc;
 	}
-	if ((rc = ctl_listen(sup)) < 0)
+	if ((rc = ctl_listen(sup)) < 0 && !sup->pid1)
 		return rc;
 	if ((rc = sup_svcs_create(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));

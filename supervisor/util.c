@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -268,6 +269,24 @@ signal_name(int sig)
 		if (signals[i].sig == sig)
 			return signals[i].name;
 	return NULL;
+}
+
+/* Create the directories above path (mkdir -p of its dirname). */
+int
+mkdir_parent(const char *path, mode_t mode)
+{
+	char	buf[4096], *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
 }
 
 /*

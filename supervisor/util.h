@@ -42,6 +42,7 @@ int	parse_u64(const char *, uint64_t, uint64_t *);
 int	signal_parse(const char *);
 const char *signal_name(int);
 
+int	mkdir_parent(const char *, mode_t);
 int	argv_split(const char *, char ***, const char **);
 void	strv_free(char **);
 size_t	strv_len(char *const *);
