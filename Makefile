@@ -12,21 +12,27 @@ DAEMON_SRC	 = main.c sup.c ctl.c pid1.c svc.c conf.c spawn.c notify.c \
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
 
-# Debian packages: to build and test, and what the tests drive.
+# Debian packages: to build and test, and what the tests drive; the
+# kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
 DEPS_TEST	 = util-linux procps jq
-DEPS		 = $(DEPS_BUILD) $(DEPS_TEST)
+DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
+		   busybox-static qemu-system-x86
+DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
-.PHONY: all deps test unit-test host-test run clean help
+.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
+	kernel kernel-stock initramfs qemu-test-stock clean help
 
 all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify
 
 help:
-	@echo "make          build supervisor/pidvisor and supervisor/pidvisorctl"
-	@echo "make deps     install the Debian packages that are missing"
-	@echo "make test     every test tier, sanitized; ends with 'N passed, N failed'"
-	@echo "make run      run pidvisor with the services in conf/ (Ctrl-C stops)"
-	@echo "make clean    remove build outputs"
+	@echo "make            build supervisor/pidvisor, pidvisorctl, pidvisor-notify"
+	@echo "make deps       install the Debian packages that are missing"
+	@echo "make test       every test tier; ends with 'N passed, N failed'"
+	@echo "make run        boot the patched kernel in QEMU, pidvisor as PID 1"
+	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
+	@echo "make qemu-test  the guest tier alone"
+	@echo "make clean      remove build outputs (not the kernel tree)"
 
 # Install what is missing, in one apt transaction; quick when all is there.
 deps:
@@ -88,7 +94,7 @@ $(B)/test/%: tests/host/%.c
 TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS)
 
 test: deps
-	@$(MAKE) --no-print-directory $(TEST_BINS)
+	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs
 	@tests/run.sh
 
 unit-test: $(UNIT_BIN)
@@ -97,15 +103,57 @@ unit-test: $(UNIT_BIN)
 host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS)
 	@tests/run.sh host
 
-run: deps
-	@$(MAKE) --no-print-directory all
-	@mkdir -p $(B)/run
-	@echo "pidvisor with conf/; in another terminal:" \
-	    "PIDVISOR_SOCKET=$(CURDIR)/$(B)/run/control.sock" \
-	    "supervisor/pidvisorctl status"
-	cd conf && PATH=$(CURDIR)/supervisor:$$PATH exec ../supervisor/pidvisor \
-	    -c . -s $(CURDIR)/$(B)/run/control.sock
+# The guest: kernel, static binaries, initramfs images, QEMU.
+STATIC		 = $(B)/static/pidvisor $(B)/static/pidvisorctl \
+		   $(B)/static/pidvisor-notify
+$(B)/static/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^ -lev -linih -lm
+$(B)/static/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^
+$(B)/static/pidvisor-notify: $(B)/obj/pidvisor-notify.o
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^
+$(B)/guest/svc-helper: tests/host/svc-helper.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+
+kernel:
+	@kernel/build.sh
+
+kernel-stock:
+	@kernel/build.sh --stock
+
+GUEST_FILES	 = $(wildcard conf/*.ini conf/services/*.ini qemu/etc/* \
+		   qemu/test/*.sh qemu/test/conf/*.ini qemu/test/conf/services/*.ini) \
+		   qemu/mkinitramfs.sh
+
+$(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
+	@qemu/mkinitramfs.sh run $@
+
+$(B)/qemu/initramfs-test.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/guest/svc-helper \
+    $(B)/kernel/bzImage
+	@rm -f $(B)/guest/pidfd_*
+	@cp $(B)/kernel/selftests/* $(B)/guest/
+	@qemu/mkinitramfs.sh test $@
+
+initramfs: kernel
+	@$(MAKE) --no-print-directory $(B)/qemu/initramfs.cpio.gz
+
+guest-prereqs: kernel
+	@$(MAKE) --no-print-directory $(B)/qemu/initramfs-test.cpio.gz
+
+qemu-test: guest-prereqs
+	@tests/run.sh guest
+
+qemu-test-stock: guest-prereqs kernel-stock
+	@qemu/test.sh --stock
+
+run: deps initramfs
+	@qemu/boot.sh
 
 clean:
-	rm -rf $(B)/obj $(B)/asan $(B)/test $(B)/run supervisor/pidvisor \
-	    supervisor/pidvisorctl
+	rm -rf $(B)/obj $(B)/asan $(B)/test $(B)/run $(B)/static $(B)/guest \
+	    $(B)/qemu supervisor/pidvisor supervisor/pidvisorctl \
+	    supervisor/pidvisor-notify

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit host)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit host guest)
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -34,6 +34,9 @@ for tier in "${tiers[@]}"; do
 		;;
 	host)
 		run host tests/host/run.sh
+		;;
+	guest)
+		run guest qemu/test.sh
 		;;
 	*)
 		echo "not ok - unknown tier $tier" | tee -a "$out"

@@ -1,0 +1,71 @@
+#!/bin/bash
+# qemu/mkinitramfs.sh PROFILE OUT.cpio.gz - the guest's root filesystem.
+#
+# PROFILE run:  busybox-static, static pidvisor as /sbin/init (and /init),
+#               pidvisorctl, pidvisor-notify, the configuration from conf/.
+# PROFILE test: the same, with qemu/test/conf as the configuration and
+#               the guest tests under /test (runner, helpers, selftests).
+#
+# The archive is written by the kernel tree's gen_init_cpio from a list,
+# so device nodes need no root and the result does not depend on umask.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+profile=$1
+out=$2
+gen=$top/build/linux-source-6.1/usr/gen_init_cpio
+static=$top/build/static
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+
+dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
+    /etc/pidvisor/services /dev /proc /sys /run /tmp /root /var /var/log"
+{
+	for d in $dirs; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	# Every applet but those we provide ourselves (init).
+	/bin/busybox --list-full | grep -vxE 'bin/busybox|sbin/init|linuxrc' |
+	    while read -r applet; do
+		echo "slink /$applet /bin/busybox 0777 0 0"
+	done
+	echo "file /sbin/init $static/pidvisor 0755 0 0"
+	echo "slink /init /sbin/init 0777 0 0"
+	echo "file /usr/bin/pidvisorctl $static/pidvisorctl 0755 0 0"
+	echo "file /usr/bin/pidvisor-notify $static/pidvisor-notify 0755 0 0"
+	echo "file /etc/passwd $top/qemu/etc/passwd 0644 0 0"
+	echo "file /etc/group $top/qemu/etc/group 0644 0 0"
+	echo "file /etc/profile $top/qemu/etc/profile 0644 0 0"
+
+	case $profile in
+	run)
+		conf=$top/conf
+		;;
+	test)
+		conf=$top/qemu/test/conf
+		echo "dir /test 0755 0 0"
+		for f in "$top"/qemu/test/*.sh; do
+			echo "file /test/$(basename "$f") $f 0755 0 0"
+		done
+		for f in "$top"/build/guest/*; do
+			echo "file /test/$(basename "$f") $f 0755 0 0"
+		done
+		;;
+	*)
+		echo "mkinitramfs: unknown profile $profile" >&2
+		exit 2
+		;;
+	esac
+	[ -f "$conf/pidvisor.ini" ] &&
+	    echo "file /etc/pidvisor/pidvisor.ini $conf/pidvisor.ini 0644 0 0"
+	for f in "$conf"/services/*.ini; do
+		echo "file /etc/pidvisor/services/$(basename "$f") $f 0644 0 0"
+	done
+} >"$list"
+
+mkdir -p "$(dirname "$out")"
+"$gen" "$list" | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "initramfs: $out ($(du -h "$out" | cut -f1))"

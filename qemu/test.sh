@@ -1,0 +1,82 @@
+#!/bin/bash
+# qemu/test.sh [--stock] - the guest tier, as TAP on stdout.
+#
+# Boot 1: the guest test runner (qemu/test/run-guest-tests.sh) as a
+# service of pidvisor-as-init; its TAP comes back over the second serial
+# port; it ends with `pidvisorctl poweroff`.  Boot 2: Ctrl-Alt-Del, that
+# is SIGINT to init.  Here we add what only the host can see: that QEMU
+# exited, and in time, and what the console said about the shutdown.
+# --stock boots the same initramfs on the kernel without our series.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/qemu/qemu.sh"
+out=$top/build/qemu
+kernel=$top/build/kernel/bzImage
+[ "${1:-}" = --stock ] && kernel=$top/build/kernel/bzImage-stock
+initrd=$out/initramfs-test.cpio.gz
+n=0
+
+check() {
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - qemu: $name"
+	else
+		echo "not ok $n - qemu: $name"
+	fi
+}
+
+# boot NAME APPEND DEADLINE: one boot; QEMU's exit code in $rc.
+boot() {
+	local name=$1 append=$2 deadline=$3 start
+	rm -f "$out/console-$name.log" "$out/results-$name.tap"
+	start=$(date +%s%N)
+	timeout -k 5 "$deadline" bash -c ". '$top/qemu/qemu.sh'; qemu_run \
+	    '$kernel' '$initrd' '$append' \
+	    -serial file:'$out/console-$name.log' \
+	    -serial file:'$out/results-$name.tap'" </dev/null
+	rc=$?
+	echo "# boot $name: QEMU exit $rc after $((($(date +%s%N) - start) / 1000000)) ms"
+}
+
+# in_order FILE A B: line matching A comes before a line matching B.
+in_order() {
+	local a b
+	a=$(grep -n -m1 -e "$2" "$1" | cut -d: -f1)
+	b=$(grep -n -m1 -e "$3" "$1" | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]
+}
+
+boot tests "" 240
+console=$out/console-tests.log
+# The guest's results, renumbered into ours.
+while IFS= read -r line; do
+	case $line in
+	"ok "*|"not ok "*)
+		n=$((n + 1))
+		echo "$line" | sed -E "s/^(not ok|ok) [0-9]+/\1 $n/"
+		;;
+	*) echo "$line" ;;
+	esac
+done <"$out/results-tests.tap"
+check "the guest test runner finished" \
+    grep -q '^# guest: [0-9]* tests' "$out/results-tests.tap"
+check "pidvisorctl poweroff ends QEMU with status 0" \
+    [ "$rc" = 0 -a -n "$(grep 'pidvisor: powering off' "$console")" ]
+check "shutdown stops web before db (reverse dependency order)" \
+    in_order "$console" "pidvisor: web: stopped" "pidvisor: db: stopped"
+check "shutdown kills stubborn (ignores SIGTERM) after stop_timeout" \
+    grep -q "pidvisor: stubborn: stopped (stopped; killed after stop_timeout)" \
+    "$console"
+check "all services stopped before power off" \
+    in_order "$console" "all services stopped" "powering off"
+check "no kernel panic, no sanitizer report" \
+    bash -c "! grep -qE 'Kernel panic|runtime error|Sanitizer' '$console'"
+
+boot cad "pidvisor.test=cad" 120
+console=$out/console-cad.log
+check "Ctrl-Alt-Del (SIGINT to init) stops everything and reboots" \
+    [ "$rc" = 0 -a -n "$(grep 'pidvisor: rebooting' "$console")" \
+    -a -n "$(grep 'all services stopped' "$console")" ]
+[ -z "$(grep '^not ok' "$out/results-tests.tap")" ]

@@ -1,0 +1,190 @@
+#!/bin/sh
+# qemu/test/run-guest-tests.sh - the guest tests, run by pidvisor (PID 1)
+# as the service "runner".  Results go to /dev/ttyS1 as TAP; the host
+# reads them once QEMU has exited.  The last act is `pidvisorctl poweroff`
+# (or, with pidvisor.test=cad on the kernel command line, the SIGINT that
+# Ctrl-Alt-Del sends to init).
+#
+#   run-guest-tests.sh            all tests, then power off
+#   run-guest-tests.sh --one T    run the test function T (used internally)
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+T=/test
+CTL=pidvisorctl
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
+}
+
+# field NAME COLUMN: a column of `pidvisorctl status NAME`.
+field() {
+	$CTL status "$1" | awk -v c="$2" 'NR == 2 { print $c }'
+}
+
+# Every process in the guest as "pid state comm" (comm without spaces).
+procs() {
+	for s in /proc/[0-9]*/stat; do
+		cat "$s" 2>/dev/null
+		echo
+	done | sed -n 's/^\([0-9]*\) (\([^)]*\)) \(.\).*/\1 \3 \2/p'
+}
+
+# PID 1 is pidvisor, and it mounted the API filesystems.
+t_pid1() {
+	expect_eq "$(cat /proc/1/comm)" init "comm of PID 1"
+	for m in "/proc proc" "/sys sysfs" "/dev devtmpfs" "/run tmpfs" \
+	    "/sys/fs/cgroup cgroup2"; do
+		grep -q " $m " /proc/mounts || fail "$m is not mounted"
+	done
+	$CTL status | grep -q "^runner  *ready" || fail "runner not listed"
+}
+
+# Each kind of readiness, under the real init.
+t_ready_kinds() {
+	for s in rdy-fd rdy-notify; do
+		$CTL start $s --wait --timeout=10s || fail "$s not ready"
+		expect_eq "$(field $s 2)" ready "$s state"
+	done
+	$CTL status rdy-notify | grep -q '\[up\]' || fail "no status text"
+	for s in rdy-fd rdy-notify; do
+		$CTL stop $s --wait --timeout=10s || fail "$s did not stop"
+	done
+}
+
+# A crashing service keeps coming back.
+t_crash_restart() {
+	$CTL start crash
+	i=0
+	while [ $i -lt 3 ]; do
+		$CTL wait crash backoff --timeout=10s || fail "no backoff"
+		$CTL wait crash ready --timeout=10s || fail "no restart"
+		i=$((i + 1))
+	done
+	r=$(field crash 5)
+	[ "$r" -ge 3 ] || fail "restarts: $r"
+	$CTL stop crash --wait --timeout=10s || fail "crash did not stop"
+}
+
+# 300 double-forked orphans: PID 1 reaps every one; the service's own
+# exit status is not stolen.
+t_orphan_storm() {
+	$CTL start storm --wait --timeout=10s || fail "storm did not start"
+	$CTL wait storm failed --timeout=30s || fail "storm did not end"
+	$CTL status storm | grep -q "exited with code 5" ||
+	    fail "status of storm: $($CTL status storm)"
+	i=0
+	while [ $i -lt 200 ]; do
+		left=$(procs | awk '$3 == "orphan" || $2 == "Z"' | wc -l)
+		[ "$left" = 0 ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	expect_eq "$left" 0 "orphans or zombies left"
+}
+
+# With a small pid_max the kernel itself hands a dead service's PID to
+# another process; signal and stop on the service must not touch it.
+t_pid_reuse() {
+	old_max=$(cat /proc/sys/kernel/pid_max)
+	echo 400 >/proc/sys/kernel/pid_max
+	$CTL start victim --wait --timeout=10s || fail "victim did not start"
+	pid=$(field victim 3)
+	$CTL signal victim KILL || fail "signal KILL"
+	$CTL wait victim backoff --timeout=10s || fail "no backoff"
+	holder=
+	i=0
+	while [ $i -lt 2000 ] && [ -z "$holder" ]; do
+		sleep 100 &
+		if [ $! = "$pid" ]; then
+			holder=$!
+		else
+			kill $! 2>/dev/null
+			wait $! 2>/dev/null
+		fi
+		i=$((i + 1))
+	done
+	echo "$old_max" >/proc/sys/kernel/pid_max
+	[ -n "$holder" ] || fail "pid $pid never came back"
+	out=$($CTL signal victim TERM 2>&1) && fail "signal reached: $out"
+	expect_eq "$out" "pidvisorctl: victim is not running"
+	$CTL stop victim --wait --timeout=10s || fail "stop"
+	kill -0 "$holder" || fail "the process holding pid $pid is gone"
+	kill "$holder"
+}
+
+# stop_timeout: SIGKILL for what ignores SIGTERM.
+t_stop_timeout() {
+	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
+	$CTL stop sturdy --wait --timeout=10s || fail "sturdy did not stop"
+	$CTL status sturdy | grep -q "killed after stop_timeout" ||
+	    fail "$($CTL status sturdy)"
+}
+
+n=0
+failed=0
+
+# tap NAME CMD...: one TAP line for a command, its output as comments.
+tap() {
+	name=$1
+	shift
+	"$@" >/tmp/out 2>&1
+	rc=$?
+	n=$((n + 1))
+	if [ $rc = 0 ] || [ $rc = 4 ]; then
+		[ $rc = 4 ] && skip=" # SKIP" || skip=
+		echo "ok $n - $name$skip" >&3
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name (exit $rc)" >&3
+		sed 's/^/# /' /tmp/out >&3
+	fi
+}
+
+if [ "${1:-}" = --one ]; then
+	"$2"
+	exit $?
+fi
+
+exec 3>/dev/ttyS1
+echo "# guest: $(uname -r), $(nproc) CPUs" >&3
+
+if grep -q pidvisor.test=cad /proc/cmdline; then
+	echo "# Ctrl-Alt-Del: SIGINT to init" >&3
+	$CTL wait web ready --timeout=30s
+	kill -INT 1
+	exit 0
+fi
+
+for s in db web stubborn; do
+	$CTL wait $s ready --timeout=30s >/dev/null
+done
+echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
+    "guest uptime" >&3
+
+for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
+    t_pid_reuse t_stop_timeout; do
+	tap "guest $t" timeout 120 "$0" --one $t
+done
+
+cd "$T"
+for t in pidfd_test pidfd_fdinfo_test pidfd_open_test pidfd_poll_test \
+    pidfd_wait pidfd_getfd_test pidfd_setns_test \
+    pidfd_reaped_test pidfd_pgrp_test pidfd_reap_test; do
+	if [ -x "$T/$t" ]; then
+		tap "selftest $t" timeout 300 "$T/$t"
+		# The series' own tests: their log too, pass or fail.
+		case $t in pidfd_reaped_test|pidfd_pgrp_test|pidfd_reap_test)
+			[ $rc = 0 ] && grep -vE '^(TAP|1\.\.|# *RUN|# Starting)' \
+			    /tmp/out | sed 's/^/#   /' >&3
+		esac
+	else
+		tap "selftest $t" sh -c "echo $t was not built; exit 1"
+	fi
+done
+
+echo "# guest: $n tests, $failed failed" >&3
+$CTL poweroff
