@@ -39,13 +39,13 @@ if [ "$(cat "$tree/.pidvisor-version" 2>/dev/null)" != "$version" ]; then
 fi
 cd "$tree"
 
-# Undo the series applied last time: restore the files it changed,
-# remove the files it created.
+# Undo the series applied last time: restore the files it changed (with
+# a new mtime, so that make rebuilds them), remove the files it created.
 orig=$tree/.pidvisor-orig
 if [ -f "$orig/files" ]; then
 	while read -r f; do
 		if [ -f "$orig/tree/$f" ]; then
-			cmp -s "$orig/tree/$f" "$f" || cp -p "$orig/tree/$f" "$f"
+			cmp -s "$orig/tree/$f" "$f" || cp "$orig/tree/$f" "$f"
 		else
 			rm -f "$f"
 		fi
