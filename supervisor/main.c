@@ -66,6 +66,12 @@ main(int argc, char **argv)
 			pause();
 	}
 	rc = sup_run(&sup);
+	if (sup.pid1) {
+		/* PID 1's exit would panic the kernel: never return. */
+		log_err("the loop ended; PID 1 stays");
+		for (;;)
+			pause();
+	}
 	sup_free(&sup);
 	return rc;
 }
