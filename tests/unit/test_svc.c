@@ -118,23 +118,12 @@ static const struct svc_ops fake_ops = {
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
 };
 
-/* Build a world from NULL-terminated pairs: name, ini text. */
+/* Make the services of the parsed W.conf, driven by the fake ops. */
 static void
-world(const char *name, ...)
+world_services(void)
 {
-	va_list		 ap;
-	const char	*n, *text;
-	size_t		 i;
+	size_t	i;
 
-	memset(&W, 0, sizeof(W));
-	W.now = 1000000;
-	conf_init(&W.conf);
-	va_start(ap, name);
-	for (n = name; n; n = va_arg(ap, const char *)) {
-		text = va_arg(ap, const char *);
-		assert_int_equal(conf_parse_service(&W.conf, n, n, text), 0);
-	}
-	va_end(ap);
 	assert_int_equal(conf_check(&W.conf), 0);
 	W.t = calloc(W.conf.ndefs, sizeof(*W.t));
 	W.set.v = calloc(W.conf.ndefs, sizeof(*W.set.v));
@@ -146,6 +135,25 @@ world(const char *name, ...)
 		W.set.v[W.set.n++] = &W.t[i].svc;
 	}
 	assert_int_equal(svc_set_link(&W.set), 0);
+}
+
+/* Build a world from NULL-terminated pairs: name, ini text. */
+static void
+world(const char *name, ...)
+{
+	va_list		 ap;
+	const char	*n, *text;
+
+	memset(&W, 0, sizeof(W));
+	W.now = 1000000;
+	conf_init(&W.conf);
+	va_start(ap, name);
+	for (n = name; n; n = va_arg(ap, const char *)) {
+		text = va_arg(ap, const char *);
+		assert_int_equal(conf_parse_service(&W.conf, n, n, text), 0);
+	}
+	va_end(ap);
+	world_services();
 }
 
 static int
@@ -686,17 +694,8 @@ test_long_chain(void **state)
 		    i + 1);
 		conf_parse_service(&W.conf, name, name, text);
 	}
-	assert_int_equal(conf_check(&W.conf), 0);
-	W.t = calloc((size_t)n, sizeof(*W.t));
-	W.set.v = calloc((size_t)n, sizeof(*W.set.v));
-	W.set.ops = &fake_ops;
 	W.quiet = true;
-	TAILQ_INIT(&W.set.queue);
-	for (i = 0; i < n; i++) {
-		svc_init(&W.t[i].svc, W.conf.defs[i], &W.set);
-		W.set.v[W.set.n++] = &W.t[i].svc;
-	}
-	assert_int_equal(svc_set_link(&W.set), 0);
+	world_services();
 	svc_start(S("s00000"));
 	for (i = 0; i < n; i++)
 		assert_int_equal(W.set.v[i]->state, SVC_READY);
