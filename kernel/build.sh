@@ -75,8 +75,18 @@ scripts/kconfig/merge_config.sh -m .config "$fragment" >/dev/null
 make -s olddefconfig >/dev/null
 missing=0
 while IFS= read -r line; do
-	case $line in CONFIG_*=*) ;; *) continue ;; esac
-	grep -qx "$line" .config || { echo "kernel: $line did not stick"; missing=1; }
+	case $line in
+	CONFIG_*=*)
+		grep -qx "$line" .config ||
+		    { echo "kernel: $line did not stick"; missing=1; }
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		grep -q "^$opt=" .config &&
+		    echo "kernel: warning: $opt is selected by something else"
+		;;
+	esac
 done <"$fragment"
 [ $missing = 0 ] || exit 1
 
