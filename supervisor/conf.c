@@ -32,6 +32,12 @@
 #define CONF_FILE_MAX	(1 << 20)
 #define GROUPS_MAX	64
 
+enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
+	K_START_LIMIT_BURST, K_START_LIMIT_INTERVAL, K_READY, K_READY_TIMEOUT,
+	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
+	K_USER, K_GROUP, K_WORKDIR, K_ENV, K_UMASK, K_LIMIT_NOFILE, K_ENABLED, K_LOG,
+	K_LOG_BUFFER, K_LOG_FILE_MAX, K_LOG_FILE_KEEP, K_CONSOLE, K__COUNT };
+
 struct parse_ctx {
 	struct conf	*c;
 	const char	*file;
@@ -46,7 +52,7 @@ struct parse_ctx {
 	struct svc_def	*def;		/* NULL while parsing pidvisor.ini */
 	struct buf	 exec;
 	int		 exec_line;
-	int		 key_line[32];	/* line of each key in the table */
+	int		 key_line[K__COUNT];	/* of each key in the table */
 	char		 why[256];
 };
 
@@ -105,6 +111,10 @@ conf_init(struct conf *c)
 	c->sup.max_clients = 64;
 	c->sup.client_timeout = 10000;
 	c->sup.log_level = LOG_INFO;
+	c->sup.log.sink = SINK_CONSOLE;
+	c->sup.log.buffer = 64 << 10;
+	c->sup.log.file_max = 1 << 20;
+	c->sup.log.file_keep = 5;
 	c->etc = "/etc";
 }
 
@@ -149,6 +159,8 @@ conf_free(struct conf *c)
 	free(c->errs);
 	free(c->sup.control_socket);
 	free(c->sup.notify_socket);
+	free(c->sup.log_dir);
+	c->sup.log_dir = NULL;
 	c->defs = NULL;
 	c->errs = NULL;
 	c->ndefs = c->nerrs = 0;
@@ -542,6 +554,85 @@ k_enabled(struct parse_ctx *p, struct svc_def *d, const char *v)
 	return NULL;
 }
 
+static const char *const sink_names[] = {
+	[SINK_CONSOLE] = "console", [SINK_KMSG] = "kmsg",
+	[SINK_FILE] = "file", [SINK_NONE] = "none",
+};
+
+/* The name of a log sink. */
+const char *
+log_sink_name(enum log_sink k)
+{
+	return k < ARRAY_SIZE(sink_names) ? sink_names[k] : "?";
+}
+
+/* Parse a log key, shared by [service] and [supervisor]. */
+static const char *
+key_log(struct parse_ctx *p, const char *key, const char *v,
+    struct log_conf *l)
+{
+	uint64_t	n;
+	size_t		i;
+
+	if (!strcmp(key, "log")) {
+		for (i = 0; i < ARRAY_SIZE(sink_names); i++)
+			if (!strcmp(v, sink_names[i]))
+				break;
+		if (i == ARRAY_SIZE(sink_names))
+			return bad(p, "log: expected console, kmsg, file or "
+			    "none, not '%s'", v);
+		l->sink = (uint8_t)i;
+	} else if (!strcmp(key, "log_buffer")) {
+		if (parse_size(v, 16 << 20, &n) < 0 || (n && n < 4096))
+			return bad(p, "log_buffer: expected 0 or a size from "
+			    "4k to 16M, not '%s'", v);
+		l->buffer = (uint32_t)n;
+	} else if (!strcmp(key, "log_file_max")) {
+		if (parse_size(v, 1ULL << 40, &n) < 0 || n < 4096)
+			return bad(p, "log_file_max: expected a size of at "
+			    "least 4k, such as 10M, not '%s'", v);
+		l->file_max = n;
+	} else {
+		if (parse_u64(v, 1000, &n) < 0)
+			return bad(p, "log_file_keep: expected a number from "
+			    "0 to 1000, not '%s'", v);
+		l->file_keep = (uint32_t)n;
+	}
+	return NULL;
+}
+
+static const char *
+k_log(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_log(p, "log", v, &d->log);
+}
+
+static const char *
+k_log_buffer(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_log(p, "log_buffer", v, &d->log);
+}
+
+static const char *
+k_log_file_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_log(p, "log_file_max", v, &d->log);
+}
+
+static const char *
+k_log_file_keep(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_log(p, "log_file_keep", v, &d->log);
+}
+
+static const char *
+k_console(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (parse_bool(v, &d->console) < 0)
+		return bad(p, "console: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
 /* The keys of [service]; cont: the value may go on over indented lines. */
 static const struct svc_key {
 	const char	*name;
@@ -549,33 +640,35 @@ static const struct svc_key {
 			    const char *);
 	bool		 repeat;
 	bool		 cont;
-} svc_keys[] = {
-	{ "exec", k_exec, false, true },
-	{ "restart", k_restart, false, false },
-	{ "restart_delay", k_restart_delay, false, false },
-	{ "restart_delay_max", k_restart_delay_max, false, false },
-	{ "start_limit_burst", k_start_limit_burst, false, false },
-	{ "start_limit_interval", k_start_limit_interval, false, false },
-	{ "ready", k_ready, false, false },
-	{ "ready_timeout", k_ready_timeout, false, false },
-	{ "watchdog", k_watchdog, false, false },
-	{ "requires", k_requires, true, true },
-	{ "after", k_after, true, true },
-	{ "stop_signal", k_stop_signal, false, false },
-	{ "stop_timeout", k_stop_timeout, false, false },
-	{ "user", k_user, false, false },
-	{ "group", k_group, false, false },
-	{ "workdir", k_workdir, false, false },
-	{ "env", k_env, true, true },
-	{ "umask", k_umask, false, false },
-	{ "limit_nofile", k_limit_nofile, false, false },
-	{ "enabled", k_enabled, false, false },
+} svc_keys[K__COUNT] = {
+	[K_EXEC] = { "exec", k_exec, false, true },
+	[K_RESTART] = { "restart", k_restart, false, false },
+	[K_RESTART_DELAY] = { "restart_delay", k_restart_delay, false, false },
+	[K_RESTART_DELAY_MAX] = { "restart_delay_max", k_restart_delay_max, false, false },
+	[K_START_LIMIT_BURST] = { "start_limit_burst", k_start_limit_burst, false, false },
+	[K_START_LIMIT_INTERVAL] = { "start_limit_interval", k_start_limit_interval, false, false },
+	[K_READY] = { "ready", k_ready, false, false },
+	[K_READY_TIMEOUT] = { "ready_timeout", k_ready_timeout, false, false },
+	[K_WATCHDOG] = { "watchdog", k_watchdog, false, false },
+	[K_REQUIRES] = { "requires", k_requires, true, true },
+	[K_AFTER] = { "after", k_after, true, true },
+	[K_STOP_SIGNAL] = { "stop_signal", k_stop_signal, false, false },
+	[K_STOP_TIMEOUT] = { "stop_timeout", k_stop_timeout, false, false },
+	[K_USER] = { "user", k_user, false, false },
+	[K_GROUP] = { "group", k_group, false, false },
+	[K_WORKDIR] = { "workdir", k_workdir, false, false },
+	[K_ENV] = { "env", k_env, true, true },
+	[K_UMASK] = { "umask", k_umask, false, false },
+	[K_LIMIT_NOFILE] = { "limit_nofile", k_limit_nofile, false, false },
+	[K_ENABLED] = { "enabled", k_enabled, false, false },
+	[K_LOG] = { "log", k_log, false, false },
+	[K_LOG_BUFFER] = { "log_buffer", k_log_buffer, false, false },
+	[K_LOG_FILE_MAX] = { "log_file_max", k_log_file_max, false, false },
+	[K_LOG_FILE_KEEP] = { "log_file_keep", k_log_file_keep, false, false },
+	[K_CONSOLE] = { "console", k_console, false, false },
 };
 
-enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
-	K_START_LIMIT_BURST, K_START_LIMIT_INTERVAL, K_READY, K_READY_TIMEOUT,
-	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
-	K_USER, K_GROUP };
+
 
 /* Complain about a key outside the section the file is about. */
 static int
@@ -761,10 +854,65 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	if (d->watchdog && d->ready != READY_NOTIFY)
 		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
 		    "needs ready = notify (pings come as WATCHDOG=1)");
+	if (d->console && p->key_line[K_LOG])
+		conf_error(p->c, p->file, p->key_line[K_LOG], "log: a console "
+		    "service's output goes to the console, not to a log");
 	if (d->group)
 		conf_group(p, d);
 	if (d->user)
 		conf_user(p, d);
+}
+
+static bool
+deps_equal(const struct svc_dep *a, size_t na, const struct svc_dep *b,
+    size_t nb)
+{
+	size_t	i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		if (strcmp(a[i].name, b[i].name) != 0)
+			return false;
+	return true;
+}
+
+static bool
+str_equal(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+/*
+ * Would a service defined by b run differently from one defined by a?
+ * enabled is left out: it only says what starts at boot.
+ */
+bool
+svc_def_equal(const struct svc_def *a, const struct svc_def *b)
+{
+	return strv_equal(a->argv, b->argv) && strv_equal(a->env, b->env) &&
+	    deps_equal(a->requires, a->nrequires, b->requires, b->nrequires) &&
+	    deps_equal(a->after, a->nafter, b->after, b->nafter) &&
+	    str_equal(a->workdir, b->workdir) && str_equal(a->user, b->user) &&
+	    str_equal(a->group, b->group) && a->uid == b->uid &&
+	    a->gid == b->gid && a->ngroups == b->ngroups &&
+	    (a->ngroups == 0 || memcmp(a->groups, b->groups,
+	    a->ngroups * sizeof(*a->groups)) == 0) &&
+	    a->limit_nofile == b->limit_nofile &&
+	    a->restart_delay == b->restart_delay &&
+	    a->restart_delay_max == b->restart_delay_max &&
+	    a->start_limit_burst == b->start_limit_burst &&
+	    a->start_limit_interval == b->start_limit_interval &&
+	    a->ready_timeout == b->ready_timeout &&
+	    a->watchdog == b->watchdog && a->stop_timeout == b->stop_timeout &&
+	    a->log.sink == b->log.sink && a->log.buffer == b->log.buffer &&
+	    a->log.file_max == b->log.file_max &&
+	    a->log.file_keep == b->log.file_keep &&
+	    a->ready_fd == b->ready_fd && a->stop_signal == b->stop_signal &&
+	    a->umask == b->umask && a->restart == b->restart &&
+	    a->ready == b->ready && a->set_uid == b->set_uid &&
+	    a->set_gid == b->set_gid && a->set_umask == b->set_umask &&
+	    a->set_nofile == b->set_nofile && a->console == b->console;
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -793,6 +941,7 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	d->stop_signal = SIGTERM;
 	d->stop_timeout = 10000;
 	d->enabled = true;
+	d->log = c->sup.log;
 	d->name = strdup(name);
 	d->file = strdup(file);
 	defs = realloc(c->defs, (c->ndefs + 1) * sizeof(*defs));
@@ -850,6 +999,14 @@ conf_sup_key(void *user, const char *section, const char *name,
 			    "to 4096, not '%s'", v);
 		else
 			s->max_clients = (uint32_t)n;
+	} else if (!strcmp(name, "log") || !strcmp(name, "log_buffer") ||
+	    !strcmp(name, "log_file_max") || !strcmp(name, "log_file_keep")) {
+		why = key_log(p, name, v, &s->log);
+	} else if (!strcmp(name, "log_dir")) {
+		if (v[0] != '/')
+			why = bad(p, "log_dir: '%s' is not an absolute path", v);
+		else
+			why = key_str(&s->log_dir, v);
 	} else if (!strcmp(name, "client_timeout")) {
 		why = key_duration(p, "client_timeout", v, &s->client_timeout);
 	} else if (!strcmp(name, "log_level")) {

@@ -23,6 +23,22 @@ enum ready_kind {
 	READY_NOTIFY,		/* sd_notify: READY=1 */
 };
 
+/* Where a service's output lines go, besides its ring buffer. */
+enum log_sink {
+	SINK_CONSOLE,		/* pidvisor's stderr, as NAME[PID]: line */
+	SINK_KMSG,		/* /dev/kmsg (PID 1 only) */
+	SINK_FILE,		/* log_dir/NAME.log, rotated by size */
+	SINK_NONE,
+};
+
+/* Log defaults, from pidvisor.ini, for services that do not say. */
+struct log_conf {
+	uint64_t	file_max;	/* bytes */
+	uint32_t	buffer;		/* bytes; 0: no ring buffer */
+	uint32_t	file_keep;	/* rotated files kept */
+	uint8_t		sink;		/* enum log_sink */
+};
+
 /* A dependency as written: the name and the line that named it. */
 struct svc_dep {
 	char	*name;
@@ -54,6 +70,7 @@ struct svc_def {
 	uint32_t	  ready_timeout;	/* 0: wait forever */
 	uint32_t	  watchdog;		/* 0: off */
 	uint32_t	  stop_timeout;		/* 0: never SIGKILL */
+	struct log_conf	  log;
 	int		  ready_fd;
 	int		  stop_signal;
 	mode_t		  umask;
@@ -64,12 +81,15 @@ struct svc_def {
 	bool		  set_umask;
 	bool		  set_nofile;
 	bool		  enabled;
+	bool		  console;	/* stdio is pidvisor's console */
 };
 
 /* Supervisor-wide settings from pidvisor.ini. */
 struct sup_conf {
 	char		*control_socket;
 	char		*notify_socket;
+	char		*log_dir;
+	struct log_conf	 log;
 	mode_t		 control_mode;
 	uint32_t	 max_clients;
 	uint32_t	 client_timeout;	/* ms */
@@ -103,5 +123,7 @@ struct svc_def	*conf_find(const struct conf *, const char *);
 void		 conf_errors(struct conf *, struct buf *);
 bool		 conf_name_valid(const char *);
 void		 svc_def_free(struct svc_def *);
+bool		 svc_def_equal(const struct svc_def *, const struct svc_def *);
+const char	*log_sink_name(enum log_sink);
 
 #endif

@@ -23,6 +23,8 @@
 #include "spawn.h"
 #include "sup.h"
 
+#define FOLLOW_MAX	(1 << 20)	/* unread output before we give up */
+
 enum ctl_wait {
 	WAIT_NONE,
 	WAIT_UP,		/* start --wait */
@@ -40,6 +42,8 @@ struct ctl_client {
 	struct buf		 out;
 	size_t			 outoff;
 	struct svc		*wait_svc;
+	struct svc		*follow;	/* logs -f */
+	bool			 follow_json;
 	uint8_t			 wait;		/* enum ctl_wait */
 	uint8_t			 wait_state;
 	uint32_t		 wait_starts;
@@ -88,8 +92,18 @@ ctl_flush(struct ctl_client *c)
 		c->outoff += (size_t)n;
 		progress = true;
 	}
-	if (c->outoff == c->out.len && c->replied) {
-		ctl_client_free(c);
+	if (c->outoff == c->out.len) {
+		if (c->replied) {
+			ctl_client_free(c);
+			return;
+		}
+		/* All out (a follower): listen for a hang-up again. */
+		buf_consume(&c->out, c->out.len);
+		c->outoff = 0;
+		ev_timer_stop(sup->loop, &c->timer);
+		ev_io_stop(sup->loop, &c->io);
+		ev_io_set(&c->io, c->fd, EV_READ);
+		ev_io_start(sup->loop, &c->io);
 		return;
 	}
 	/* Wait for room; a client that takes none for too long is dropped. */
@@ -134,6 +148,7 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 	va_end(ap);
 	c->wait = WAIT_NONE;
 	c->wait_svc = NULL;
+	c->follow = NULL;
 	c->replied = true;
 	if (ctl_end_put(&c->out, code, msg) < 0) {
 		ctl_client_free(c);
@@ -455,6 +470,127 @@ cmd_halt(struct ctl_client *c, const struct ctl_args *a)
 	sup_shutdown(sup, cmd);
 }
 
+struct logs_walk {
+	struct buf	*b;
+	const char	*name;
+	bool		 json;
+	bool		 follow;
+	bool		 first;
+};
+
+/* One line of `logs`: text, an array element, or a JSON line. */
+static void
+logs_one(const struct log_line *l, void *arg)
+{
+	struct logs_walk	*w = arg;
+
+	if (w->json && !w->follow && !w->first)
+		buf_puts(w->b, ",");
+	w->first = false;
+	log_line_format(w->b, w->name, l, w->json);
+	if (w->json && w->follow)
+		buf_puts(w->b, "\n");
+}
+
+/*
+ * logs NAME [-n N] [-f] [--json]: the last lines of the ring buffer; with
+ * -f the connection stays and new lines follow as they come.  --json is
+ * an array, or with -f one object per line.
+ */
+static void
+cmd_logs(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct logs_walk	 w = { .json = a->json, .follow = a->follow,
+				    .first = true };
+	struct buf		 b = { 0 };
+	struct sup_svc		*ss;
+	struct svc		*s;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	ss = sup_svc_of(s);
+	w.b = &b;
+	w.name = s->def->name;
+	if (a->json && !a->follow)
+		buf_puts(&b, "[");
+	if (ss->out)
+		ring_walk(ss->out->ring, a->lines, logs_one, &w);
+	if (a->json && !a->follow)
+		buf_puts(&b, "]\n");
+	ctl_output(c, b.data ? b.data : "", b.len);
+	buf_free(&b);
+	if (!a->follow) {
+		ctl_reply(c, CTL_OK, "%s", "");
+		return;
+	}
+	c->follow = s;
+	c->follow_json = a->json;
+	ev_timer_stop(c->sup->loop, &c->timer);
+	ctl_flush(c);
+}
+
+/* A new line of a service: to everyone following it. */
+void
+ctl_svc_line(struct sup *sup, struct svc *s, const struct log_line *l)
+{
+	struct ctl_client	*c, *next;
+	struct buf		 b = { 0 };
+
+	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		if (c->follow != s)
+			continue;
+		if (c->out.len - c->outoff > FOLLOW_MAX) {
+			log_warn("logs -f of %s: a client that does not read "
+			    "was dropped", s->def->name);
+			ctl_client_free(c);
+			continue;
+		}
+		b.len = 0;
+		log_line_format(&b, s->def->name, l, c->follow_json);
+		if (c->follow_json)
+			buf_add(&b, "\n", 1);
+		ctl_output(c, b.data, b.len);
+		ctl_flush(c);
+	}
+	buf_free(&b);
+}
+
+/* A service is gone: end the waits and the follows on it. */
+void
+ctl_svc_removed(struct sup *sup, struct svc *s)
+{
+	struct ctl_client	*c, *next;
+
+	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		if (c->follow == s)
+			ctl_reply(c, CTL_OK, "%s was removed", s->def->name);
+		else if (c->wait_svc == s)
+			ctl_reply(c, CTL_EFAIL, "%s was removed", s->def->name);
+	}
+}
+
+/* reload: apply the configuration on disk, or refuse it whole. */
+static void
+cmd_reload(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	report = { 0 };
+	int		rc;
+
+	(void)a;
+	rc = sup_reload(c->sup, &report);
+	ctl_output(c, report.data ? report.data : "", report.len);
+	buf_free(&report);
+	if (rc == -EINVAL)
+		ctl_reply(c, CTL_EFAIL, "configuration refused; nothing "
+		    "changed");
+	else if (rc < 0)
+		ctl_reply(c, CTL_EFAIL, "reload failed: %s", strerror(-rc));
+	else
+		ctl_reply(c, CTL_OK, "%s", "");
+}
+
 static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_STATUS] = cmd_status,
 	[VERB_START] = cmd_start,
@@ -466,6 +602,8 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_SHUTDOWN] = cmd_halt,
 	[VERB_REBOOT] = cmd_halt,
 	[VERB_POWEROFF] = cmd_halt,
+	[VERB_LOGS] = cmd_logs,
+	[VERB_RELOAD] = cmd_reload,
 };
 
 /* Check and run one request. */
@@ -500,7 +638,7 @@ ctl_read(struct ctl_client *c)
 	ssize_t			n;
 	int			rc;
 
-	if (c->replied || c->wait != WAIT_NONE) {
+	if (c->replied || c->wait != WAIT_NONE || c->follow) {
 		/* A second request is not allowed; a hang-up ends a wait. */
 		char	junk[256];
 

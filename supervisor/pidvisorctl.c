@@ -137,6 +137,7 @@ client_recv(int fd, int64_t deadline)
 		}
 		if (rc < 0)
 			die(CTL_EFAIL, "malformed reply (%s)", strerror(-rc));
+		fflush(stdout);		/* logs -f: show lines as they come */
 		if (buf_reserve(&in, 65536) < 0)
 			die(CTL_EFAIL, "%s", strerror(ENOMEM));
 		client_poll(fd, POLLIN, deadline);
@@ -187,8 +188,11 @@ main(int argc, char **argv)
 		sock = CTL_SOCKET_DEFAULT;
 	if (ctl_req_put(&req, argc, argv) < 0)
 		die(CTL_EUSAGE, "request too large");
-	deadline = mono_ms() + ((a.wait || a.verb == VERB_WAIT) ?
-	    (int64_t)a.timeout + 5000 : CLIENT_TIMEOUT);
+	if (a.follow)
+		deadline = INT64_MAX;	/* until Ctrl-C */
+	else
+		deadline = mono_ms() + ((a.wait || a.verb == VERB_WAIT) ?
+		    (int64_t)a.timeout + 5000 : CLIENT_TIMEOUT);
 	fd = client_connect(sock);
 	client_send(fd, &req, deadline);
 	buf_free(&req);

@@ -26,6 +26,10 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	    "reboot" },
 	[VERB_POWEROFF] = { "poweroff", 0, 0, VF_ROOT,
 	    "poweroff" },
+	[VERB_LOGS] = { "logs", 1, 1, VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
+	    "logs NAME [-n N] [-f] [--json]" },
+	[VERB_RELOAD] = { "reload", 0, 0, VF_ROOT,
+	    "reload" },
 };
 
 /* Append one frame. */
@@ -159,6 +163,7 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 
 	memset(a, 0, sizeof(*a));
 	a->timeout = CTL_WAIT_DEFAULT;
+	a->lines = UINT32_MAX;
 	if (argc < 1) {
 		snprintf(err, errlen, "no verb given");
 		return -EINVAL;
@@ -178,6 +183,19 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 			a->wait = true;
 		} else if ((v->flags & VF_JSON) && strcmp(s, "--json") == 0) {
 			a->json = true;
+		} else if ((v->flags & VF_FOLLOW) && strcmp(s, "-f") == 0) {
+			a->follow = true;
+		} else if ((v->flags & VF_LINES) && strcmp(s, "-n") == 0) {
+			uint64_t	n;
+
+			if (i + 1 == argc || parse_u64(argv[i + 1], UINT32_MAX - 1,
+			    &n) < 0) {
+				snprintf(err, errlen, "-n needs a number of "
+				    "lines; usage: %s", v->usage);
+				return -EINVAL;
+			}
+			a->lines = (uint32_t)n;
+			i++;
 		} else if ((v->flags & VF_TIMEOUT) &&
 		    strncmp(s, "--timeout=", 10) == 0) {
 			if (parse_duration(s + 10, &a->timeout) < 0 ||
@@ -186,7 +204,7 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 				    s + 10);
 				return -EINVAL;
 			}
-		} else if (s[0] == '-' && s[1] == '-') {
+		} else if (s[0] == '-' && s[1] != '\0') {
 			snprintf(err, errlen, "unknown option '%.64s'; usage: "
 			    "%s", s, v->usage);
 			return -EINVAL;

@@ -12,7 +12,8 @@
  * error.
  *
  * Versions:
- *   1	first version.
+ *   1	first version (status, start, stop, restart, signal, wait,
+ *	version, shutdown, reboot, poweroff, logs, reload).
  */
 #ifndef PIDVISOR_PROTO_H
 #define PIDVISOR_PROTO_H
@@ -72,6 +73,8 @@ enum ctl_verb_id {
 	VERB_SHUTDOWN,
 	VERB_REBOOT,
 	VERB_POWEROFF,
+	VERB_LOGS,
+	VERB_RELOAD,
 	VERB__COUNT
 };
 
@@ -79,6 +82,8 @@ enum ctl_verb_id {
 #define VF_WAIT		0x02	/* takes --wait */
 #define VF_JSON		0x04	/* takes --json */
 #define VF_TIMEOUT	0x08	/* takes --timeout */
+#define VF_LINES	0x10	/* takes -n N */
+#define VF_FOLLOW	0x20	/* takes -f */
 
 struct ctl_verb {
 	const char	*name;
@@ -99,7 +104,9 @@ struct ctl_args {
 	int		 npos;
 	bool		 wait;
 	bool		 json;
+	bool		 follow;
 	uint32_t	 timeout;	/* ms */
+	uint32_t	 lines;		/* -n; UINT32_MAX: all */
 };
 
 int	ctl_args_parse(int, char *const [], struct ctl_args *, char *, size_t);

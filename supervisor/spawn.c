@@ -170,10 +170,16 @@ spawn_child(void *arg)
 	const struct spawn_req	*r = c->req;
 	struct rlimit		 rl;
 	uint64_t		 none = 0;
-	int			 fd = c->errfd;
+	int			 fd = c->errfd, i;
 
 	if (syscall(SYS_setsid) < 0)
 		spawn_fail(fd, STAGE_SETSID, errno);
+
+	/* Standard input, output and error: /dev/null, the log pipes. */
+	for (i = 0; i < 3; i++)
+		if (r->stdio[i] >= 0 && r->stdio[i] != i &&
+		    syscall(SYS_dup3, r->stdio[i], i, 0) < 0)
+			spawn_fail(fd, STAGE_FDS, errno);
 
 	/* Only 0, 1, 2 and the readiness fd survive exec. */
 	if (r->ready_pipe >= 0) {
@@ -192,11 +198,11 @@ spawn_child(void *arg)
 	} else {
 		syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
-	if (r->set_nofile) {
-		rl.rlim_cur = rl.rlim_max = r->nofile;
-		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL) < 0)
-			spawn_fail(fd, STAGE_RLIMIT, errno);
-	}
+	/* Ours was raised for our own fds; the service gets its own. */
+	rl.rlim_cur = r->nofile_cur;
+	rl.rlim_max = r->nofile_max;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL) < 0)
+		spawn_fail(fd, STAGE_RLIMIT, errno);
 	if (r->set_umask)
 		syscall(SYS_umask, r->umask);
 	if (r->workdir && syscall(SYS_chdir, r->workdir) < 0)

@@ -17,14 +17,15 @@ struct spawn_req {
 	size_t		 ngroups;
 	uid_t		 uid;
 	gid_t		 gid;
-	uint64_t	 nofile;
+	uint64_t	 nofile_cur;	/* RLIMIT_NOFILE of the service */
+	uint64_t	 nofile_max;
 	mode_t		 umask;
+	int		 stdio[3];	/* fds to become 0, 1, 2; -1: ours */
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none */
 	bool		 set_uid;
 	bool		 set_gid;
 	bool		 set_umask;
-	bool		 set_nofile;
 };
 
 struct spawn_result {

@@ -26,12 +26,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "notify.h"
@@ -74,17 +76,32 @@ pidmap_slot(struct sup *sup, pid_t pid)
 	return ((uint32_t)pid * 2654435761u) & (sup->pidmap_size - 1);
 }
 
-/* Size the PID map for n services; it never grows while they run. */
-static int
-pidmap_init(struct sup *sup, size_t n)
-{
-	size_t	size = 16;
+static void	pidmap_add(struct sup *, struct sup_svc *);
 
-	while (size < 2 * n)
+/*
+ * Size the PID map for the services of the set (it never grows while
+ * they run, so that adding a spawned service cannot fail) and put the
+ * running ones back in.
+ */
+static int
+pidmap_resize(struct sup *sup)
+{
+	struct sup_svc	**map;
+	size_t		  size = 16, i;
+
+	while (size < 2 * sup->set.n)
 		size *= 2;
-	if ((sup->pidmap = calloc(size, sizeof(*sup->pidmap))) == NULL)
+	if (size <= sup->pidmap_size)
+		return 0;
+	if ((map = calloc(size, sizeof(*map))) == NULL)
 		return -ENOMEM;
+	free(sup->pidmap);
+	sup->pidmap = map;
 	sup->pidmap_size = size;
+	sup->pidmap_n = 0;
+	for (i = 0; i < sup->set.n; i++)
+		if (sup->set.v[i]->pidfd >= 0)
+			pidmap_add(sup, sup_svc_of(sup->set.v[i]));
 	return 0;
 }
 
@@ -169,10 +186,225 @@ sup_on_ready(struct ev_loop *loop, ev_io *w, int revents)
 	sup_ready_drain(ev_userdata(loop), ss);
 }
 
+static int64_t
+realtime_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One whole line of output: to the ring, the sink, the followers. */
+static void
+sup_out_line(struct sup *sup, struct sup_svc *ss, int stream,
+    const char *text, size_t len)
+{
+	const struct svc_def	*d = ss->svc.def;
+	struct svc_out		*out = ss->out;
+	struct log_line		 l = {
+		.ts_ms = realtime_ms(), .seq = out->seq++, .pid = out->pid,
+		.stream = (uint8_t)stream, .len = (uint32_t)len, .text = text,
+	};
+	struct buf		 b = { 0 };
+	int			 sink = d->log.sink;
+
+	if (d->log.buffer && out->ring == NULL)
+		out->ring = ring_new(d->log.buffer);
+	if (out->ring)
+		ring_push(out->ring, &l);
+	if (sink == SINK_KMSG && sup->kmsgfd < 0)
+		sink = SINK_CONSOLE;
+	switch (sink) {
+	case SINK_CONSOLE:
+	case SINK_KMSG:
+		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
+		    d->name, (int)out->pid);
+		buf_add(&b, text, len);
+		if (sink == SINK_KMSG) {
+			(void)!write(sup->kmsgfd, b.data, b.len);
+		} else {
+			buf_add(&b, "\n", 1);
+			console_write(b.data, b.len);
+		}
+		break;
+	case SINK_FILE:
+		log_line_format(&b, d->name, &l, false);
+		if (log_file_write(&out->file, sup->log_dir, d->name, b.data,
+		    b.len, d->log.file_max, d->log.file_keep) < 0 &&
+		    out->file.size == 0)
+			log_warn("%s: cannot write its log in %s", d->name,
+			    sup->log_dir);
+		break;
+	}
+	buf_free(&b);
+	ctl_svc_line(sup, &ss->svc, &l);
+}
+
+/*
+ * Cut what was read into lines; keep the unfinished one for later.  A
+ * line longer than LOG_LINE_MAX is cut into pieces of that size.
+ */
+static void
+sup_out_feed(struct sup *sup, struct sup_svc *ss, int stream, const char *p,
+    size_t n)
+{
+	struct svc_out	*out = ss->out;
+	const char	*nl;
+	size_t		 take, k;
+
+	while (n > 0) {
+		nl = memchr(p, '\n', n);
+		take = nl ? (size_t)(nl - p) : n;
+		if (nl && out->plen[stream] == 0 && take <= LOG_LINE_MAX) {
+			/* A whole line and nothing pending: no copy. */
+			sup_out_line(sup, ss, stream, p, take);
+			p += take + 1;
+			n -= take + 1;
+			continue;
+		}
+		if (out->part[stream] == NULL &&
+		    (out->part[stream] = malloc(LOG_LINE_MAX)) == NULL)
+			return;
+		while (take > 0) {
+			k = LOG_LINE_MAX - out->plen[stream];
+			k = take < k ? take : k;
+			memcpy(out->part[stream] + out->plen[stream], p, k);
+			out->plen[stream] += (uint32_t)k;
+			p += k;
+			n -= k;
+			take -= k;
+			if (out->plen[stream] == LOG_LINE_MAX) {
+				sup_out_line(sup, ss, stream, out->part[stream],
+				    LOG_LINE_MAX);
+				out->plen[stream] = 0;
+			}
+		}
+		if (nl) {
+			if (out->plen[stream])
+				sup_out_line(sup, ss, stream, out->part[stream],
+				    out->plen[stream]);
+			out->plen[stream] = 0;
+			p++;
+			n--;
+		}
+	}
+}
+
+/* Read at most budget bytes of one stream. */
+static void
+sup_out_read(struct sup *sup, struct sup_svc *ss, int stream, size_t budget)
+{
+	struct svc_out	*out = ss->out;
+	char		 buf[16384];
+	ssize_t		 n;
+
+	while (budget > 0) {
+		n = read(out->io[stream].fd, buf, budget < sizeof(buf) ?
+		    budget : sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		sup_out_feed(sup, ss, stream, buf, (size_t)n);
+		budget -= (size_t)n;
+	}
+}
+
+/* Output is there: take a fair share, so that a flood starves no one. */
+static void
+sup_on_output(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct svc_out	*out = w->data;
+	int		 stream = w == &out->io[STREAM_ERR];
+
+	(void)revents;
+	sup_out_read(ev_userdata(loop), out->owner, stream, 65536);
+}
+
+/* Everything an instance wrote before it died, its last line too. */
+static void
+sup_out_drain(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc_out	*out = ss->out;
+	int		 i;
+
+	if (out == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		sup_out_read(sup, ss, i, 1 << 20);
+		if (out->plen[i]) {
+			sup_out_line(sup, ss, i, out->part[i], out->plen[i]);
+			out->plen[i] = 0;
+		}
+	}
+}
+
+/* The pipes of a service's output, made at its first start. */
+static int
+sup_out_new(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc_out	*out;
+	int		 i, p[2];
+
+	if ((out = calloc(1, sizeof(*out))) == NULL)
+		return -ENOMEM;
+	out->owner = ss;
+	out->file.fd = -1;
+	for (i = 0; i < 2; i++) {
+		/* Only our end is non-blocking: the service's blocks. */
+		if (pipe2(p, O_CLOEXEC) < 0 ||
+		    fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+			int	err = errno;
+
+			while (i-- > 0) {
+				close(out->io[i].fd);
+				close(out->wfd[i]);
+			}
+			free(out);
+			return -err;
+		}
+		out->wfd[i] = p[1];
+		ev_io_init(&out->io[i], sup_on_output, p[0], EV_READ);
+		out->io[i].data = out;
+		ev_io_start(sup->loop, &out->io[i]);
+	}
+	ss->out = out;
+	return 0;
+}
+
+/* Forget a service's output: pipes, buffers, file. */
+static void
+sup_out_free(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc_out	*out = ss->out;
+	int		 i;
+
+	if (out == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		ev_io_stop(sup->loop, &out->io[i]);
+		close(out->io[i].fd);
+		close(out->wfd[i]);
+		free(out->part[i]);
+	}
+	ring_free(out->ring);
+	log_file_close(&out->file);
+	free(out);
+	ss->out = NULL;
+}
+
+/* Does this service's output go anywhere? */
+static bool
+sup_out_wanted(const struct svc_def *d)
+{
+	return !d->console && (d->log.sink != SINK_NONE || d->log.buffer);
+}
+
 /*
  * Collect the exit status of a service through its pidfd.  Returns false
  * if it has not exited (a spurious wake-up).  What the service said
- * before it died (READY=1, its readiness line) is read first.
+ * before it died (READY=1, its readiness line, its output) is read first.
  */
 static bool
 sup_reap(struct sup *sup, struct sup_svc *ss)
@@ -198,6 +430,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 		sup_notify_drain(sup);
 	sup_ready_drain(sup, ss);
 	sup_ready_close(sup, ss);
+	sup_out_drain(sup, ss);
 	pidmap_del(sup, ss);
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
@@ -238,8 +471,10 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		.groups = d->groups, .ngroups = d->ngroups,
 		.uid = d->uid, .gid = d->gid, .set_uid = d->set_uid,
 		.set_gid = d->set_gid, .umask = d->umask,
-		.set_umask = d->set_umask, .nofile = d->limit_nofile,
-		.set_nofile = d->set_nofile, .ready_pipe = -1,
+		.set_umask = d->set_umask, .ready_pipe = -1,
+		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
+		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
+		.stdio = { -1, -1, -1 },
 	};
 	struct spawn_result	 res;
 	int			 p[2] = { -1, -1 }, rc;
@@ -247,6 +482,17 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
+	if (!d->console) {
+		req.stdio[0] = req.stdio[1] = req.stdio[2] = sup->devnull;
+		if (sup_out_wanted(d) && ss->out == NULL &&
+		    (rc = sup_out_new(sup, ss)) < 0)
+			log_warn("%s: no pipes for its output: %s", d->name,
+			    strerror(-rc));
+		if (ss->out) {
+			req.stdio[1] = ss->out->wfd[STREAM_OUT];
+			req.stdio[2] = ss->out->wfd[STREAM_ERR];
+		}
+	}
 	if (d->ready == READY_FD) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 			return -errno;
@@ -264,6 +510,8 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	}
 	s->pidfd = res.pidfd;
 	s->pid = res.pid;
+	if (ss->out)
+		ss->out->pid = res.pid;
 	pidmap_add(sup, ss);
 	ev_io_set(&ss->death, res.pidfd, EV_READ);
 	ev_io_start(sup->loop, &ss->death);
@@ -344,6 +592,8 @@ sup_changed(struct svc *s, enum svc_state from)
 	ctl_svc_changed(sup, s);
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
+	if (sup_svc_of(s)->removing && !svc_has_process(s))
+		ev_prepare_start(sup->loop, &sup->gc_w);
 }
 
 static const struct svc_ops sup_ops = {
@@ -536,9 +786,15 @@ sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
 		case SIGUSR2:
 			sup_shutdown(sup, RB_HALT_SYSTEM);
 			break;
-		case SIGHUP:
-			log_info("SIGHUP ignored: reload is not built yet");
+		case SIGHUP: {
+			struct buf	report = { 0 };
+
+			if (sup_reload(sup, &report) == 0)
+				log_info("reloaded: %s", report.data ?
+				    report.data : "nothing changed");
+			buf_free(&report);
 			break;
+		}
 		}
 	}
 	if (chld)
@@ -585,7 +841,7 @@ sup_signals_init(struct sup *sup)
 }
 
 /* The environment of a service: ours, its env keys, NOTIFY_SOCKET. */
-static int
+int
 sup_svc_env(struct sup *sup, struct sup_svc *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
@@ -628,7 +884,7 @@ sup_svc_env(struct sup *sup, struct sup_svc *ss)
 }
 
 /* Free the environment built by sup_svc_env. */
-static void
+void
 sup_svc_env_free(struct sup_svc *ss)
 {
 	size_t	i;
@@ -642,7 +898,90 @@ sup_svc_env_free(struct sup_svc *ss)
 	ss->envp = NULL;
 }
 
-/* Make the services of the loaded configuration. */
+/*
+ * A service for a definition, which it owns from now on; not yet in the
+ * set.
+ */
+struct sup_svc *
+sup_svc_new(struct sup *sup, struct svc_def *d)
+{
+	struct sup_svc	*ss = calloc(1, sizeof(*ss));
+
+	if (ss == NULL)
+		return NULL;
+	svc_init(&ss->svc, d, &sup->set);
+	ev_io_init(&ss->death, sup_on_death, -1, EV_READ);
+	ev_io_init(&ss->ready, sup_on_ready, -1, EV_READ);
+	ev_init(&ss->timer, sup_on_timer);
+	if (sup_svc_env(sup, ss) < 0) {
+		free(ss);
+		return NULL;
+	}
+	return ss;
+}
+
+/* Forget a service that has no process; its definition goes too. */
+static void
+sup_svc_free(struct sup *sup, struct sup_svc *ss)
+{
+	ctl_svc_removed(sup, &ss->svc);
+	ev_io_stop(sup->loop, &ss->death);
+	ev_timer_stop(sup->loop, &ss->timer);
+	sup_ready_close(sup, ss);
+	sup_out_free(sup, ss);
+	if (ss->svc.pidfd >= 0) {
+		pidmap_del(sup, ss);
+		close(ss->svc.pidfd);
+	}
+	sup_svc_env_free(ss);
+	svc_release(&ss->svc);
+	svc_def_free(ss->svc.def);
+	free(ss);
+}
+
+/* After the set changed: the dependency graph and the PID map. */
+int
+sup_relink(struct sup *sup)
+{
+	size_t	i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		struct svc	*s = sup->set.v[i];
+
+		/* A reason may name a service that is gone: forget it. */
+		s->reason.dep = NULL;
+	}
+	if (pidmap_resize(sup) < 0)
+		return -ENOMEM;
+	return svc_set_link(&sup->set);
+}
+
+/* Free removed services once they have no process left. */
+static void
+sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+	size_t		 i, j;
+
+	(void)revents;
+	ev_prepare_stop(loop, w);
+	for (i = j = 0; i < sup->set.n; i++) {
+		struct svc	*s = sup->set.v[i];
+
+		if (sup_svc_of(s)->removing && !svc_has_process(s)) {
+			log_info("%s: removed", s->def->name);
+			sup_svc_free(sup, sup_svc_of(s));
+		} else {
+			sup->set.v[j++] = s;
+		}
+	}
+	if (j != sup->set.n) {
+		sup->set.n = j;
+		sup_relink(sup);
+	}
+}
+
+/* Make the services of the loaded configuration; they take its defs. */
 static int
 sup_svcs_create(struct sup *sup)
 {
@@ -655,21 +994,17 @@ sup_svcs_create(struct sup *sup)
 	if ((sup->set.v = calloc(c->ndefs + 1, sizeof(*sup->set.v))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < c->ndefs; i++) {
-		struct sup_svc	*ss = calloc(1, sizeof(*ss));
+		struct sup_svc	*ss = sup_svc_new(sup, c->defs[i]);
 
 		if (ss == NULL)
 			return -ENOMEM;
-		svc_init(&ss->svc, c->defs[i], &sup->set);
-		ev_io_init(&ss->death, sup_on_death, -1, EV_READ);
-		ev_io_init(&ss->ready, sup_on_ready, -1, EV_READ);
-		ev_init(&ss->timer, sup_on_timer);
+		c->defs[i] = NULL;
 		sup->set.v[sup->set.n++] = &ss->svc;
-		if (sup_svc_env(sup, ss) < 0)
-			return -ENOMEM;
 	}
-	if (pidmap_init(sup, c->ndefs) < 0)
-		return -ENOMEM;
-	return svc_set_link(&sup->set);
+	free(c->defs);
+	c->defs = NULL;
+	c->ndefs = 0;
+	return sup_relink(sup);
 }
 
 /* Choose the socket paths: -s, $PIDVISOR_SOCKET, pidvisor.ini, default. */
@@ -701,6 +1036,35 @@ sup_paths(struct sup *sup, const char *sock)
 }
 
 /*
+ * The fds we hold for services: /dev/null for their stdin, /dev/kmsg as
+ * PID 1.  Make sure 0, 1 and 2 are open, so that no fd of ours takes
+ * their numbers, and raise our own fd limit (services get theirs back).
+ */
+static int
+sup_fds_init(struct sup *sup)
+{
+	struct rlimit	rl;
+	int		fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		sup->nofile_cur = rl.rlim_cur;
+		sup->nofile_max = rl.rlim_max;
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (sup->pid1)
+		sup->kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
+		    O_CLOEXEC);
+	if ((sup->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
  * Everything before the loop runs; failures here are fatal (except as
  * PID 1, where a bad configuration leaves us running with no services).
  */
@@ -712,7 +1076,8 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	int		rc;
 
 	memset(sup, 0, sizeof(*sup));
-	sup->sigfd = sup->ctlfd = sup->notifyfd = -1;
+	sup->sigfd = sup->ctlfd = sup->notifyfd = sup->kmsgfd = -1;
+	sup->devnull = -1;
 	sup->confdir = confdir;
 	sup->pid1 = getpid() == 1;
 	sup->base_path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT;
@@ -733,9 +1098,16 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	}
 	if (sup->conf.sup.set_log_level)
 		log_level = sup->conf.sup.log_level;
+	sup->log_dir = sup->conf.sup.log_dir ? sup->conf.sup.log_dir :
+	    "/var/log/pidvisor";
 
 	/* Inherited fds must not reach the services. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if ((rc = sup_fds_init(sup)) < 0) {
+		log_err("/dev/null: %s", strerror(-rc));
+		if (!sup->pid1)
+			return rc;
+	}
 	if (!sup->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		log_warn("cannot become a subreaper: %s", strerror(errno));
 	if ((rc = spawn_init()) < 0)
@@ -748,6 +1120,8 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	}
 	ev_set_userdata(sup->loop, sup);
 	ev_init(&sup->phase_timer, NULL);
+	ev_prepare_init(&sup->gc_w, sup_on_gc);
+	console_init(sup->loop);
 	if ((rc = sup_paths(sup, sock)) < 0 ||
 	    (rc = sup_signals_init(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
@@ -830,20 +1204,8 @@ sup_free(struct sup *sup)
 	size_t	i;
 
 	ctl_close(sup);
-	for (i = 0; i < sup->set.n; i++) {
-		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
-
-		if (sup->loop) {
-			ev_io_stop(sup->loop, &ss->death);
-			ev_timer_stop(sup->loop, &ss->timer);
-			sup_ready_close(sup, ss);
-		}
-		if (ss->svc.pidfd >= 0)
-			close(ss->svc.pidfd);
-		sup_svc_env_free(ss);
-		svc_release(&ss->svc);
-		free(ss);
-	}
+	for (i = 0; i < sup->set.n; i++)
+		sup_svc_free(sup, sup_svc_of(sup->set.v[i]));
 	free(sup->set.v);
 	free(sup->set.stack);
 	free(sup->pidmap);
@@ -853,6 +1215,11 @@ sup_free(struct sup *sup)
 	}
 	if (sup->sigfd >= 0)
 		close(sup->sigfd);
+	if (sup->devnull >= 0)
+		close(sup->devnull);
+	if (sup->kmsgfd >= 0)
+		close(sup->kmsgfd);
+	console_close();
 	if (sup->loop)
 		ev_loop_destroy(sup->loop);
 	free(sup->ctl_path);

@@ -10,6 +10,26 @@
 
 #include "conf.h"
 #include "svc.h"
+#include "svclog.h"
+
+struct sup_svc;
+
+/*
+ * What a service prints: two pipes, made at its first start and kept
+ * across restarts (so that what an orphan writes is still caught), whose
+ * write ends become the stdout and stderr of every instance.
+ */
+struct svc_out {
+	struct sup_svc	 *owner;
+	ev_io		  io[2];	/* read ends: stdout, stderr */
+	int		  wfd[2];
+	char		 *part[2];	/* the line being put together */
+	uint32_t	  plen[2];
+	pid_t		  pid;		/* the instance that writes */
+	uint64_t	  seq;		/* lines so far */
+	struct log_ring	 *ring;		/* made at the first line */
+	struct log_file	  file;
+};
 
 /* A service as the supervisor holds it: the state plus its watchers. */
 struct sup_svc {
@@ -20,6 +40,9 @@ struct sup_svc {
 	char		**envp;		/* NULL: the supervisor's environ */
 	const char	 *path;		/* PATH searched for exec */
 	struct sup_svc	 *hnext;	/* pid map chain */
+	struct svc_out	 *out;		/* NULL until it first runs */
+	bool		  removing;	/* gone from the configuration */
+	uint8_t		  fate;		/* reload.c: what happens to it */
 };
 
 struct ctl_client;
@@ -43,6 +66,12 @@ struct sup {
 	int		  sigfd;
 	int		  ctlfd;
 	int		  notifyfd;
+	int		  devnull;	/* stdin of services */
+	int		  kmsgfd;	/* PID 1: the kmsg sink */
+	const char	 *log_dir;
+	uint64_t	  nofile_cur;	/* our RLIMIT_NOFILE as we found it */
+	uint64_t	  nofile_max;
+	ev_prepare	  gc_w;		/* frees removed services once down */
 	ev_io		  sig_w;
 	ev_io		  ctl_w;
 	ev_io		  notify_w;
@@ -64,11 +93,18 @@ int	sup_run(struct sup *);
 void	sup_free(struct sup *);
 void	sup_shutdown(struct sup *, unsigned int);
 struct sup_svc *sup_svc_of(struct svc *);
+struct sup_svc *sup_svc_new(struct sup *, struct svc_def *);
+int	sup_svc_env(struct sup *, struct sup_svc *);
+void	sup_svc_env_free(struct sup_svc *);
+int	sup_relink(struct sup *);
+int	sup_reload(struct sup *, struct buf *);
 
 /* ctl.c */
 int	ctl_listen(struct sup *);
 void	ctl_close(struct sup *);
 void	ctl_svc_changed(struct sup *, struct svc *);
+void	ctl_svc_line(struct sup *, struct svc *, const struct log_line *);
+void	ctl_svc_removed(struct sup *, struct svc *);
 
 /* pid1.c */
 int	pid1_setup(struct sup *);

@@ -13,6 +13,7 @@
 #include "util.h"
 
 int log_level = LOG_INFO;
+void (*log_hook)(const char *, size_t);
 
 /* Make room for more bytes plus a terminating NUL. */
 int
@@ -98,31 +99,80 @@ buf_free(struct buf *b)
 	b->len = b->cap = 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	size_t		len, i;
+	uint32_t	c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	c = p[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* No overlong forms, surrogates or code points past U+10FFFF. */
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 ||
+	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * Append n bytes of s as a JSON string literal.  Bytes that are not
+ * valid UTF-8 become U+FFFD, so that the result is always valid JSON.
+ */
+int
+buf_json_strn(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	const unsigned char	*end = p + n;
+	size_t			 len;
+	int			 rc;
+
+	rc = buf_add(b, "\"", 1);
+	while (p < end && rc == 0) {
+		switch (*p) {
+		case '"':  rc = buf_puts(b, "\\\""); p++; continue;
+		case '\\': rc = buf_puts(b, "\\\\"); p++; continue;
+		case '\n': rc = buf_puts(b, "\\n"); p++; continue;
+		case '\r': rc = buf_puts(b, "\\r"); p++; continue;
+		case '\t': rc = buf_puts(b, "\\t"); p++; continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			rc = buf_printf(b, "\\u%04x", *p);
+			p++;
+		} else if ((len = utf8_len(p, (size_t)(end - p))) == 0) {
+			rc = buf_puts(b, "\\ufffd");
+			p++;
+		} else {
+			rc = buf_add(b, p, len);
+			p += len;
+		}
+	}
+	return rc ? rc : buf_add(b, "\"", 1);
+}
+
 /* Append s as a JSON string literal (or null when s is NULL). */
 int
 buf_json_str(struct buf *b, const char *s)
 {
-	const unsigned char *p;
-	int	 rc = 0;
-
 	if (s == NULL)
 		return buf_puts(b, "null");
-	rc |= buf_add(b, "\"", 1);
-	for (p = (const unsigned char *)s; *p && rc == 0; p++) {
-		switch (*p) {
-		case '"':  rc = buf_puts(b, "\\\""); break;
-		case '\\': rc = buf_puts(b, "\\\\"); break;
-		case '\n': rc = buf_puts(b, "\\n"); break;
-		case '\r': rc = buf_puts(b, "\\r"); break;
-		case '\t': rc = buf_puts(b, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				rc = buf_printf(b, "\\u%04x", *p);
-			else
-				rc = buf_add(b, p, 1);
-		}
-	}
-	return rc ? rc : buf_add(b, "\"", 1);
+	return buf_json_strn(b, s, strlen(s));
 }
 
 /* Milliseconds on the monotonic clock. */
@@ -219,6 +269,35 @@ parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (v > max)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+/* "64k", "1M", "2G" or a number of bytes, at most max. */
+int
+parse_size(const char *s, uint64_t max, uint64_t *out)
+{
+	char		num[32];
+	size_t		n = strspn(s, "0123456789");
+	uint64_t	v, mult = 1;
+	int		rc;
+
+	if (n == 0 || n >= sizeof(num))
+		return n == 0 ? -EINVAL : -ERANGE;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (s[n] != '\0') {
+		if (s[n + 1] != '\0')
+			return -EINVAL;
+		switch (s[n]) {
+		case 'k': case 'K': mult = 1ULL << 10; break;
+		case 'm': case 'M': mult = 1ULL << 20; break;
+		case 'g': case 'G': mult = 1ULL << 30; break;
+		default: return -EINVAL;
+		}
+	}
+	if ((rc = parse_u64(num, max / mult, &v)) < 0)
+		return rc;
+	*out = v * mult;
 	return 0;
 }
 
@@ -381,6 +460,20 @@ strv_len(char *const *v)
 	return n;
 }
 
+/* Do two NULL-terminated vectors hold the same strings? */
+bool
+strv_equal(char *const *a, char *const *b)
+{
+	size_t	i;
+
+	if (a == NULL || b == NULL)
+		return strv_len(a) == strv_len(b);
+	for (i = 0; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return a[i] == b[i];
+}
+
 /* Log one line to stderr in a single write. */
 void
 log_msg(int level, const char *fmt, ...)
@@ -405,5 +498,8 @@ log_msg(int level, const char *fmt, ...)
 	if ((size_t)n > sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
+	if (log_hook)
+		log_hook(line, (size_t)n);
+	else
+		(void)!write(STDERR_FILENO, line, (size_t)n);
 }

@@ -32,6 +32,7 @@ int	buf_printf(struct buf *, const char *, ...)
 void	buf_consume(struct buf *, size_t);
 void	buf_free(struct buf *);
 int	buf_json_str(struct buf *, const char *);
+int	buf_json_strn(struct buf *, const char *, size_t);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t	mono_ms(void);
@@ -39,6 +40,7 @@ int64_t	mono_ms(void);
 int	parse_duration(const char *, uint32_t *);
 void	format_duration(char *, size_t, int64_t);
 int	parse_u64(const char *, uint64_t, uint64_t *);
+int	parse_size(const char *, uint64_t, uint64_t *);
 int	signal_parse(const char *);
 const char *signal_name(int);
 
@@ -46,10 +48,12 @@ int	mkdir_parent(const char *, mode_t);
 int	argv_split(const char *, char ***, const char **);
 void	strv_free(char **);
 size_t	strv_len(char *const *);
+bool	strv_equal(char *const *, char *const *);
 
 /* Logging: the supervisor's own messages, to stderr (the console). */
 enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 extern int log_level;
+extern void (*log_hook)(const char *, size_t);	/* instead of stderr */
 void	log_msg(int, const char *, ...) __attribute__((format(printf, 2, 3)));
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)

@@ -1,0 +1,168 @@
+/*
+ * reload.c - apply a changed configuration to the running supervisor.
+ *
+ * The whole tree is parsed again.  If anything in it is wrong, nothing
+ * changes.  Otherwise the difference is applied: new services start (if
+ * enabled), removed ones stop and are forgotten once down, changed ones
+ * restart with their new definition, and unchanged ones keep their
+ * process, pidfd and uptime.
+ *
+ * A removed service keeps its old definition until it is down.  The new
+ * tree was checked, so nothing in it requires a removed service, and the
+ * graph made of both stays consistent: removed services stop dependents
+ * first, like any stop.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sup.h"
+
+static bool
+str_differs(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a != b : strcmp(a, b) != 0;
+}
+
+/* Supervisor-wide settings: apply what can be, say what cannot. */
+static void
+reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
+{
+	struct sup_conf	*o = &sup->conf.sup;
+
+	if (str_differs(o->control_socket, n->control_socket))
+		buf_puts(report, "pidvisor.ini: control_socket takes effect "
+		    "when pidvisor restarts\n");
+	if (str_differs(o->notify_socket, n->notify_socket))
+		buf_puts(report, "pidvisor.ini: notify_socket takes effect "
+		    "when pidvisor restarts\n");
+	if (str_differs(o->log_dir, n->log_dir))
+		buf_puts(report, "pidvisor.ini: log_dir takes effect when "
+		    "pidvisor restarts\n");
+	if (o->control_mode != n->control_mode)
+		buf_puts(report, "pidvisor.ini: control_mode takes effect "
+		    "when pidvisor restarts\n");
+	if (n->set_log_level)
+		log_level = n->log_level;
+	o->log_level = n->log_level;
+	o->set_log_level = n->set_log_level;
+	o->max_clients = n->max_clients;
+	o->client_timeout = n->client_timeout;
+	o->log = n->log;	/* new services' defaults: already in them */
+}
+
+/* Give an existing service its new definition (and environment). */
+static int
+reload_swap(struct sup *sup, struct sup_svc *ss, struct svc_def *d)
+{
+	svc_def_free(ss->svc.def);
+	ss->svc.def = d;
+	sup_svc_env_free(ss);
+	return sup_svc_env(sup, ss);
+}
+
+enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED };
+
+/*
+ * Reload.  0 with what was done in report; -EINVAL (nothing changed)
+ * with every error in report; -EBUSY while shutting down.
+ */
+int
+sup_reload(struct sup *sup, struct buf *report)
+{
+	static const char *const what[] = {
+		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",
+		[R_UNCHANGED] = "unchanged", [R_REMOVED] = "removed",
+	};
+	struct conf	  nc;
+	struct svc	**v, *s;
+	size_t		  i, n = 0, count[4] = { 0 };
+
+	if (sup->phase != SUP_RUNNING) {
+		buf_puts(report, "shutting down\n");
+		return -EBUSY;
+	}
+	conf_init(&nc);
+	if (conf_load(&nc, sup->confdir) < 0) {
+		conf_errors(&nc, report);
+		log_err("reload refused, nothing changed: %zu error%s",
+		    nc.nerrs, nc.nerrs == 1 ? "" : "s");
+		for (i = 0; i < nc.nerrs; i++)
+			log_err("%s:%d: %s", nc.errs[i].file, nc.errs[i].line,
+			    nc.errs[i].msg);
+		conf_free(&nc);
+		return -EINVAL;
+	}
+	if ((v = calloc(nc.ndefs + sup->set.n + 1, sizeof(*v))) == NULL) {
+		conf_free(&nc);
+		buf_puts(report, "out of memory; nothing changed\n");
+		return -ENOMEM;
+	}
+	reload_settings(sup, &nc.sup, report);
+
+	/* Match the new tree with the services we have. */
+	for (i = 0; i < sup->set.n; i++)
+		sup_svc_of(sup->set.v[i])->fate = R_REMOVED;
+	for (i = 0; i < nc.ndefs; i++) {
+		struct svc_def	*d = nc.defs[i];
+		struct sup_svc	*ss;
+
+		nc.defs[i] = NULL;
+		if ((s = svc_find(&sup->set, d->name)) == NULL) {
+			if ((ss = sup_svc_new(sup, d)) == NULL) {
+				svc_def_free(d);
+				continue;
+			}
+			ss->fate = R_ADDED;
+		} else {
+			ss = sup_svc_of(s);
+			ss->fate = ss->removing ? R_ADDED :
+			    svc_def_equal(s->def, d) ? R_UNCHANGED : R_CHANGED;
+			ss->removing = false;
+			reload_swap(sup, ss, d);
+		}
+		v[n++] = &ss->svc;
+	}
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		if (sup_svc_of(s)->fate != R_REMOVED)
+			continue;
+		sup_svc_of(s)->removing = true;
+		v[n++] = s;
+	}
+
+	/* The new set, then what each service has to do. */
+	free(sup->set.v);
+	sup->set.v = v;
+	sup->set.n = n;
+	sup_relink(sup);
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		count[sup_svc_of(s)->fate]++;
+		buf_printf(report, "%s %s\n", what[sup_svc_of(s)->fate],
+		    s->def->name);
+	}
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		switch (sup_svc_of(s)->fate) {
+		case R_ADDED:
+			if (s->def->enabled)
+				svc_start(s);
+			break;
+		case R_CHANGED:
+			if (s->want_up || svc_has_process(s))
+				svc_restart(s);
+			break;
+		case R_REMOVED:
+			svc_stop(s);
+			if (!svc_has_process(s))
+				ev_prepare_start(sup->loop, &sup->gc_w);
+			break;
+		}
+	}
+	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
+	    "unchanged", count[R_ADDED], count[R_CHANGED], count[R_REMOVED],
+	    count[R_UNCHANGED]);
+	conf_free(&nc);
+	return 0;
+}

@@ -1,0 +1,363 @@
+/*
+ * svclog.c - what services print.
+ *
+ * A ring buffer per service keeps its last lines, each with a time
+ * stamp, the PID that was running and the stream it came from; the
+ * oldest lines go when a new one needs room, so memory is bounded by
+ * log_buffer.  Lines also go to one sink: the console (through a queue
+ * that never blocks the loop; when it is full, lines are dropped and
+ * counted), /dev/kmsg, or a file per service rotated by size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "svclog.h"
+
+#define CONSOLE_QUEUE_MAX	(256 * 1024)
+
+struct rec {
+	int64_t		ts_ms;
+	uint64_t	seq;
+	int32_t		pid;
+	uint32_t	len;
+	uint8_t		stream;
+};
+
+struct log_ring {
+	size_t	cap;
+	size_t	head;		/* offset of the oldest record */
+	size_t	used;		/* bytes held */
+	size_t	count;		/* lines held */
+	char	data[];
+};
+
+/* A ring of cap bytes. */
+struct log_ring *
+ring_new(size_t cap)
+{
+	struct log_ring	*r;
+
+	if (cap < sizeof(struct rec) + 64)
+		return NULL;
+	if ((r = malloc(sizeof(*r) + cap)) == NULL)
+		return NULL;
+	r->cap = cap;
+	r->head = r->used = r->count = 0;
+	return r;
+}
+
+void
+ring_free(struct log_ring *r)
+{
+	free(r);
+}
+
+/* Copy n bytes into the ring at off, wrapping at the end. */
+static void
+ring_put(struct log_ring *r, size_t off, const void *src, size_t n)
+{
+	size_t	first = r->cap - off < n ? r->cap - off : n;
+
+	memcpy(r->data + off, src, first);
+	memcpy(r->data, (const char *)src + first, n - first);
+}
+
+/* Copy n bytes out of the ring from off, wrapping at the end. */
+static void
+ring_get(const struct log_ring *r, size_t off, void *dst, size_t n)
+{
+	size_t	first = r->cap - off < n ? r->cap - off : n;
+
+	memcpy(dst, r->data + off, first);
+	memcpy((char *)dst + first, r->data, n - first);
+}
+
+/* Forget the oldest line. */
+static void
+ring_drop(struct log_ring *r)
+{
+	struct rec	h;
+	size_t		n;
+
+	ring_get(r, r->head, &h, sizeof(h));
+	n = sizeof(h) + h.len;
+	r->head = (r->head + n) % r->cap;
+	r->used -= n;
+	r->count--;
+}
+
+/* Add a line, dropping the oldest ones until it fits. */
+void
+ring_push(struct log_ring *r, const struct log_line *l)
+{
+	struct rec	h = {
+		.ts_ms = l->ts_ms, .seq = l->seq, .pid = l->pid,
+		.len = l->len, .stream = l->stream,
+	};
+	size_t		room = r->cap - sizeof(h), tail;
+
+	if (h.len > room)
+		h.len = (uint32_t)room;
+	while (r->used + sizeof(h) + h.len > r->cap)
+		ring_drop(r);
+	tail = (r->head + r->used) % r->cap;
+	ring_put(r, tail, &h, sizeof(h));
+	ring_put(r, (tail + sizeof(h)) % r->cap, l->text, h.len);
+	r->used += sizeof(h) + h.len;
+	r->count++;
+}
+
+/* How many lines the ring holds. */
+size_t
+ring_count(const struct log_ring *r)
+{
+	return r ? r->count : 0;
+}
+
+/* Call fn for each of the last n lines, oldest first. */
+void
+ring_walk(const struct log_ring *r, size_t n,
+    void (*fn)(const struct log_line *, void *), void *arg)
+{
+	struct log_line	 l;
+	struct rec	 h;
+	size_t		 off, i, skip;
+	char		*text;
+
+	if (r == NULL || r->count == 0 || (text = malloc(r->cap)) == NULL)
+		return;
+	skip = r->count > n ? r->count - n : 0;
+	off = r->head;
+	for (i = 0; i < r->count; i++) {
+		ring_get(r, off, &h, sizeof(h));
+		off = (off + sizeof(h)) % r->cap;
+		if (i >= skip) {
+			ring_get(r, off, text, h.len);
+			l.ts_ms = h.ts_ms;
+			l.seq = h.seq;
+			l.pid = h.pid;
+			l.stream = h.stream;
+			l.len = h.len;
+			l.text = text;
+			fn(&l, arg);
+		}
+		off = (off + h.len) % r->cap;
+	}
+	free(text);
+}
+
+/*
+ * One line as `logs` shows it:
+ *   2026-12-03T09:10:11.123Z web[123] out: text
+ * or as a JSON object (without a newline).
+ */
+void
+log_line_format(struct buf *b, const char *name, const struct log_line *l,
+    bool json)
+{
+	char		when[40];
+	struct tm	tm;
+	time_t		t = (time_t)(l->ts_ms / 1000);
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03dZ",
+	    (int)(l->ts_ms % 1000));
+	if (!json) {
+		buf_printf(b, "%s %s[%d] %s: ", when, name, (int)l->pid,
+		    l->stream == STREAM_ERR ? "err" : "out");
+		buf_add(b, l->text, l->len);
+		buf_add(b, "\n", 1);
+		return;
+	}
+	buf_printf(b, "{\"time\":\"%s\",\"service\":", when);
+	buf_json_str(b, name);
+	buf_printf(b, ",\"pid\":%d,\"stream\":\"%s\",\"seq\":%llu,\"line\":",
+	    (int)l->pid, l->stream == STREAM_ERR ? "stderr" : "stdout",
+	    (unsigned long long)l->seq);
+	buf_json_strn(b, l->text, l->len);
+	buf_add(b, "}", 1);
+}
+
+static struct {
+	struct ev_loop	*loop;
+	ev_io		 w;
+	int		 fd;
+	struct buf	 q;
+	uint64_t	 dropped;
+} con = { .fd = -1 };
+
+/* Write what the console takes; stop watching once the queue is empty. */
+static void
+console_flush(void)
+{
+	ssize_t	n;
+	char	note[96];
+
+	while (con.q.len > 0) {
+		n = write(con.fd, con.q.data, con.q.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {		/* the console is gone: drop */
+			buf_consume(&con.q, con.q.len);
+			break;
+		}
+		buf_consume(&con.q, (size_t)n);
+		if (con.q.len == 0 && con.dropped) {
+			n = snprintf(note, sizeof(note), "pidvisor: %llu log "
+			    "lines dropped: the console was too slow\n",
+			    (unsigned long long)con.dropped);
+			con.dropped = 0;
+			buf_add(&con.q, note, (size_t)n);
+		}
+	}
+	ev_io_stop(con.loop, &con.w);
+}
+
+static void
+console_on_writable(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	console_flush();
+}
+
+/*
+ * From now on the console is written without blocking: a terminal or a
+ * pipe gets a file description of its own with O_NONBLOCK (not shared
+ * with services that inherit fd 2); a regular file is written as it is.
+ */
+void
+console_init(struct ev_loop *loop)
+{
+	struct stat	st;
+	int		fd = -1;
+
+	con.loop = loop;
+	if (fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
+		fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK |
+		    O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	con.fd = fd;
+	ev_io_init(&con.w, console_on_writable, fd, EV_WRITE);
+	log_hook = console_write;
+}
+
+/* Queue text for the console; drop it if the queue is full. */
+void
+console_write(const char *p, size_t n)
+{
+	if (con.fd < 0) {
+		(void)!write(STDERR_FILENO, p, n);
+		return;
+	}
+	if (con.q.len + n > CONSOLE_QUEUE_MAX) {
+		con.dropped++;
+		return;
+	}
+	buf_add(&con.q, p, n);
+	console_flush();
+	if (con.q.len > 0 && !ev_is_active(&con.w))
+		ev_io_start(con.loop, &con.w);
+}
+
+/* Flush what can be written, blocking, and go back to plain stderr. */
+void
+console_close(void)
+{
+	if (con.fd < 0)
+		return;
+	log_hook = NULL;
+	ev_io_stop(con.loop, &con.w);
+	if (con.q.len)
+		(void)!write(STDERR_FILENO, con.q.data, con.q.len);
+	buf_free(&con.q);
+	close(con.fd);
+	con.fd = -1;
+}
+
+/* Open dir/name.log for appending. */
+static int
+log_file_open(struct log_file *f, const char *dir, const char *name)
+{
+	char		path[4096];
+	struct stat	st;
+
+	snprintf(path, sizeof(path), "%s/%s.log", dir, name);
+	mkdir_parent(path, 0755);
+	f->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (f->fd < 0)
+		return -errno;
+	f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	return 0;
+}
+
+/* name.log becomes name.log.1, .1 becomes .2, ...; keep of them stay. */
+static void
+log_file_rotate(struct log_file *f, const char *dir, const char *name,
+    uint32_t keep)
+{
+	char		from[4096], to[4096];
+	uint32_t	i;
+
+	log_file_close(f);
+	snprintf(to, sizeof(to), "%s/%s.log.%u", dir, name, keep + 1);
+	unlink(to);
+	for (i = keep; i > 0; i--) {
+		if (i == 1)
+			snprintf(from, sizeof(from), "%s/%s.log", dir, name);
+		else
+			snprintf(from, sizeof(from), "%s/%s.log.%u", dir, name,
+			    i - 1);
+		snprintf(to, sizeof(to), "%s/%s.log.%u", dir, name, i);
+		rename(from, to);
+	}
+	if (keep == 0) {
+		snprintf(from, sizeof(from), "%s/%s.log", dir, name);
+		unlink(from);
+	}
+}
+
+/* Append text to the service's file, rotating first if it would exceed max. */
+int
+log_file_write(struct log_file *f, const char *dir, const char *name,
+    const char *text, size_t n, uint64_t max, uint32_t keep)
+{
+	ssize_t	w;
+	int	rc;
+
+	if (f->fd >= 0 && f->size > 0 && f->size + n > max)
+		log_file_rotate(f, dir, name, keep);
+	if (f->fd < 0 && (rc = log_file_open(f, dir, name)) < 0)
+		return rc;
+	while (n > 0) {
+		w = write(f->fd, text, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		text += w;
+		n -= (size_t)w;
+		f->size += (uint64_t)w;
+	}
+	return 0;
+}
+
+void
+log_file_close(struct log_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->size = 0;
+}
