@@ -7,7 +7,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
-DAEMON_SRC	 = main.c sup.c ctl.c pid1.c svc.c conf.c spawn.c notify.c \
+DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c svc.c conf.c spawn.c notify.c \
 		   proto.c util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
@@ -15,13 +15,14 @@ HDRS		 = $(wildcard supervisor/*.h)
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
-DEPS_TEST	 = util-linux procps jq
+DEPS_TEST	 = util-linux procps jq mandoc
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
-	kernel kernel-stock initramfs qemu-test-stock clean help
+	kernel kernel-stock initramfs qemu-test-stock install uninstall \
+	clean help
 
 all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify
 
@@ -32,6 +33,8 @@ help:
 	@echo "make run        boot the patched kernel in QEMU, pidvisor as PID 1"
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
+	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
+	@echo "                an example configuration, bash completion"
 	@echo "make clean      remove build outputs (not the kernel tree)"
 
 # Install what is missing, in one apt transaction; quick when all is there.
@@ -72,7 +75,7 @@ $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 	$(CC) $(SAN) -o $@ $^
 
 # Unit tests: cmocka, against the sanitized objects.
-UNIT		 = conf svc proto util
+UNIT		 = conf svc proto util svclog
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 
 $(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/util.o
@@ -81,9 +84,11 @@ $(B)/asan/test_svc: tests/unit/test_svc.c $(B)/asan/svc.o $(B)/asan/conf.o \
 $(B)/asan/test_proto: tests/unit/test_proto.c $(B)/asan/proto.o \
     $(B)/asan/notify.o $(B)/asan/util.o
 $(B)/asan/test_util: tests/unit/test_util.c $(B)/asan/util.o
+$(B)/asan/test_svclog: tests/unit/test_svclog.c $(B)/asan/svclog.o \
+    $(B)/asan/util.o
 
 $(UNIT_BIN):
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih
+	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw
@@ -152,6 +157,33 @@ qemu-test-stock: guest-prereqs kernel-stock
 
 run: deps initramfs
 	@qemu/boot.sh
+
+# Installation.
+PREFIX		?= /usr/local
+SBINDIR		 = $(DESTDIR)$(PREFIX)/sbin
+BINDIR		 = $(DESTDIR)$(PREFIX)/bin
+MANDIR		 = $(DESTDIR)$(PREFIX)/share/man
+DOCDIR		 = $(DESTDIR)$(PREFIX)/share/doc/pidvisor
+COMPDIR		 = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+
+install: all
+	install -d $(SBINDIR) $(BINDIR) $(MANDIR)/man5 $(MANDIR)/man8 \
+	    $(DOCDIR)/examples/services $(COMPDIR)
+	install -m 755 supervisor/pidvisor $(SBINDIR)/pidvisor
+	install -m 755 supervisor/pidvisorctl supervisor/pidvisor-notify \
+	    $(BINDIR)/
+	install -m 644 man/pidvisor.8 man/pidvisorctl.8 $(MANDIR)/man8/
+	install -m 644 man/pidvisor.ini.5 $(MANDIR)/man5/
+	install -m 644 conf/pidvisor.ini $(DOCDIR)/examples/
+	install -m 644 conf/services/*.ini $(DOCDIR)/examples/services/
+	install -m 644 completion/pidvisorctl.bash $(COMPDIR)/pidvisorctl
+
+uninstall:
+	rm -f $(SBINDIR)/pidvisor $(BINDIR)/pidvisorctl \
+	    $(BINDIR)/pidvisor-notify $(MANDIR)/man8/pidvisor.8 \
+	    $(MANDIR)/man8/pidvisorctl.8 $(MANDIR)/man5/pidvisor.ini.5 \
+	    $(COMPDIR)/pidvisorctl
+	rm -rf $(DOCDIR)
 
 clean:
 	rm -rf $(B)/obj $(B)/asan $(B)/test $(B)/run $(B)/static $(B)/guest \
