@@ -233,6 +233,87 @@ test_ready_fd_and_credentials(void **state)
 	conf_free(&c);
 }
 
+/* Log keys: defaults from pidvisor.ini, overridden per service. */
+static void
+test_log_keys(void **state)
+{
+	struct conf	 c;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "pidvisor.ini", "[supervisor]\n"
+	    "log = file\nlog_dir = /var/log/x\nlog_buffer = 8k\n"
+	    "log_file_max = 2M\nlog_file_keep = 2\n"), 0);
+	errs = parse(&c, "a", "[service]\nexec = x\n");
+	errs = (free(errs), parse(&c, "b", "[service]\nexec = x\nlog = none\n"
+	    "log_buffer = 0\nlog_file_keep = 9\n"));
+	assert_string_equal(errs, "");
+	free(errs);
+	errs = parse(&c, "sh", "[service]\nexec = /bin/sh\nconsole = yes\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_string_equal(c.sup.log_dir, "/var/log/x");
+	assert_int_equal(c.defs[0]->log.sink, SINK_FILE);
+	assert_int_equal(c.defs[0]->log.buffer, 8192);
+	assert_int_equal(c.defs[0]->log.file_max, 2 << 20);
+	assert_int_equal(c.defs[0]->log.file_keep, 2);
+	assert_int_equal(c.defs[1]->log.sink, SINK_NONE);
+	assert_int_equal(c.defs[1]->log.buffer, 0);
+	assert_int_equal(c.defs[1]->log.file_keep, 9);
+	assert_true(c.defs[2]->console);
+	conf_free(&c);
+
+	expect("[service]\nexec = x\nlog = syslog\n", "web.ini:3: log: "
+	    "expected console, kmsg, file or none, not 'syslog'\n");
+	expect("[service]\nexec = x\nlog_buffer = 100\n", "web.ini:3: "
+	    "log_buffer: expected 0 or a size from 4k to 16M, not '100'\n");
+	expect("[service]\nexec = x\nlog_file_max = 1\n", "web.ini:3: "
+	    "log_file_max: expected a size of at least 4k, such as 10M, not "
+	    "'1'\n");
+	expect("[service]\nexec = x\nlog_file_keep = lots\n", "web.ini:3: "
+	    "log_file_keep: expected a number from 0 to 1000, not 'lots'\n");
+	expect("[service]\nexec = x\nconsole = yes\nlog = file\n",
+	    "web.ini:4: log: a console service's output goes to the console, "
+	    "not to a log\n");
+}
+
+/* Equal definitions are those that would run the same way. */
+static void
+test_def_equal(void **state)
+{
+	static const char *const base = "[service]\nexec = /bin/a b\n"
+	    "requires = db\nenv = A=1\n";
+	static const char *const differ[] = {
+		"[service]\nexec = /bin/a c\nrequires = db\nenv = A=1\n",
+		"[service]\nexec = /bin/a b\nrequires = db2\nenv = A=1\n",
+		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=2\n",
+		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=1\n"
+		    "restart = never\n",
+		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=1\n"
+		    "log = none\n",
+		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=1\n"
+		    "stop_timeout = 3s\n",
+	};
+	struct conf	c;
+	size_t		i;
+	char		name[16];
+
+	(void)state;
+	conf_init(&c);
+	conf_parse_service(&c, "x", "x", base);
+	conf_parse_service(&c, "y", "y", "[service]\nexec = /bin/a  \"b\"\n"
+	    "requires = db\nenv = A=1\nenabled = no\n");
+	assert_true(svc_def_equal(c.defs[0], c.defs[1]));
+	for (i = 0; i < ARRAY_SIZE(differ); i++) {
+		snprintf(name, sizeof(name), "d%zu", i);
+		conf_parse_service(&c, name, name, differ[i]);
+		assert_false(svc_def_equal(c.defs[0], c.defs[2 + i]));
+	}
+	assert_int_equal(c.nerrs, 0);
+	conf_free(&c);
+}
+
 /* Long values go on over indented lines. */
 static void
 test_continuation(void **state)
@@ -597,6 +678,8 @@ main(void)
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_ready_fd_and_credentials),
 		cmocka_unit_test(test_continuation),
+		cmocka_unit_test(test_log_keys),
+		cmocka_unit_test(test_def_equal),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_paths),
 		cmocka_unit_test(test_every_error_named),

@@ -189,6 +189,19 @@ test_args(void **state)
 	assert_int_equal(args("wait web ready", &a, err), 0);
 	assert_int_equal(a.timeout, CTL_WAIT_DEFAULT);
 
+	assert_int_equal(args("logs web -n 20 -f --json", &a, err), 0);
+	assert_int_equal(a.verb, VERB_LOGS);
+	assert_int_equal(a.lines, 20);
+	assert_true(a.follow && a.json);
+	assert_int_equal(args("logs web", &a, err), 0);
+	assert_int_equal(a.lines, UINT32_MAX);
+	assert_false(a.follow);
+	assert_int_equal(args("logs web -n", &a, err), -EINVAL);
+	assert_non_null(strstr(err, "-n needs a number of lines"));
+	assert_int_equal(args("logs web -n x", &a, err), -EINVAL);
+	assert_int_equal(args("status -f", &a, err), -EINVAL);
+	assert_int_equal(args("reload now", &a, err), -EINVAL);
+
 	assert_int_equal(args("frobnicate", &a, err), -EINVAL);
 	assert_string_equal(err, "unknown verb 'frobnicate'");
 	assert_int_equal(args("start", &a, err), -EINVAL);

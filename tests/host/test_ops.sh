@@ -1,0 +1,266 @@
+# tests/host/test_ops.sh - logs, reload, installation, manuals, completion.
+
+# 100,000 lines printed as fast as possible: every one in the file sink,
+# once, in order; the last ones in the ring buffer.
+t_logs_complete() {
+	pv_dir
+	sup_ini <<-EOF
+	log_dir = $T/logs
+	EOF
+	svc counter <<-EOF
+	exec = seq 1 100000
+	log = file
+	log_file_max = 100M
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait counter stopped --timeout=60s
+	local lines
+	lines=$(wc -l <"$T/logs/counter.log")
+	expect_eq "$lines" 100000 "lines in the file"
+	awk '$2 !~ /^counter\[[0-9]+\]$/ || $3 != "out:" || $4 != NR { bad = NR; exit }
+	    END { exit bad ? 1 : 0 }' "$T/logs/counter.log" ||
+	    fail "line out of order: $(sed -n "$(awk '$4 != NR {print NR; exit}' \
+	    "$T/logs/counter.log")p" "$T/logs/counter.log")"
+	expect_eq "$(ctl logs counter -n 3 | awk '{print $4}' | tr '\n' ' ')" \
+	    "99998 99999 100000 " "logs -n 3"
+	pv_down
+}
+
+# A service that floods its output delays neither another service's
+# restarts nor the control socket.
+t_logs_flood() {
+	pv_dir
+	svc flood <<-EOF
+	exec = yes flooding the supervisor with lines
+	log = none
+	EOF
+	svc crash <<-EOF
+	exec = $H stamp=$T/s:S exit=1
+	restart_delay = 200ms
+	restart_delay_max = 200ms
+	start_limit_burst = 0
+	EOF
+	pv_up
+	expect_rc 0 ctl wait flood ready --timeout=5s
+	"$H" waitfile="$T/s:6:10000" ||
+	    fail "crash did not restart 5 times in 10 s next to the flood"
+	local i
+	for i in 1 2 3 4 5; do
+		expect_rc 0 ctl status flood
+	done
+	[ "$(ctl logs flood -n 1 | cut -d' ' -f4-)" = \
+	    "flooding the supervisor with lines" ] || fail "flood not read"
+	pv_down
+}
+
+# Size-based rotation keeps log_file_keep old files, and nothing is lost
+# between them.
+t_logs_rotation() {
+	pv_dir
+	sup_ini <<-EOF
+	log_dir = $T/logs
+	EOF
+	svc rot <<-EOF
+	exec = seq 1 2000
+	log = file
+	log_file_max = 8k
+	log_file_keep = 3
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait rot stopped --timeout=30s
+	expect_eq "$(cd "$T/logs" && ls | tr '\n' ' ')" \
+	    "rot.log rot.log.1 rot.log.2 rot.log.3 " "files"
+	local f
+	for f in "$T"/logs/*; do
+		[ "$(stat -c %s "$f")" -le 8192 ] || fail "$f is too big"
+	done
+	# Oldest to newest, the kept lines are consecutive and end at 2000.
+	cat "$T/logs/rot.log.3" "$T/logs/rot.log.2" "$T/logs/rot.log.1" \
+	    "$T/logs/rot.log" | awk '{print $4}' >"$T/kept"
+	expect_eq "$(tail -1 "$T/kept")" 2000 "last line"
+	awk 'NR > 1 && $1 != prev + 1 { exit 1 } { prev = $1 }' "$T/kept" ||
+	    fail "a gap in the rotated files"
+	pv_down
+}
+
+# logs -f sees new lines as they come; --json is valid JSON.
+t_logs_follow() {
+	pv_dir
+	svc tick <<-EOF
+	exec = /bin/sh -c "i=0; while :; do echo tick \$i; i=\$((i+1)); \
+	    sleep 0.1; done"
+	EOF
+	pv_up
+	local line first
+	coproc FOLLOW { ctl logs tick -f -n 0; }
+	read -r -t 5 line <&"${FOLLOW[0]}" || fail "no line from logs -f"
+	first=$(echo "$line" | awk '{print $5}')
+	read -r -t 5 line <&"${FOLLOW[0]}" || fail "no second line"
+	expect_eq "$(echo "$line" | awk '{print $5}')" $((first + 1)) "next tick"
+	for i in 1 2 3; do
+		read -r -t 5 line <&"${FOLLOW[0]}" || fail "no line $((i + 2))"
+	done
+	kill "$FOLLOW_PID"
+	wait "$FOLLOW_PID" 2>/dev/null
+	ctl logs tick -n 5 --json | jq -e 'length == 5 and
+	    all(.[]; .service == "tick" and .stream == "stdout" and
+	        (.line | startswith("tick ")) and (.pid | type) == "number" and
+	        (.time | test("^[0-9-]+T[0-9:.]+Z$")))' >/dev/null ||
+	    fail "logs --json: $(ctl logs tick -n 5 --json)"
+	coproc JFOLLOW { ctl logs tick -f -n 2 --json; }
+	read -r -t 5 line <&"${JFOLLOW[0]}" || fail "no JSON line"
+	echo "$line" | jq -e '.service == "tick"' >/dev/null ||
+	    fail "logs -f --json: $line"
+	kill "$JFOLLOW_PID"
+	wait "$JFOLLOW_PID" 2>/dev/null
+	pv_down
+}
+
+# reload: add, remove, change; unchanged keeps its process and uptime;
+# an invalid tree changes nothing at all.
+t_reload() {
+	pv_dir
+	svc keep <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc change <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc gone <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	local keep change gone up1 up2
+	for s in keep change gone; do ctl wait $s ready --timeout=5s; done
+	keep=$(field keep pid)
+	change=$(field change pid)
+
+	# An invalid tree, with a valid change in it: nothing happens.
+	svc broken <<-EOF
+	exec = $H sleep=forever
+	restart = sometimes
+	EOF
+	svc change <<-EOF
+	exec = $H stamp=$T/s:NEW sleep=forever
+	EOF
+	up1=$(field keep uptime_ms)
+	expect_rc 1 ctl reload
+	expect_match "$OUT" "services/broken.ini:3: restart: expected always"
+	expect_match "$OUT" "configuration refused; nothing changed"
+	expect_eq "$(field keep pid)" "$keep" "keep after a refused reload"
+	expect_eq "$(field change pid)" "$change" "change after a refused reload"
+	expect_eq "$(ctl status --json | jq length)" 3 "services"
+	grep -q "services/broken.ini:3: restart" "$T/log" ||
+	    fail "the errors were not logged"
+
+	# A valid one: broken fixed (added), change changed, gone removed.
+	svc broken <<-EOF
+	exec = $H sleep=forever
+	EOF
+	rm "$T/conf/services/gone.ini"
+	expect_rc 0 ctl reload
+	expect_eq "$OUT" "added broken
+changed (restarted) change
+removed gone
+unchanged keep"
+	expect_rc 0 ctl wait change ready --timeout=5s
+	expect_rc 0 ctl wait broken ready --timeout=5s
+	[ "$(field change pid)" != "$change" ] || fail "change kept its process"
+	"$H" waitfile="$T/s:1:5000" || fail "change does not run the new exec"
+	expect_eq "$(field keep pid)" "$keep" "keep's pid"
+	expect_eq "$(field keep restarts)" 0 "keep's restarts"
+	up2=$(field keep uptime_ms)
+	[ "$up2" -gt "$up1" ] || fail "keep's uptime went from $up1 to $up2"
+	for i in $(seq 1 100); do
+		ctl status gone >/dev/null 2>&1 || break
+		sleep 0.05
+	done
+	expect_rc 4 ctl status gone
+
+	# SIGHUP reloads too.
+	svc late <<-EOF
+	exec = $H sleep=forever
+	EOF
+	kill -HUP "$PV_PID"
+	for i in $(seq 1 100); do
+		ctl status late >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	expect_rc 0 ctl wait late ready --timeout=5s
+	expect_eq "$(field keep pid)" "$keep" "keep after SIGHUP"
+	pv_down
+}
+
+# make install DESTDIR=... PREFIX=...: the expected files; uninstall
+# removes them.
+t_install() {
+	pv_dir
+	make -s -C "$ROOT" install DESTDIR="$T/root" PREFIX=/usr >"$T/out" 2>&1 ||
+	    fail "make install: $(cat "$T/out")"
+	local f
+	for f in usr/sbin/pidvisor usr/bin/pidvisorctl usr/bin/pidvisor-notify \
+	    usr/share/man/man8/pidvisor.8 usr/share/man/man8/pidvisorctl.8 \
+	    usr/share/man/man5/pidvisor.ini.5 \
+	    usr/share/bash-completion/completions/pidvisorctl \
+	    usr/share/doc/pidvisor/examples/pidvisor.ini \
+	    usr/share/doc/pidvisor/examples/services/notifier.ini; do
+		[ -f "$T/root/$f" ] || fail "$f was not installed"
+	done
+	[ -x "$T/root/usr/sbin/pidvisor" ] || fail "pidvisor not executable"
+	"$T/root/usr/sbin/pidvisor" -V | grep -q "^pidvisor " ||
+	    fail "the installed pidvisor does not run"
+	make -s -C "$ROOT" uninstall DESTDIR="$T/root" PREFIX=/usr >/dev/null ||
+	    fail "make uninstall"
+	expect_eq "$(find "$T/root" -type f | wc -l)" 0 "files left"
+}
+
+# The manuals render without a warning.
+t_manuals() {
+	local out
+	out=$(mandoc -T lint -W warning "$ROOT"/man/*.[0-9] 2>&1) ||
+	    fail "mandoc: $out"
+	[ -z "$out" ] || fail "mandoc: $out"
+	for page in pidvisor.8 pidvisorctl.8 pidvisor.ini.5; do
+		mandoc -T ascii "$ROOT/man/$page" | grep -q . ||
+		    fail "$page is empty"
+	done
+	# Every key and every verb is documented.
+	for key in $(grep -o '\[K_[A-Z_]*\] = { "[a-z_]*"' \
+	    "$ROOT/supervisor/conf.c" | sed 's/.*"\(.*\)"/\1/'); do
+		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
+		    fail "pidvisor.ini(5) does not document $key"
+	done
+	for verb in $(sed -n 's/^	\[VERB_[A-Z]*\] = { "\([a-z]*\)".*/\1/p' \
+	    "$ROOT/supervisor/proto.c"); do
+		grep -q "^\.It Cm $verb" "$ROOT/man/pidvisorctl.8" ||
+		    fail "pidvisorctl(8) does not document $verb"
+	done
+}
+
+# bash completion: verbs, and service names from the running supervisor.
+t_completion() {
+	pv_dir
+	svc alpha <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc beta <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	pv_up
+	local got
+	got=$(PATH=$(dirname "$CTL"):$PATH PIDVISOR_SOCKET=$T/ctl.sock bash -c '
+		source "'"$ROOT"'/completion/pidvisorctl.bash"
+		COMP_WORDS=(pidvisorctl st); COMP_CWORD=1; _pidvisorctl
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(pidvisorctl restart ""); COMP_CWORD=2; _pidvisorctl
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(pidvisorctl wait alpha ""); COMP_CWORD=3; _pidvisorctl
+		echo "${COMPREPLY[*]}"')
+	expect_eq "$got" "start status stop
+alpha beta
+backoff failed ready starting stopped stopping"
+	pv_down
+}
