@@ -221,12 +221,12 @@ sup_out_line(struct sup *sup, struct sup_svc *ss, int stream,
 		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
 		    d->name, (int)out->pid);
 		buf_add(&b, text, len);
-		if (sink == SINK_KMSG) {
+		/* Without its newline a kmsg record stays open, unseen. */
+		buf_add(&b, "\n", 1);
+		if (sink == SINK_KMSG)
 			(void)!write(sup->kmsgfd, b.data, b.len);
-		} else {
-			buf_add(&b, "\n", 1);
+		else
 			console_write(b.data, b.len);
-		}
 		break;
 	case SINK_FILE:
 		log_line_format(&b, d->name, &l, false);

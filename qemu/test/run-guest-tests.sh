@@ -116,6 +116,19 @@ t_pid_reuse() {
 	kill "$holder"
 }
 
+# log = kmsg: as PID 1, a service's lines land in the kernel's log.
+t_kmsg() {
+	$CTL start kmsg-talker --wait --timeout=10s || fail "no start"
+	i=0
+	while [ $i -lt 100 ]; do
+		dmesg -s 1048576 | grep -q "kmsg-talker\[[0-9]*\]: hello kernel log" &&
+		    return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "not in dmesg: $(dmesg -s 1048576 | tail -3)"
+}
+
 # stop_timeout: SIGKILL for what ignores SIGTERM.
 t_stop_timeout() {
 	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
@@ -166,7 +179,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout; do
+    t_pid_reuse t_stop_timeout t_kmsg; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 

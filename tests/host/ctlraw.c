@@ -5,9 +5,11 @@
  *   ctlraw SOCKET garbage|oversized|badversion|noterm|badtype|
  *                 toomany    send that, print "CODE message" of the reply
  *   ctlraw SOCKET hangup     send half a header and close
- *   ctlraw SOCKET noread MS  ask for status, never read the reply; print
- *                            "sent", then "dropped" once the server has
- *                            given up on us, or "kept" after MS
+ *   ctlraw SOCKET noread MS [WORD...]
+ *                            send a request (status by default), never read
+ *                            the reply; print "sent", then "dropped" once
+ *                            the server has given up on us, or "kept"
+ *                            after MS
  *   ctlraw SOCKET silent N MS
  *                            hold N connections that send nothing; print
  *                            "held N", then "closed K" once the server has
@@ -116,8 +118,20 @@ main(int argc, char **argv)
 		struct pollfd	p = { .fd = fd, .events = POLLRDHUP };
 		int		rcvbuf = 4096;
 
+		char		req[512];
+		size_t		len = 0;
+		int		i;
+
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-		frame(fd, VERSION, 1, 7, "status", 7);
+		for (i = 4; i < argc && len + strlen(argv[i]) < sizeof(req); i++) {
+			strcpy(req + len, argv[i]);
+			len += strlen(argv[i]) + 1;
+		}
+		if (len == 0) {
+			strcpy(req, "status");
+			len = 7;
+		}
+		frame(fd, VERSION, 1, (uint32_t)len, req, len);
 		printf("sent\n");
 		fflush(stdout);
 		if (poll(&p, 1, argc > 3 ? atoi(argv[3]) : 10000) == 1 &&

@@ -118,6 +118,28 @@ t_logs_follow() {
 	pv_down
 }
 
+# A follower that stops reading is dropped; the others go on.
+t_logs_follower_dropped() {
+	pv_dir
+	sup_ini <<-EOF
+	client_timeout = 1s
+	EOF
+	svc flood <<-EOF
+	exec = yes a line that the follower never reads
+	log = none
+	EOF
+	pv_up
+	local line
+	coproc SLOW { "$CTLRAW" "$T/ctl.sock" noread 20000 logs flood -f; }
+	read -r -t 10 line <&"${SLOW[0]}"
+	expect_eq "$line" sent
+	read -r -t 25 line <&"${SLOW[0]}"
+	expect_eq "$line" dropped "a follower that does not read"
+	wait "$SLOW_PID"
+	expect_rc 0 ctl logs flood -n 1
+	pv_down
+}
+
 # reload: add, remove, change; unchanged keeps its process and uptime;
 # an invalid tree changes nothing at all.
 t_reload() {
@@ -178,6 +200,14 @@ unchanged keep"
 		sleep 0.05
 	done
 	expect_rc 4 ctl status gone
+
+	# What pidvisor.ini cannot change live, reload says.
+	sup_ini <<-EOF
+	control_mode = 0660
+	EOF
+	expect_rc 0 ctl reload
+	expect_match "$OUT" "pidvisor.ini: control_mode takes effect when \
+pidvisor restarts"
 
 	# SIGHUP reloads too.
 	svc late <<-EOF
