@@ -7,8 +7,9 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
-DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c svc.c conf.c spawn.c notify.c \
-		   proto.c util.c
+DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c \
+		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
+		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
 
@@ -75,7 +76,7 @@ $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 	$(CC) $(SAN) -o $@ $^
 
 # Unit tests: cmocka, against the sanitized objects.
-UNIT		 = conf svc proto util svclog
+UNIT		 = conf svc proto util svclog victim
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 
 $(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/util.o
@@ -86,6 +87,7 @@ $(B)/asan/test_proto: tests/unit/test_proto.c $(B)/asan/proto.o \
 $(B)/asan/test_util: tests/unit/test_util.c $(B)/asan/util.o
 $(B)/asan/test_svclog: tests/unit/test_svclog.c $(B)/asan/svclog.o \
     $(B)/asan/util.o
+$(B)/asan/test_victim: tests/unit/test_victim.c $(B)/asan/victim.o
 
 $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev

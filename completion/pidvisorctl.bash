@@ -40,7 +40,7 @@ _pidvisorctl()
 	status|start|stop|restart|signal|wait|logs)
 		if [ "$argn" = 1 ]; then
 			names=$(pidvisorctl "${sock[@]}" status 2>/dev/null |
-			    awk 'NR > 1 { print $1 }')
+			    awk 'NR > 1 && !/^\(/ { print $1 }')
 			COMPREPLY=($(compgen -W "$names" -- "$cur"))
 			return
 		fi

@@ -71,6 +71,9 @@ check "shutdown kills stubborn (ignores SIGTERM) after stop_timeout" \
     "$console"
 check "all services stopped before power off" \
     in_order "$console" "all services stopped" "powering off"
+check "the killer logs its first victim, its priority and the reap path" \
+    grep -qE "pressure: killed mem-high-big \(kill_priority 50, [0-9.]+ MiB\) on some avg10=[0-9.]+; reclaim by reap; dead after [0-9.]+ ms, memory back after [0-9.]+ ms" \
+    "$console"
 check "no kernel panic, no sanitizer report" \
     bash -c "! grep -qE 'Kernel panic|runtime error|Sanitizer' '$console'"
 

@@ -36,7 +36,8 @@ enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
 	K_START_LIMIT_BURST, K_START_LIMIT_INTERVAL, K_READY, K_READY_TIMEOUT,
 	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
 	K_USER, K_GROUP, K_WORKDIR, K_ENV, K_UMASK, K_LIMIT_NOFILE, K_ENABLED, K_LOG,
-	K_LOG_BUFFER, K_LOG_FILE_MAX, K_LOG_FILE_KEEP, K_CONSOLE, K__COUNT };
+	K_LOG_BUFFER, K_LOG_FILE_MAX, K_LOG_FILE_KEEP, K_CONSOLE, K_MEMORY_MAX,
+	K_MEMORY_HIGH, K_PIDS_MAX, K_KILL_MODE, K_KILL_PRIORITY, K__COUNT };
 
 struct parse_ctx {
 	struct conf	*c;
@@ -115,6 +116,7 @@ conf_init(struct conf *c)
 	c->sup.log.buffer = 64 << 10;
 	c->sup.log.file_max = 1 << 20;
 	c->sup.log.file_keep = 5;
+	c->sup.pressure_cooldown = 2000;
 	c->etc = "/etc";
 }
 
@@ -160,7 +162,9 @@ conf_free(struct conf *c)
 	free(c->sup.control_socket);
 	free(c->sup.notify_socket);
 	free(c->sup.log_dir);
-	c->sup.log_dir = NULL;
+	free(c->sup.cgroup_root);
+	free(c->sup.pressure_file);
+	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file = NULL;
 	c->defs = NULL;
 	c->errs = NULL;
 	c->ndefs = c->nerrs = 0;
@@ -625,6 +629,78 @@ k_log_file_keep(struct parse_ctx *p, struct svc_def *d, const char *v)
 	return key_log(p, "log_file_keep", v, &d->log);
 }
 
+/* A size, or "max" for none; a size must be at least min. */
+static const char *
+key_limit(struct parse_ctx *p, const char *key, const char *v, uint64_t min,
+    uint64_t *out)
+{
+	if (!strcmp(v, "max")) {
+		*out = 0;
+		return NULL;
+	}
+	if (parse_size(v, 1ULL << 50, out) < 0 || *out < min)
+		return bad(p, "%s: expected a size such as 256M (at least "
+		    "%llu bytes) or max, not '%s'", key,
+		    (unsigned long long)min, v);
+	return NULL;
+}
+
+static const char *
+k_memory_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_limit(p, "memory_max", v, 1 << 20, &d->memory_max);
+}
+
+static const char *
+k_memory_high(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	return key_limit(p, "memory_high", v, 1 << 20, &d->memory_high);
+}
+
+static const char *
+k_pids_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (!strcmp(v, "max")) {
+		d->pids_max = 0;
+		return NULL;
+	}
+	if (parse_u64(v, 1U << 22, &d->pids_max) < 0 || d->pids_max == 0)
+		return bad(p, "pids_max: expected a number from 1 to 4194304 "
+		    "or max, not '%s'", v);
+	return NULL;
+}
+
+static const char *
+k_kill_mode(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	if (!strcmp(v, "process"))
+		d->kill_mode = KILL_PROCESS;
+	else if (!strcmp(v, "group"))
+		d->kill_mode = KILL_GROUP;
+	else if (!strcmp(v, "cgroup"))
+		d->kill_mode = KILL_CGROUP;
+	else
+		return bad(p, "kill_mode: expected process, group or cgroup, "
+		    "not '%s'", v);
+	return NULL;
+}
+
+static const char *
+k_kill_priority(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	uint64_t	n;
+
+	if (!strcmp(v, "never")) {
+		d->kill_priority = KILL_PRIORITY_NEVER;
+		return NULL;
+	}
+	if (parse_u64(v, 1000, &n) < 0)
+		return bad(p, "kill_priority: expected a number from 0 to "
+		    "1000 or never, not '%s'", v);
+	d->kill_priority = (int32_t)n;
+	return NULL;
+}
+
 static const char *
 k_console(struct parse_ctx *p, struct svc_def *d, const char *v)
 {
@@ -666,6 +742,11 @@ static const struct svc_key {
 	[K_LOG_FILE_MAX] = { "log_file_max", k_log_file_max, false, false },
 	[K_LOG_FILE_KEEP] = { "log_file_keep", k_log_file_keep, false, false },
 	[K_CONSOLE] = { "console", k_console, false, false },
+	[K_MEMORY_MAX] = { "memory_max", k_memory_max, false, false },
+	[K_MEMORY_HIGH] = { "memory_high", k_memory_high, false, false },
+	[K_PIDS_MAX] = { "pids_max", k_pids_max, false, false },
+	[K_KILL_MODE] = { "kill_mode", k_kill_mode, false, false },
+	[K_KILL_PRIORITY] = { "kill_priority", k_kill_priority, false, false },
 };
 
 
@@ -857,6 +938,12 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	if (d->console && p->key_line[K_LOG])
 		conf_error(p->c, p->file, p->key_line[K_LOG], "log: a console "
 		    "service's output goes to the console, not to a log");
+	/* The console must survive memory pressure, unless it says so. */
+	if (d->console && !p->key_line[K_KILL_PRIORITY])
+		d->kill_priority = KILL_PRIORITY_NEVER;
+	if (d->memory_high && d->memory_max && d->memory_high > d->memory_max)
+		conf_error(p->c, p->file, p->key_line[K_MEMORY_HIGH],
+		    "memory_high is above memory_max");
 	if (d->group)
 		conf_group(p, d);
 	if (d->user)
@@ -912,7 +999,11 @@ svc_def_equal(const struct svc_def *a, const struct svc_def *b)
 	    a->umask == b->umask && a->restart == b->restart &&
 	    a->ready == b->ready && a->set_uid == b->set_uid &&
 	    a->set_gid == b->set_gid && a->set_umask == b->set_umask &&
-	    a->set_nofile == b->set_nofile && a->console == b->console;
+	    a->set_nofile == b->set_nofile && a->console == b->console &&
+	    a->memory_max == b->memory_max &&
+	    a->memory_high == b->memory_high && a->pids_max == b->pids_max &&
+	    a->kill_mode == b->kill_mode &&
+	    a->kill_priority == b->kill_priority;
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -962,6 +1053,35 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 
+/*
+ * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
+ * both in microseconds as the kernel takes them (some 150000 1000000:
+ * 150 ms of stall within any second).
+ */
+static const char *
+sup_pressure(struct parse_ctx *p, struct sup_conf *s, const char *v)
+{
+	char		kind[8];
+	unsigned long	stall, window;
+	int		n = 0;
+
+	if (!strcmp(v, "off")) {
+		s->pressure_stall = 0;
+		return NULL;
+	}
+	if (sscanf(v, "%7s %lu %lu %n", kind, &stall, &window, &n) != 3 ||
+	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
+	    stall == 0 || window < 500000 || window > 10000000 ||
+	    stall > window)
+		return bad(p, "pressure: expected off or some|full STALL "
+		    "WINDOW in microseconds, window from 500000 to 10000000, "
+		    "not '%s'", v);
+	s->pressure_full = kind[0] == 'f';
+	s->pressure_stall = (uint32_t)stall;
+	s->pressure_window = (uint32_t)window;
+	return NULL;
+}
+
 /* inih handler for pidvisor.ini. */
 static int
 conf_sup_key(void *user, const char *section, const char *name,
@@ -1002,6 +1122,20 @@ conf_sup_key(void *user, const char *section, const char *name,
 	} else if (!strcmp(name, "log") || !strcmp(name, "log_buffer") ||
 	    !strcmp(name, "log_file_max") || !strcmp(name, "log_file_keep")) {
 		why = key_log(p, name, v, &s->log);
+	} else if (!strcmp(name, "cgroup_root") ||
+	    !strcmp(name, "pressure_file")) {
+		if (v[0] != '/' && strcmp(v, "none") && strcmp(v, "cgroup"))
+			why = bad(p, "%s: '%s' is not an absolute path", name,
+			    v);
+		else
+			why = key_str(name[0] == 'c' ? &s->cgroup_root :
+			    &s->pressure_file, v);
+	} else if (!strcmp(name, "cgroup_memory_high")) {
+		why = key_limit(p, name, v, 1 << 20, &s->cgroup_memory_high);
+	} else if (!strcmp(name, "pressure_cooldown")) {
+		why = key_duration(p, name, v, &s->pressure_cooldown);
+	} else if (!strcmp(name, "pressure")) {
+		why = sup_pressure(p, s, v);
 	} else if (!strcmp(name, "log_dir")) {
 		if (v[0] != '/')
 			why = bad(p, "log_dir: '%s' is not an absolute path", v);

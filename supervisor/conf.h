@@ -31,6 +31,16 @@ enum log_sink {
 	SINK_NONE,
 };
 
+/* How a stop reaches the processes of a service. */
+enum kill_mode {
+	KILL_PROCESS,		/* the main process, through its pidfd */
+	KILL_GROUP,		/* its process group, through the pidfd */
+	KILL_CGROUP,		/* every process of its cgroup */
+};
+
+#define KILL_PRIORITY_NEVER	(-1)
+#define SIZE_MAX_UNSET		UINT64_MAX	/* memory_max = max */
+
 /* Log defaults, from pidvisor.ini, for services that do not say. */
 struct log_conf {
 	uint64_t	file_max;	/* bytes */
@@ -63,6 +73,10 @@ struct svc_def {
 	uid_t		  uid;
 	gid_t		  gid;
 	uint64_t	  limit_nofile;
+	uint64_t	  memory_max;		/* 0: not set */
+	uint64_t	  memory_high;
+	uint64_t	  pids_max;		/* 0: not set */
+	int32_t		  kill_priority;	/* KILL_PRIORITY_NEVER or >= 0 */
 	uint32_t	  restart_delay;	/* all durations in ms */
 	uint32_t	  restart_delay_max;
 	uint32_t	  start_limit_burst;	/* 0: no limit */
@@ -76,6 +90,7 @@ struct svc_def {
 	mode_t		  umask;
 	uint8_t		  restart;	/* enum restart_policy */
 	uint8_t		  ready;	/* enum ready_kind */
+	uint8_t		  kill_mode;	/* enum kill_mode */
 	bool		  set_uid;
 	bool		  set_gid;
 	bool		  set_umask;
@@ -89,7 +104,14 @@ struct sup_conf {
 	char		*control_socket;
 	char		*notify_socket;
 	char		*log_dir;
+	char		*cgroup_root;	/* NULL: automatic; "none": off */
+	char		*pressure_file;	/* NULL: /proc/pressure/memory */
 	struct log_conf	 log;
+	uint64_t	 cgroup_memory_high;	/* on the services' parent */
+	uint32_t	 pressure_stall;	/* us; 0: the killer is off */
+	uint32_t	 pressure_window;	/* us */
+	uint32_t	 pressure_cooldown;	/* ms */
+	bool		 pressure_full;		/* "full" rather than "some" */
 	mode_t		 control_mode;
 	uint32_t	 max_clients;
 	uint32_t	 client_timeout;	/* ms */

@@ -169,6 +169,36 @@ ctl_svc(struct ctl_client *c, const char *name)
 	return s;
 }
 
+/*
+ * A service's cgroup: memory now and its OOM events, in text (appended
+ * to its status line) or as JSON members.
+ */
+static void
+ctl_status_memory(struct buf *b, struct sup_svc *ss, bool json)
+{
+	uint64_t	mem = 0, oom = 0, oom_kill = 0;
+	bool		have = ss->cgfd >= 0 &&
+			    cgroup_read_u64(ss->cgfd, "memory.current", &mem) == 0;
+
+	if (have)
+		cgroup_events(ss->cgfd, &oom, &oom_kill);
+	if (json) {
+		if (have)
+			buf_printf(b, ",\"memory\":%llu,\"oom\":%llu,"
+			    "\"oom_kill\":%llu", (unsigned long long)mem,
+			    (unsigned long long)oom,
+			    (unsigned long long)oom_kill);
+		else
+			buf_puts(b, ",\"memory\":null,\"oom\":null,"
+			    "\"oom_kill\":null");
+		return;
+	}
+	if (have)
+		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
+		    mem / 1048576.0, (unsigned long long)oom,
+		    (unsigned long long)oom_kill);
+}
+
 /* One line of text status. */
 static void
 ctl_status_line(struct buf *b, const struct svc *s, int width, int64_t now)
@@ -183,6 +213,7 @@ ctl_status_line(struct buf *b, const struct svc *s, int width, int64_t now)
 	svc_reason_format(s, why, sizeof(why));
 	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, s->def->name,
 	    svc_state_name(s->state), pid, up, s->restarts, why);
+	ctl_status_memory(b, sup_svc_of((struct svc *)s), false);
 	if (s->status_text) {
 		buf_puts(b, " [");
 		for (t = s->status_text; *t; t++)
@@ -211,6 +242,7 @@ ctl_status_json(struct buf *b, const struct svc *s, int64_t now)
 	buf_json_str(b, why);
 	buf_puts(b, ",\"status_text\":");
 	buf_json_str(b, s->status_text);
+	ctl_status_memory(b, sup_svc_of((struct svc *)s), true);
 	buf_puts(b, "}");
 }
 
@@ -251,6 +283,9 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 		    "STATE", "PID", "UPTIME", "RESTARTS", "REASON");
 		for (i = first; i < last; i++)
 			ctl_status_line(&b, set->v[i], width, now);
+		if (c->sup->cg.base == NULL)
+			buf_printf(&b, "(services run without cgroups: %s)\n",
+			    c->sup->cg.why);
 	}
 	ctl_output(c, b.data, b.len);
 	buf_free(&b);
@@ -571,6 +606,46 @@ ctl_svc_removed(struct sup *sup, struct svc *s)
 	}
 }
 
+/* pressure [--json]: the killer's state; pressure kill NAME: use it now. */
+static void
+cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	 b = { 0 };
+	struct svc	*s;
+	int		 rc;
+
+	if (a->npos > 0) {
+		if (strcmp(a->pos[0], "kill") != 0 || a->npos != 2) {
+			ctl_reply(c, CTL_EUSAGE, "usage: %s",
+			    ctl_verbs[VERB_PRESSURE].usage);
+			return;
+		}
+		if (c->uid != 0) {
+			ctl_reply(c, CTL_EPERM, "permission denied");
+			return;
+		}
+		if ((s = ctl_svc(c, a->pos[1])) == NULL)
+			return;
+		if (s->def->kill_priority == KILL_PRIORITY_NEVER) {
+			ctl_reply(c, CTL_EFAIL, "%s: kill_priority = never",
+			    s->def->name);
+			return;
+		}
+		rc = pressure_kill(c->sup, sup_svc_of(s), "by request");
+		if (rc < 0)
+			ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name,
+			    rc == -ESRCH ? "not running" : rc == -EBUSY ?
+			    "another kill is in flight" : strerror(-rc));
+		else
+			ctl_reply(c, CTL_OK, "%s", "");
+		return;
+	}
+	pressure_report(c->sup, &b, a->json);
+	ctl_output(c, b.data, b.len);
+	buf_free(&b);
+	ctl_reply(c, CTL_OK, "%s", "");
+}
+
 /* reload: apply the configuration on disk, or refuse it whole. */
 static void
 cmd_reload(struct ctl_client *c, const struct ctl_args *a)
@@ -604,6 +679,7 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_POWEROFF] = cmd_halt,
 	[VERB_LOGS] = cmd_logs,
 	[VERB_RELOAD] = cmd_reload,
+	[VERB_PRESSURE] = cmd_pressure,
 };
 
 /* Check and run one request. */

@@ -30,6 +30,8 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	    "logs NAME [-n N] [-f] [--json]" },
 	[VERB_RELOAD] = { "reload", 0, 0, VF_ROOT,
 	    "reload" },
+	[VERB_PRESSURE] = { "pressure", 0, 2, VF_JSON,
+	    "pressure [--json] | pressure kill NAME" },
 };
 
 /* Append one frame. */

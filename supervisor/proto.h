@@ -13,7 +13,7 @@
  *
  * Versions:
  *   1	first version (status, start, stop, restart, signal, wait,
- *	version, shutdown, reboot, poweroff, logs, reload).
+ *	version, shutdown, reboot, poweroff, logs, reload, pressure).
  */
 #ifndef PIDVISOR_PROTO_H
 #define PIDVISOR_PROTO_H
@@ -75,6 +75,7 @@ enum ctl_verb_id {
 	VERB_POWEROFF,
 	VERB_LOGS,
 	VERB_RELOAD,
+	VERB_PRESSURE,
 	VERB__COUNT
 };
 

@@ -57,6 +57,10 @@ reload_swap(struct sup *sup, struct sup_svc *ss, struct svc_def *d)
 {
 	svc_def_free(ss->svc.def);
 	ss->svc.def = d;
+	if (ss->cgfd >= 0) {		/* new limits at its next start */
+		close(ss->cgfd);
+		ss->cgfd = -1;
+	}
 	sup_svc_env_free(ss);
 	return sup_svc_env(sup, ss);
 }

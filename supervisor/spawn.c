@@ -240,6 +240,11 @@ spawn_start(const struct spawn_req *r, struct spawn_result *res)
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = 0;
+	if (r->cgroup_fd >= 0) {
+		/* The child never runs outside its cgroup, not even briefly. */
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)r->cgroup_fd;
+	}
 #if defined(__x86_64__)
 	if (spawn_stack != NULL) {
 		args.flags |= CLONE_VM | CLONE_VFORK;

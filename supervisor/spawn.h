@@ -7,6 +7,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* pidfd_send_signal() flags: upstream's (Linux 6.9) and our series'. */
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP	(1U << 2)
+#endif
+#ifndef PIDFD_SIGNAL_REAP
+#define PIDFD_SIGNAL_REAP		(1U << 16)
+#endif
+
 /* Everything the child needs, prepared by the parent before the clone. */
 struct spawn_req {
 	char *const	*argv;
@@ -21,6 +29,7 @@ struct spawn_req {
 	uint64_t	 nofile_max;
 	mode_t		 umask;
 	int		 stdio[3];	/* fds to become 0, 1, 2; -1: ours */
+	int		 cgroup_fd;	/* CLONE_INTO_CGROUP; -1: ours */
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none */
 	bool		 set_uid;

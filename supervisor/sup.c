@@ -38,6 +38,7 @@
 
 #include "notify.h"
 #include "proto.h"
+#include "victim.h"
 #include "spawn.h"
 #include "sup.h"
 
@@ -56,6 +57,7 @@ static const int sup_signals[] = {
 
 static void	sup_notify_drain(struct sup *);
 static void	sup_check_stopped(struct sup *);
+static int	sup_kill(struct sup *, struct sup_svc *, int);
 
 /* The supervisor's view of a service. */
 struct sup_svc *
@@ -416,6 +418,11 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	if (s->pidfd < 0)
 		return false;
 	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG | WNOWAIT |
+	    __WALL) < 0 || si.si_pid == 0)
+		return false;
+	pressure_died(sup, ss);		/* while it is still our zombie */
+	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG |
 	    __WALL) < 0) {
 		log_err("%s: waitid: %s", s->def->name, strerror(errno));
@@ -431,6 +438,9 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	sup_ready_drain(sup, ss);
 	sup_ready_close(sup, ss);
 	sup_out_drain(sup, ss);
+	/* With kill_mode group or cgroup, what it leaves behind goes too. */
+	if (s->def->kill_mode != KILL_PROCESS)
+		sup_kill(sup, ss, SIGKILL);
 	pidmap_del(sup, ss);
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
@@ -474,7 +484,7 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		.set_umask = d->set_umask, .ready_pipe = -1,
 		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
 		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
-		.stdio = { -1, -1, -1 },
+		.stdio = { -1, -1, -1 }, .cgroup_fd = -1,
 	};
 	struct spawn_result	 res;
 	int			 p[2] = { -1, -1 }, rc;
@@ -482,6 +492,12 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
+	if (sup->cg.base_fd >= 0 && ss->cgfd < 0 &&
+	    (ss->cgfd = cgroup_svc_open(&sup->cg, d)) < 0) {
+		log_warn("%s: no cgroup: %s", d->name, strerror(-ss->cgfd));
+		ss->cgfd = -1;
+	}
+	req.cgroup_fd = ss->cgfd;
 	if (!d->console) {
 		req.stdio[0] = req.stdio[1] = req.stdio[2] = sup->devnull;
 		if (sup_out_wanted(d) && ss->out == NULL &&
@@ -530,15 +546,44 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	return 0;
 }
 
-/* svc_ops: signal the process through its pidfd. */
+/*
+ * Signal the processes of a service as its kill_mode says: the main
+ * process, its process group (through the pidfd: the group stays
+ * reachable, never by number, even once its leader is gone), or its
+ * whole cgroup.  Without kernel support for group signals, or without
+ * a cgroup, fall back to what there is.
+ */
+static int
+sup_kill(struct sup *sup, struct sup_svc *ss, int sig)
+{
+	struct svc	*s = &ss->svc;
+	int		 mode = s->def->kill_mode;
+
+	if (mode == KILL_CGROUP && ss->cgfd >= 0) {
+		int	n;
+
+		if (sig == SIGKILL)
+			return cgroup_kill(ss->cgfd);
+		n = cgroup_signal(ss->cgfd, sig);
+		return n < 0 ? n : 0;
+	}
+	if (s->pidfd < 0)
+		return -ESRCH;
+	if (mode != KILL_PROCESS && sup->pgrp_signal &&
+	    syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL,
+	    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
+		return 0;
+	return pidfd_signal(s->pidfd, sig);
+}
+
+/* svc_ops: signal the service (for stop, timeouts, the watchdog). */
 static int
 sup_signal(struct svc *s, int sig)
 {
 	int	rc;
 
-	if (s->pidfd < 0)
-		return -ESRCH;
-	if ((rc = pidfd_signal(s->pidfd, sig)) < 0 && rc != -ESRCH)
+	if ((rc = sup_kill(sup_of(s), sup_svc_of(s), sig)) < 0 &&
+	    rc != -ESRCH)
 		log_warn("%s: signal %d: %s", s->def->name, sig,
 		    strerror(-rc));
 	return rc;
@@ -910,6 +955,7 @@ sup_svc_new(struct sup *sup, struct svc_def *d)
 	if (ss == NULL)
 		return NULL;
 	svc_init(&ss->svc, d, &sup->set);
+	ss->cgfd = -1;
 	ev_io_init(&ss->death, sup_on_death, -1, EV_READ);
 	ev_io_init(&ss->ready, sup_on_ready, -1, EV_READ);
 	ev_init(&ss->timer, sup_on_timer);
@@ -925,6 +971,11 @@ static void
 sup_svc_free(struct sup *sup, struct sup_svc *ss)
 {
 	ctl_svc_removed(sup, &ss->svc);
+	pressure_forget(sup, ss);
+	if (ss->cgfd >= 0) {
+		close(ss->cgfd);
+		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
+	}
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);
@@ -1122,6 +1173,14 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_init(&sup->phase_timer, NULL);
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	console_init(sup->loop);
+	cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
+	if (sup->cg.base)
+		log_info("cgroups: services under %s", sup->cg.base);
+	else
+		log_info("cgroups: none (%s)", sup->cg.why);
+	sup->pgrp_signal = syscall(SYS_pidfd_send_signal, -1, 0, NULL,
+	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 && errno == EBADF;
+	pressure_init(sup);
 	if ((rc = sup_paths(sup, sock)) < 0 ||
 	    (rc = sup_signals_init(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
@@ -1217,6 +1276,8 @@ sup_free(struct sup *sup)
 		close(sup->sigfd);
 	if (sup->devnull >= 0)
 		close(sup->devnull);
+	pressure_fini(sup);
+	cgroup_fini(&sup->cg);
 	if (sup->kmsgfd >= 0)
 		close(sup->kmsgfd);
 	console_close();

@@ -8,7 +8,9 @@
 
 #include <ev.h>
 
+#include "cgroup.h"
 #include "conf.h"
+#include "pressure.h"
 #include "svc.h"
 #include "svclog.h"
 
@@ -41,6 +43,7 @@ struct sup_svc {
 	const char	 *path;		/* PATH searched for exec */
 	struct sup_svc	 *hnext;	/* pid map chain */
 	struct svc_out	 *out;		/* NULL until it first runs */
+	int		  cgfd;		/* its cgroup; -1: none yet */
 	bool		  removing;	/* gone from the configuration */
 	uint8_t		  fate;		/* reload.c: what happens to it */
 };
@@ -72,6 +75,9 @@ struct sup {
 	uint64_t	  nofile_cur;	/* our RLIMIT_NOFILE as we found it */
 	uint64_t	  nofile_max;
 	ev_prepare	  gc_w;		/* frees removed services once down */
+	struct cgroups	  cg;
+	struct pressure	  pr;
+	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
 	ev_io		  sig_w;
 	ev_io		  ctl_w;
 	ev_io		  notify_w;

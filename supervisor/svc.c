@@ -557,6 +557,14 @@ svc_stopping(struct svc *s)
 	svc_set_run(s->set);
 }
 
+/* Event: the low-memory killer sent SIGKILL; say so when it dies. */
+void
+svc_pressure_killed(struct svc *s)
+{
+	if (svc_has_process(s) && s->pending.why == WHY_NONE)
+		s->pending = why(WHY_PRESSURE, 0);
+}
+
 /* Event: STATUS=text. */
 int
 svc_status_text(struct svc *s, const char *text, size_t len)
@@ -730,6 +738,9 @@ reason_format(const struct svc_reason *r, char *out, size_t n)
 		break;
 	case WHY_SELF_STOPPING:
 		snprintf(out, n, "service reported stopping");
+		break;
+	case WHY_PRESSURE:
+		snprintf(out, n, "killed for memory pressure");
 		break;
 	default:
 		snprintf(out, n, "?");

@@ -50,6 +50,7 @@ enum svc_why {
 	WHY_STOPPED,		/* stopped by request */
 	WHY_STOP_KILLED,	/* ... and needed SIGKILL */
 	WHY_SELF_STOPPING,	/* the service sent STOPPING=1 */
+	WHY_PRESSURE,		/* killed for memory pressure */
 };
 
 /* Where in the child set-up a spawn failed (WHY_EXEC). */
@@ -151,6 +152,7 @@ void		 svc_died(struct svc *, int, int);
 void		 svc_timeout(struct svc *);
 void		 svc_watchdog(struct svc *);
 void		 svc_stopping(struct svc *);
+void		 svc_pressure_killed(struct svc *);
 int		 svc_status_text(struct svc *, const char *, size_t);
 
 bool		 svc_has_process(const struct svc *);

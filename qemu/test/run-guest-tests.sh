@@ -129,6 +129,73 @@ t_kmsg() {
 	fail "not in dmesg: $(dmesg -s 1048576 | tail -3)"
 }
 
+# Each service in its own cgroup from its first instant, with its limits;
+# kill_mode = cgroup reaches every process of a service.
+t_cgroups() {
+	cg=/sys/fs/cgroup/pidvisor
+	pid=$(field db 3)
+	expect_eq "$(cat /proc/"$pid"/cgroup)" "0::/pidvisor/db" "db's cgroup"
+	$CTL start mem-protected --wait --timeout=20s || fail "no start"
+	expect_eq "$(cat $cg/mem-protected/memory.max)" 67108864 "memory.max"
+	expect_eq "$(cat $cg/mem-protected/memory.high)" 62914560 "memory.high"
+	expect_eq "$(cat $cg/mem-protected/pids.max)" 32 "pids.max"
+	$CTL status mem-protected |
+	    grep -q "(memory [0-9.]*M, oom 0, oom_kill 0)" ||
+	    fail "no memory in status: $($CTL status mem-protected)"
+	$CTL stop mem-protected --wait --timeout=20s || fail "no stop"
+
+	$CTL start in-cgroup --wait --timeout=20s || fail "in-cgroup"
+	i=0
+	while [ "$(wc -l <$cg/in-cgroup/cgroup.procs)" -lt 3 ] &&
+	    [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	$CTL stop in-cgroup --wait --timeout=20s || fail "in-cgroup stop"
+	i=0
+	while [ -s $cg/in-cgroup/cgroup.procs ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -s $cg/in-cgroup/cgroup.procs ] &&
+	    fail "left in the cgroup: $(cat $cg/in-cgroup/cgroup.procs)"
+	return 0
+}
+
+# Real memory pressure: memory.high on the services' cgroup, a spike.
+# The killer takes the highest kill_priority, then the biggest; never
+# the protected one; reclaims by the kill-and-reap flag; the victims
+# come back by their policy once the spike is gone.
+t_pressure() {
+	for s in mem-low mem-high-small mem-high-big mem-protected; do
+		$CTL start $s --wait --timeout=30s || fail "$s did not start"
+	done
+	protected=$(field mem-protected 3)
+	$CTL start mem-pusher
+	i=0
+	while [ $i -lt 900 ]; do
+		n=$($CTL pressure | sed -n 's/^kills: //p')
+		[ "$n" -ge 3 ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	$CTL pressure
+	expect_eq "$($CTL pressure | awk '/ priority /{print $2}' | head -3 |
+	    tr '\n' ' ')" "mem-high-big mem-high-small mem-low " "victims"
+	expect_eq "$($CTL pressure | grep ' priority ' | head -3 |
+	    grep -c ', reap, ')" 3 "kills by reap"
+	expect_eq "$(field mem-protected 3)" "$protected" "protected pid"
+	$CTL wait mem-pusher stopped --timeout=60s || fail "spike not over"
+	for s in mem-high-big mem-high-small mem-low; do
+		$CTL wait $s ready --timeout=60s || fail "$s did not come back"
+		[ "$(field $s 5)" -ge 1 ] || fail "$s: no restart counted"
+	done
+	for s in mem-low mem-high-small mem-high-big mem-protected; do
+		$CTL stop $s --wait --timeout=20s
+	done
+	return 0
+}
+
 # stop_timeout: SIGKILL for what ignores SIGTERM.
 t_stop_timeout() {
 	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
@@ -179,7 +246,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout t_kmsg; do
+    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pressure; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 

@@ -53,7 +53,14 @@ ctl() {
 }
 
 # Start pidvisor as PID 1 of a new PID namespace; wait for its socket.
+# On a host with cgroup v2 at /sys/fs/cgroup, services get no cgroups:
+# tests never write into the host's cgroup tree.
 pv_up() {
+	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		[ -f "$T/conf/pidvisor.ini" ] || echo "[supervisor]" \
+		    >"$T/conf/pidvisor.ini"
+		echo "cgroup_root = none" >>"$T/conf/pidvisor.ini"
+	fi
 	unshare --pid --fork --mount-proc --kill-child \
 	    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
 	UNSHARE_PID=$!

@@ -11,6 +11,9 @@
  *   notify-child=MSG   the same, from a child process (an impostor)
  *   ignore=SIG         ignore a signal
  *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
+ *   alloc=MB           allocate MB MiB and touch every page
+ *   grow=MB:STEP:MS    allocate MB MiB, STEP MiB every MS milliseconds
+ *   free               give back everything allocated
  *   orphans=N          leave N orphans: each child forks a grandchild
  *                      named "orphan" that lives 100 ms, and exits
  *   sleep=MS           sleep; sleep=forever never returns
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -37,6 +41,28 @@
 #include <unistd.h>
 
 static char	term_file[512], term_tag[64];
+static struct chunk { void *p; size_t len; } chunks[4096];
+static int	nchunks;
+
+/* Allocate mb MiB of anonymous memory and touch every page. */
+static void
+alloc_mb(long mb)
+{
+	size_t	len = (size_t)mb << 20;
+	char	*p;
+
+	if (mb <= 0 || nchunks == (int)(sizeof(chunks) / sizeof(chunks[0])))
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("svc-helper: mmap");
+		exit(3);
+	}
+	memset(p, 0x5a, len);
+	chunks[nchunks].p = p;
+	chunks[nchunks++].len = len;
+}
 
 static long long
 now_ms(void)
@@ -234,6 +260,24 @@ main(int argc, char **argv)
 			snprintf(term_file, sizeof(term_file), "%s", v);
 			snprintf(term_tag, sizeof(term_tag), "%s", tag);
 			signal(SIGTERM, on_term);
+		} else if (!strcmp(a, "alloc")) {
+			alloc_mb(atol(v));
+		} else if (!strcmp(a, "grow")) {
+			char	*ms = split(v), *step = split(v);
+			long	 left = atol(v);
+
+			while (left > 0) {
+				long	n = left < atol(step) ? left : atol(step);
+
+				alloc_mb(n);
+				left -= n;
+				usleep((useconds_t)atol(ms) * 1000);
+			}
+		} else if (!strcmp(a, "free")) {
+			while (nchunks > 0) {
+				nchunks--;
+				munmap(chunks[nchunks].p, chunks[nchunks].len);
+			}
 		} else if (!strcmp(a, "orphans")) {
 			orphans(atoi(v));
 		} else if (!strcmp(a, "sleep")) {

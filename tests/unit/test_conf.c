@@ -278,6 +278,92 @@ test_log_keys(void **state)
 	    "not to a log\n");
 }
 
+/* cgroup limits, kill mode and priority; the console is never killed. */
+static void
+test_memory_keys(void **state)
+{
+	struct conf	 c;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	errs = parse(&c, "a", "[service]\nexec = x\nmemory_max = 256M\n"
+	    "memory_high = 200M\npids_max = 64\nkill_mode = cgroup\n"
+	    "kill_priority = 70\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	errs = parse(&c, "b", "[service]\nexec = x\nmemory_max = max\n"
+	    "kill_mode = group\nkill_priority = never\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	errs = parse(&c, "c", "[service]\nexec = x\nconsole = yes\n");
+	free(errs);
+	errs = parse(&c, "d", "[service]\nexec = x\n");
+	free(errs);
+	assert_int_equal(c.defs[0]->memory_max, 256 << 20);
+	assert_int_equal(c.defs[0]->memory_high, 200 << 20);
+	assert_int_equal(c.defs[0]->pids_max, 64);
+	assert_int_equal(c.defs[0]->kill_mode, KILL_CGROUP);
+	assert_int_equal(c.defs[0]->kill_priority, 70);
+	assert_int_equal(c.defs[1]->memory_max, 0);
+	assert_int_equal(c.defs[1]->kill_mode, KILL_GROUP);
+	assert_int_equal(c.defs[1]->kill_priority, KILL_PRIORITY_NEVER);
+	assert_int_equal(c.defs[2]->kill_priority, KILL_PRIORITY_NEVER);
+	assert_int_equal(c.defs[3]->kill_priority, 0);
+	assert_int_equal(c.defs[3]->kill_mode, KILL_PROCESS);
+	conf_free(&c);
+
+	expect("[service]\nexec = x\nmemory_max = 12\n", "web.ini:3: "
+	    "memory_max: expected a size such as 256M (at least 1048576 "
+	    "bytes) or max, not '12'\n");
+	expect("[service]\nexec = x\nmemory_max = 100M\nmemory_high = 200M\n",
+	    "web.ini:4: memory_high is above memory_max\n");
+	expect("[service]\nexec = x\npids_max = 0\n", "web.ini:3: pids_max: "
+	    "expected a number from 1 to 4194304 or max, not '0'\n");
+	expect("[service]\nexec = x\nkill_mode = mixed\n", "web.ini:3: "
+	    "kill_mode: expected process, group or cgroup, not 'mixed'\n");
+	expect("[service]\nexec = x\nkill_priority = -1\n", "web.ini:3: "
+	    "kill_priority: expected a number from 0 to 1000 or never, not "
+	    "'-1'\n");
+}
+
+/* The killer's trigger and the cgroup settings of pidvisor.ini. */
+static void
+test_pressure_keys(void **state)
+{
+	struct conf	c;
+	struct buf	b = { 0 };
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "pressure = full 50000 2000000\npressure_file = cgroup\n"
+	    "pressure_cooldown = 500ms\ncgroup_root = /sys/fs/cgroup/x\n"
+	    "cgroup_memory_high = 1G\n"), 0);
+	assert_true(c.sup.pressure_full);
+	assert_int_equal(c.sup.pressure_stall, 50000);
+	assert_int_equal(c.sup.pressure_window, 2000000);
+	assert_int_equal(c.sup.pressure_cooldown, 500);
+	assert_string_equal(c.sup.pressure_file, "cgroup");
+	assert_string_equal(c.sup.cgroup_root, "/sys/fs/cgroup/x");
+	assert_int_equal(c.sup.cgroup_memory_high, 1 << 30);
+	conf_free(&c);
+
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "pressure = some 1 100\npressure = most 1 1000000\n"
+	    "pressure = some 2000000 1000000\npressure_file = relative\n"), -EINVAL);
+	conf_errors(&c, &b);
+	assert_non_null(strstr(b.data, "p.ini:2: pressure: expected off or "
+	    "some|full STALL WINDOW"));
+	assert_non_null(strstr(b.data, "p.ini:3: pressure:"));
+	assert_non_null(strstr(b.data, "p.ini:4: pressure:"));
+	assert_non_null(strstr(b.data, "p.ini:5: pressure_file: 'relative' "
+	    "is not an absolute path"));
+	buf_free(&b);
+	conf_free(&c);
+}
+
 /* Equal definitions are those that would run the same way. */
 static void
 test_def_equal(void **state)
@@ -679,6 +765,8 @@ main(void)
 		cmocka_unit_test(test_ready_fd_and_credentials),
 		cmocka_unit_test(test_continuation),
 		cmocka_unit_test(test_log_keys),
+		cmocka_unit_test(test_memory_keys),
+		cmocka_unit_test(test_pressure_keys),
 		cmocka_unit_test(test_def_equal),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_paths),

@@ -1,0 +1,331 @@
+/*
+ * cgroup.c - a cgroup v2 per service.
+ *
+ * Services live in BASE/NAME, BASE being /sys/fs/cgroup/pidvisor when we
+ * run in the root cgroup (PID 1), or a "services" cgroup beside our own
+ * when we are somewhere below it (we move into a "supervisor" leaf so
+ * that our cgroup may hand the memory and pids controllers down), or
+ * cgroup_root from pidvisor.ini.  A child is placed in its cgroup by
+ * clone3(CLONE_INTO_CGROUP), so no process of a service ever runs outside
+ * it.  Without a writable cgroup v2 tree, services run without one and
+ * status says why.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "spawn.h"
+
+#define CGROUP2_MAGIC	0x63677270
+#define CGROUP_FS	"/sys/fs/cgroup"
+
+/* Write a short string into file under dirfd. */
+static int
+cg_write(int dirfd, const char *file, const char *val)
+{
+	ssize_t	n;
+	int	fd, err = 0;
+
+	if ((fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Read a small file under dirfd into buf. */
+static ssize_t
+cg_read(int dirfd, const char *file, char *buf, size_t len)
+{
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* A number from a one-number file (memory.current). */
+int
+cgroup_read_u64(int dirfd, const char *file, uint64_t *v)
+{
+	char	buf[64];
+	ssize_t	n;
+
+	if ((n = cg_read(dirfd, file, buf, sizeof(buf))) < 0)
+		return (int)n;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+/* oom and oom_kill from memory.events. */
+int
+cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill)
+{
+	char		 buf[512], *line, *save = NULL;
+	unsigned long long v;
+	ssize_t		 n;
+
+	*oom = *oom_kill = 0;
+	if ((n = cg_read(dirfd, "memory.events", buf, sizeof(buf))) < 0)
+		return (int)n;
+	for (line = strtok_r(buf, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "oom %llu", &v) == 1)
+			*oom = v;
+		else if (sscanf(line, "oom_kill %llu", &v) == 1)
+			*oom_kill = v;
+	}
+	return 0;
+}
+
+/* SIGKILL to every process of the cgroup, at once (cgroup.kill). */
+int
+cgroup_kill(int dirfd)
+{
+	return cg_write(dirfd, "cgroup.kill", "1");
+}
+
+/* Is there no process left in the cgroup? */
+bool
+cgroup_empty(int dirfd)
+{
+	char	buf[16];
+
+	return cg_read(dirfd, "cgroup.procs", buf, sizeof(buf)) == 0;
+}
+
+/* Signal every process of the cgroup, each through a pidfd of its own. */
+int
+cgroup_signal(int dirfd, int sig)
+{
+	char	 line[32];
+	FILE	*f;
+	int	 fd, n = 0;
+
+	if ((fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int	pfd = (int)syscall(SYS_pidfd_open, atoi(line), 0);
+
+		if (pfd < 0)
+			continue;
+		if (pidfd_signal(pfd, sig) == 0)
+			n++;
+		close(pfd);
+	}
+	fclose(f);
+	return n;
+}
+
+/* Hand the memory and pids controllers (those there are) down from dir. */
+static int
+cg_delegate(int dirfd)
+{
+	char	avail[256];
+	int	rc = 0;
+
+	if (cg_read(dirfd, "cgroup.controllers", avail, sizeof(avail)) < 0)
+		return -errno;
+	if (strstr(avail, "memory"))
+		rc = cg_write(dirfd, "cgroup.subtree_control", "+memory");
+	if (rc == 0 && strstr(avail, "pids"))
+		rc = cg_write(dirfd, "cgroup.subtree_control", "+pids");
+	return rc;
+}
+
+/* Our own cgroup, from /proc/self/cgroup ("0::/path"). */
+static int
+cg_self(char *path, size_t len)
+{
+	char	 line[PATH_MAX];
+	FILE	*f = fopen("/proc/self/cgroup", "re");
+	int	 rc = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strlen(line + 3) < len) {
+				memcpy(path, line + 3, strlen(line + 3) + 1);
+				rc = 0;
+			} else {
+				rc = -ENAMETOOLONG;
+			}
+		}
+	fclose(f);
+	return rc;
+}
+
+/* Give up on cgroups and say why; returns err. */
+static int
+cg_none(struct cgroups *cg, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+cg_none(struct cgroups *cg, int err, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cg->why, sizeof(cg->why), fmt, ap);
+	va_end(ap);
+	if (cg->base_fd >= 0)
+		close(cg->base_fd);
+	cg->base_fd = -1;
+	free(cg->base);
+	cg->base = NULL;
+	return err;
+}
+
+/*
+ * Find or make the services' parent cgroup and hand it the controllers;
+ * set memory.high on it if asked to.
+ */
+int
+cgroup_init(struct cgroups *cg, const struct sup_conf *sc, bool pid1)
+{
+	char		self[PATH_MAX - 64], path[PATH_MAX], val[32];
+	struct statfs	sf;
+	int		dir, rc;
+
+	cg->base_fd = -1;
+	cg->base = NULL;
+	if (sc->cgroup_root && strcmp(sc->cgroup_root, "none") == 0)
+		return cg_none(cg, 0, "turned off in pidvisor.ini");
+	if (statfs(CGROUP_FS, &sf) < 0 || sf.f_type != CGROUP2_MAGIC)
+		return cg_none(cg, 0, "no cgroup v2 at " CGROUP_FS);
+	if (sc->cgroup_root) {
+		snprintf(path, sizeof(path), "%s", sc->cgroup_root);
+	} else {
+		if ((rc = cg_self(self, sizeof(self))) < 0)
+			return cg_none(cg, rc, "/proc/self/cgroup: %s",
+			    strerror(-rc));
+		if (strcmp(self, "/") == 0) {
+			snprintf(path, sizeof(path), CGROUP_FS "/pidvisor");
+		} else {
+			/* Move into a leaf; then our cgroup can delegate. */
+			snprintf(path, sizeof(path), CGROUP_FS "%s/supervisor",
+			    self);
+			if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
+			    (dir = open(path, O_DIRECTORY | O_CLOEXEC)) < 0)
+				return cg_none(cg, -errno, "%s: %s", path,
+				    strerror(errno));
+			rc = cg_write(dir, "cgroup.procs", "0");
+			close(dir);
+			if (rc < 0)
+				return cg_none(cg, rc, "%s: %s", path,
+				    strerror(-rc));
+			snprintf(path, sizeof(path), CGROUP_FS "%s/services",
+			    self);
+		}
+	}
+	/* The parent of the base hands down, then the base itself. */
+	snprintf(self, sizeof(self), "%.*s", (int)(strrchr(path, '/') - path),
+	    path);
+	if ((dir = open(self, O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cg_none(cg, -errno, "%s: %s", self, strerror(errno));
+	rc = cg_delegate(dir);
+	close(dir);
+	if (rc < 0)
+		return cg_none(cg, rc, "%s: %s", self, strerror(-rc));
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return cg_none(cg, -errno, "%s: %s", path, strerror(errno));
+	if ((cg->base_fd = open(path, O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cg_none(cg, -errno, "%s: %s", path, strerror(errno));
+	if ((rc = cg_delegate(cg->base_fd)) < 0)
+		return cg_none(cg, rc, "%s: %s", path, strerror(-rc));
+	if (sc->cgroup_memory_high) {
+		snprintf(val, sizeof(val), "%llu",
+		    (unsigned long long)sc->cgroup_memory_high);
+		if ((rc = cg_write(cg->base_fd, "memory.high", val)) < 0)
+			return cg_none(cg, rc, "%s/memory.high: %s", path,
+			    strerror(-rc));
+	}
+	cg->base = strdup(path);
+	cg->why[0] = '\0';
+	(void)pid1;
+	return 0;
+}
+
+void
+cgroup_fini(struct cgroups *cg)
+{
+	if (cg->base_fd >= 0)
+		close(cg->base_fd);
+	cg->base_fd = -1;
+	free(cg->base);
+	cg->base = NULL;
+}
+
+/* Write a limit: a number, or "max" for 0. */
+static int
+cg_limit(int dirfd, const char *file, uint64_t v)
+{
+	char	buf[32];
+
+	if (v == 0)
+		snprintf(buf, sizeof(buf), "max");
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return cg_write(dirfd, file, buf);
+}
+
+/*
+ * The cgroup of a service, made if need be, with its limits; the
+ * directory fd that clone3(CLONE_INTO_CGROUP) takes, or -errno.
+ */
+int
+cgroup_svc_open(struct cgroups *cg, const struct svc_def *d)
+{
+	int	fd, rc;
+
+	if (cg->base_fd < 0)
+		return -EOPNOTSUPP;
+	if (mkdirat(cg->base_fd, d->name, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(cg->base_fd, d->name, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if ((rc = cg_limit(fd, "memory.max", d->memory_max)) < 0 ||
+	    (rc = cg_limit(fd, "memory.high", d->memory_high)) < 0 ||
+	    (rc = cg_limit(fd, "pids.max", d->pids_max)) < 0) {
+		/* A controller that is not there: fine if not asked for. */
+		if (rc != -ENOENT || d->memory_max || d->memory_high ||
+		    d->pids_max) {
+			close(fd);
+			return rc;
+		}
+	}
+	return fd;
+}
+
+/* Remove a service's cgroup (it must be empty). */
+void
+cgroup_svc_remove(struct cgroups *cg, const char *name)
+{
+	if (cg->base_fd >= 0)
+		unlinkat(cg->base_fd, name, AT_REMOVEDIR);
+}

@@ -1,0 +1,470 @@
+/*
+ * pressure.c - a low-memory killer, as Android's lmkd, for our services.
+ *
+ * A PSI trigger (/proc/pressure/memory, or the memory.pressure of the
+ * services' cgroup) is an fd in the loop.  libev watches only for read
+ * and write, and PSI reports with EPOLLPRI, so the trigger sits in an
+ * epoll set of its own whose fd the loop watches.  On a trigger, with no
+ * kill in flight and past the cool-down, the killer picks the service
+ * with the highest kill_priority (then the most memory), kills it
+ * through its pidfd and takes its memory back at once by the best path
+ * the kernel has (probed once): PIDFD_SIGNAL_REAP, which kills and reaps
+ * in one call; else SIGKILL and process_mrelease(); else SIGKILL alone.
+ * Then it times the death (from the pidfd) and the memory coming back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "pressure.h"
+#include "spawn.h"
+#include "sup.h"
+#include "victim.h"
+
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease	448
+#endif
+
+#define BACK_TIMEOUT_US	(10 * 1000 * 1000)
+
+static int64_t
+now_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+const char *
+reclaim_path_name(enum reclaim_path p)
+{
+	switch (p) {
+	case RECLAIM_REAP:	return "reap";
+	case RECLAIM_MRELEASE:	return "mrelease";
+	default:		return "kill";
+	}
+}
+
+/*
+ * The best reclaim path this kernel has.  Each probe uses fd -1: the
+ * flags are checked before the fd, so EBADF means "known", EINVAL (or
+ * ENOSYS) means "not here".
+ */
+static enum reclaim_path
+pressure_probe(void)
+{
+	if (syscall(SYS_pidfd_send_signal, -1, SIGKILL, NULL,
+	    PIDFD_SIGNAL_REAP) < 0 && errno == EBADF)
+		return RECLAIM_REAP;
+	if (syscall(SYS_process_mrelease, -1, 0) < 0 && errno == EBADF)
+		return RECLAIM_MRELEASE;
+	return RECLAIM_KILL;
+}
+
+/*
+ * The resident set of a service's main process.  Read only while it is
+ * our unreaped child (its PID cannot be anyone else's); a zombie has
+ * none.
+ */
+static uint64_t
+pressure_rss(struct sup_svc *ss)
+{
+	char		path[64], buf[128];
+	long		pages = 0, size;
+	ssize_t		n;
+	int		fd;
+
+	if (ss->svc.pidfd < 0 || ss->svc.pid <= 0)
+		return 0;
+	/* Our own unreaped child: its PID cannot be anybody else's. */
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)ss->svc.pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
+		return 0;
+	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* What a service holds: its cgroup's memory.current, else its RSS. */
+uint64_t
+pressure_svc_memory(struct sup *sup, struct sup_svc *ss)
+{
+	uint64_t	v;
+
+	(void)sup;
+	if (ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd, "memory.current",
+	    &v) == 0)
+		return v;
+	return pressure_rss(ss);
+}
+
+/* The first line of the PSI file, short: "some avg10=12.34". */
+static void
+pressure_now(struct sup *sup, char *out, size_t n)
+{
+	char	buf[256], *e;
+	int	fd;
+	ssize_t	r;
+
+	snprintf(out, n, "?");
+	if ((fd = open(sup->pr.file, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return;
+	buf[r] = '\0';
+	if ((e = strstr(buf, " avg60")) != NULL)
+		*e = '\0';
+	snprintf(out, n, "%.*s", (int)n - 1, buf);
+}
+
+/* The record of the kill in flight. */
+static struct kill_rec *
+pressure_cur(struct pressure *pr)
+{
+	return &pr->hist[(pr->nkills - 1) % KILL_HISTORY];
+}
+
+/* Once its memory is back (or never will be): log it, allow the next. */
+static void
+pressure_done(struct sup *sup)
+{
+	struct pressure	*pr = &sup->pr;
+	struct kill_rec	*k = pressure_cur(pr);
+	char		 death[32], back[32];
+
+	ev_timer_stop(sup->loop, &pr->poll);
+	if (k->death_us >= 0)
+		snprintf(death, sizeof(death), "%.1f ms", k->death_us / 1000.0);
+	else
+		snprintf(death, sizeof(death), "not yet");
+	if (k->back_us >= 0)
+		snprintf(back, sizeof(back), "%.1f ms", k->back_us / 1000.0);
+	else
+		snprintf(back, sizeof(back), "not within 10 s");
+	log_info("pressure: killed %s (kill_priority %d, %.1f MiB) on %s; "
+	    "reclaim by %s; dead after %s, memory back after %s", k->name,
+	    (int)k->priority, k->memory / 1048576.0, k->psi,
+	    reclaim_path_name(k->path), death, back);
+	pr->inflight = NULL;
+	pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
+}
+
+/*
+ * Is the victim's memory back: its address space down to a tenth of
+ * what it was?  (Not memory.current: memcg counts lag behind, and page
+ * tables leave only at exit.)  Once it is dead, it is.
+ */
+static bool
+pressure_back(struct sup *sup, struct sup_svc *ss)
+{
+	(void)sup;
+	return pressure_rss(ss) <= pressure_cur(&sup->pr)->rss / 10;
+}
+
+/* Note the time if it is back; finish once death and memory are known. */
+static void
+pressure_check(struct sup *sup)
+{
+	struct pressure	*pr = &sup->pr;
+	struct kill_rec	*k = pressure_cur(pr);
+	int64_t		 t = now_us() - pr->t0_us;
+
+	if (pr->inflight == NULL)
+		return;
+	if (k->back_us < 0 && pressure_back(sup, pr->inflight))
+		k->back_us = t;
+	if ((k->back_us >= 0 && k->death_us >= 0) || t > BACK_TIMEOUT_US)
+		pressure_done(sup);
+}
+
+static void
+pressure_on_poll(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	pressure_check(ev_userdata(loop));
+}
+
+/*
+ * Kill a service for memory pressure and take its memory back.  psi
+ * says what triggered it.  0, or -errno if nothing was killed.
+ */
+int
+pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
+{
+	struct pressure	*pr = &sup->pr;
+	struct svc	*s = &ss->svc;
+	struct kill_rec	*k;
+	struct timespec	 ts;
+	int		 rc;
+
+	if (pr->inflight)
+		return -EBUSY;
+	if (!svc_has_process(s) || s->pidfd < 0)
+		return -ESRCH;
+	k = &pr->hist[pr->nkills++ % KILL_HISTORY];
+	memset(k, 0, sizeof(*k));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	k->when_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	snprintf(k->name, sizeof(k->name), "%s", s->def->name);
+	snprintf(k->psi, sizeof(k->psi), "%s", psi);
+	k->priority = s->def->kill_priority;
+	k->memory = pressure_svc_memory(sup, ss);
+	k->rss = pressure_rss(ss);
+	k->death_us = k->back_us = -1;
+	k->path = pr->path;
+	pr->t0_us = now_us();
+	if (k->path == RECLAIM_REAP) {
+		rc = syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL,
+		    PIDFD_SIGNAL_REAP) < 0 ? -errno : 0;
+	} else {
+		rc = pidfd_signal(s->pidfd, SIGKILL);
+		if (rc == 0 && k->path == RECLAIM_MRELEASE)
+			syscall(SYS_process_mrelease, s->pidfd, 0);
+	}
+	if (rc < 0) {
+		pr->nkills--;
+		return rc;
+	}
+	if (s->def->kill_mode == KILL_CGROUP && ss->cgfd >= 0)
+		cgroup_kill(ss->cgfd);
+	svc_pressure_killed(s);
+	pr->inflight = ss;
+	pressure_check(sup);
+	if (pr->inflight) {
+		ev_timer_set(&pr->poll, 0.001, 0.001);
+		ev_timer_start(sup->loop, &pr->poll);
+	}
+	return 0;
+}
+
+/*
+ * The service being killed has died (it is a zombie, not yet reaped):
+ * that is half of what we wait for.  Its memory is back by now, if not
+ * before: exit_mm() comes before the exit is reported.
+ */
+void
+pressure_died(struct sup *sup, struct sup_svc *ss)
+{
+	struct pressure	*pr = &sup->pr;
+	struct kill_rec	*k = pressure_cur(pr);
+
+	if (pr->inflight != ss)
+		return;
+	k->death_us = now_us() - pr->t0_us;
+	pressure_check(sup);
+	if (pr->inflight && k->back_us < 0) {
+		k->back_us = k->death_us;
+		pressure_done(sup);
+	}
+}
+
+/* A service is going away: stop watching its memory. */
+void
+pressure_forget(struct sup *sup, struct sup_svc *ss)
+{
+	if (sup->pr.inflight == ss)
+		pressure_done(sup);
+}
+
+/* The trigger fired: pick a victim, unless a kill is under way. */
+static void
+pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup		*sup = ev_userdata(loop);
+	struct pressure		*pr = &sup->pr;
+	struct epoll_event	 ev;
+	struct victim		*cand;
+	struct svc		**who;
+	char			 psi[48];
+	size_t			 i, n = 0;
+	ssize_t			 pick;
+
+	(void)w;
+	(void)revents;
+	while (epoll_wait(pr->ep_fd, &ev, 1, 0) > 0)
+		;
+	if (pr->inflight || mono_ms() < pr->quiet_until ||
+	    sup->phase != SUP_RUNNING)
+		return;
+	cand = calloc(sup->set.n + 1, sizeof(*cand));
+	who = calloc(sup->set.n + 1, sizeof(*who));
+	if (cand == NULL || who == NULL)
+		goto out;
+	for (i = 0; i < sup->set.n; i++) {
+		struct svc	*s = sup->set.v[i];
+
+		if ((s->state != SVC_READY && s->state != SVC_STARTING) ||
+		    s->pidfd < 0 || s->pending.why != WHY_NONE)
+			continue;
+		cand[n].priority = s->def->kill_priority;
+		cand[n].memory = pressure_svc_memory(sup, sup_svc_of(s));
+		who[n++] = s;
+	}
+	pressure_now(sup, psi, sizeof(psi));
+	if ((pick = victim_pick(cand, n)) < 0) {
+		log_warn("pressure: %s, and no service may be killed", psi);
+		pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
+		goto out;
+	}
+	pressure_kill(sup, sup_svc_of(who[pick]), psi);
+out:
+	free(cand);
+	free(who);
+}
+
+/* Set up the trigger, as pidvisor.ini says; probe the reclaim path. */
+void
+pressure_init(struct sup *sup)
+{
+	const struct sup_conf	*sc = &sup->conf.sup;
+	struct pressure		*pr = &sup->pr;
+	struct epoll_event	 ev = { .events = EPOLLPRI };
+	char			 trig[64];
+	int			 n;
+
+	pr->psi_fd = pr->ep_fd = -1;
+	pr->path = (uint8_t)pressure_probe();
+	ev_init(&pr->poll, pressure_on_poll);
+	if (sc->pressure_stall == 0) {
+		snprintf(pr->why, sizeof(pr->why), "pressure = off");
+		return;
+	}
+	if (sc->pressure_file && strcmp(sc->pressure_file, "cgroup") == 0) {
+		if (sup->cg.base == NULL) {
+			snprintf(pr->why, sizeof(pr->why), "pressure_file = "
+			    "cgroup, but there are no cgroups");
+			log_warn("pressure: off: %s", pr->why);
+			return;
+		}
+		snprintf(pr->file, sizeof(pr->file), "%s/memory.pressure",
+		    sup->cg.base);
+	} else {
+		snprintf(pr->file, sizeof(pr->file), "%s", sc->pressure_file ?
+		    sc->pressure_file : "/proc/pressure/memory");
+	}
+	n = snprintf(trig, sizeof(trig), "%s %u %u", sc->pressure_full ?
+	    "full" : "some", sc->pressure_stall, sc->pressure_window);
+	pr->psi_fd = open(pr->file, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (pr->psi_fd < 0 || write(pr->psi_fd, trig, (size_t)n + 1) < 0 ||
+	    (pr->ep_fd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(pr->ep_fd, EPOLL_CTL_ADD, pr->psi_fd, &ev) < 0) {
+		snprintf(pr->why, sizeof(pr->why), "%.80s: %s", pr->file,
+		    strerror(errno));
+		log_warn("pressure: off: %s", pr->why);
+		pressure_fini(sup);
+		return;
+	}
+	ev_io_init(&pr->w, pressure_on_psi, pr->ep_fd, EV_READ);
+	ev_io_start(sup->loop, &pr->w);
+	log_info("pressure: %s on %s; reclaim by %s", trig, pr->file,
+	    reclaim_path_name(pr->path));
+}
+
+void
+pressure_fini(struct sup *sup)
+{
+	struct pressure	*pr = &sup->pr;
+
+	if (sup->loop) {
+		ev_io_stop(sup->loop, &pr->w);
+		ev_timer_stop(sup->loop, &pr->poll);
+	}
+	if (pr->ep_fd >= 0)
+		close(pr->ep_fd);
+	if (pr->psi_fd >= 0)
+		close(pr->psi_fd);
+	pr->ep_fd = pr->psi_fd = -1;
+}
+
+/* What `pidvisorctl pressure` shows. */
+void
+pressure_report(struct sup *sup, struct buf *b, bool json)
+{
+	const struct sup_conf	*sc = &sup->conf.sup;
+	struct pressure		*pr = &sup->pr;
+	char			 psi[512] = "", when[40], trig[64] = "off";
+	unsigned		 i, first;
+	ssize_t			 n;
+	int			 fd;
+
+	if ((fd = open(pr->psi_fd >= 0 ? pr->file : "/proc/pressure/memory",
+	    O_RDONLY | O_CLOEXEC)) >= 0) {
+		if ((n = read(fd, psi, sizeof(psi) - 1)) > 0)
+			psi[n] = '\0';
+		close(fd);
+	}
+	if (pr->psi_fd >= 0)
+		snprintf(trig, sizeof(trig), "%s %u %u", sc->pressure_full ?
+		    "full" : "some", sc->pressure_stall, sc->pressure_window);
+	first = pr->nkills > KILL_HISTORY ? pr->nkills - KILL_HISTORY : 0;
+	if (json) {
+		buf_puts(b, "{\"trigger\":");
+		buf_json_str(b, pr->psi_fd >= 0 ? trig : NULL);
+		buf_puts(b, ",\"file\":");
+		buf_json_str(b, pr->psi_fd >= 0 ? pr->file : NULL);
+		buf_puts(b, ",\"off_because\":");
+		buf_json_str(b, pr->psi_fd >= 0 ? NULL : pr->why);
+		buf_printf(b, ",\"cooldown_ms\":%u,\"reclaim\":\"%s\","
+		    "\"cgroups\":", sc->pressure_cooldown,
+		    reclaim_path_name(pr->path));
+		buf_json_str(b, sup->cg.base);
+		buf_puts(b, ",\"psi\":");
+		buf_json_str(b, psi);
+		buf_printf(b, ",\"kills_total\":%u,\"kills\":[", pr->nkills);
+		for (i = first; i < pr->nkills; i++) {
+			struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
+
+			buf_printf(b, "%s{\"when_ms\":%lld,\"service\":",
+			    i > first ? "," : "", (long long)k->when_ms);
+			buf_json_str(b, k->name);
+			buf_printf(b, ",\"kill_priority\":%d,\"memory\":%llu,"
+			    "\"pressure\":", (int)k->priority,
+			    (unsigned long long)k->memory);
+			buf_json_str(b, k->psi);
+			buf_printf(b, ",\"path\":\"%s\",\"death_us\":%lld,"
+			    "\"back_us\":%lld}", reclaim_path_name(k->path),
+			    (long long)k->death_us, (long long)k->back_us);
+		}
+		buf_puts(b, "]}\n");
+		return;
+	}
+	if (pr->psi_fd >= 0)
+		buf_printf(b, "trigger: %s on %s; cool-down %ums\n", trig,
+		    pr->file, sc->pressure_cooldown);
+	else
+		buf_printf(b, "trigger: off (%s)\n", pr->why);
+	buf_printf(b, "reclaim: %s\ncgroups: %s\n%s", reclaim_path_name(pr->path),
+	    sup->cg.base ? sup->cg.base : sup->cg.why, psi);
+	if (psi[0] && psi[strlen(psi) - 1] != '\n')
+		buf_puts(b, "\n");
+	buf_printf(b, "kills: %u\n", pr->nkills);
+	for (i = first; i < pr->nkills; i++) {
+		struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
+		time_t		 t = (time_t)(k->when_ms / 1000);
+		struct tm	 tm;
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		buf_printf(b, "%s %s priority %d, %.1f MiB, %s, %s, dead %.1f ms, "
+		    "memory back %.1f ms\n", when, k->name, (int)k->priority,
+		    k->memory / 1048576.0, k->psi, reclaim_path_name(k->path),
+		    k->death_us / 1000.0, k->back_us / 1000.0);
+	}
+}

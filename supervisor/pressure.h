@@ -1,0 +1,63 @@
+/* pressure.h - the low-memory killer */
+#ifndef PIDVISOR_PRESSURE_H
+#define PIDVISOR_PRESSURE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "conf.h"
+#include "util.h"
+
+/* How the victim's memory comes back, fastest first. */
+enum reclaim_path {
+	RECLAIM_KILL,		/* SIGKILL; the victim frees it as it exits */
+	RECLAIM_MRELEASE,	/* SIGKILL, then process_mrelease() */
+	RECLAIM_REAP,		/* pidfd_send_signal(PIDFD_SIGNAL_REAP) */
+};
+
+struct kill_rec {
+	int64_t		when_ms;	/* CLOCK_REALTIME */
+	uint64_t	memory;		/* at the kill, bytes */
+	uint64_t	rss;		/* the victim's, at the kill */
+	int64_t		death_us;	/* kill to pidfd death; -1 not yet */
+	int64_t		back_us;	/* kill to memory back; -1 not yet */
+	int32_t		priority;
+	uint8_t		path;		/* enum reclaim_path */
+	char		name[SVC_NAME_MAX + 1];
+	char		psi[48];	/* the pressure that triggered it */
+};
+
+#define KILL_HISTORY	32
+
+struct sup_svc;
+
+struct pressure {
+	int		 psi_fd;	/* the PSI trigger; -1: off */
+	int		 ep_fd;		/* an epoll set for its EPOLLPRI */
+	ev_io		 w;
+	ev_timer	 poll;		/* watches the memory come back */
+	char		 file[PATH_MAX];
+	char		 why[128];	/* why the killer is off */
+	uint8_t		 path;		/* the best this kernel has */
+	struct sup_svc	*inflight;	/* never more than one kill */
+	int64_t		 t0_us;
+	int64_t		 quiet_until;	/* cool-down, mono ms */
+	unsigned	 nkills;
+	struct kill_rec	 hist[KILL_HISTORY];
+};
+
+struct sup;
+
+void		 pressure_init(struct sup *);
+void		 pressure_fini(struct sup *);
+int		 pressure_kill(struct sup *, struct sup_svc *, const char *);
+void		 pressure_died(struct sup *, struct sup_svc *);
+void		 pressure_forget(struct sup *, struct sup_svc *);
+void		 pressure_report(struct sup *, struct buf *, bool);
+const char	*reclaim_path_name(enum reclaim_path);
+uint64_t	 pressure_svc_memory(struct sup *, struct sup_svc *);
+
+#endif

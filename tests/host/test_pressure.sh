@@ -1,0 +1,85 @@
+# tests/host/test_pressure.sh - the low-memory killer's parts that need no
+# pressure; the real thing runs in the guest (qemu/test).
+
+# A kill by the killer's path (the best the kernel has, probed), on a
+# service: the reason says so and the policy restarts it; a service
+# with kill_priority = never is refused.
+t_pressure_kill_path() {
+	pv_dir
+	svc hog <<-EOF
+	exec = $H alloc=32 sleep=forever
+	kill_priority = 5
+	restart_delay = 200ms
+	EOF
+	svc keep <<-EOF
+	exec = $H sleep=forever
+	kill_priority = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait hog ready --timeout=5s
+	local path pid
+	path=$(ctl pressure --json | jq -r .reclaim)
+	expect_match "$path" "^(reap|mrelease|kill)$" "reclaim path"
+	pid=$(field hog pid)
+	expect_rc 1 ctl pressure kill keep
+	expect_match "$OUT" "keep: kill_priority = never"
+	expect_rc 0 ctl pressure kill hog
+	expect_rc 0 ctl wait hog backoff --timeout=5s
+	expect_match "$(field hog reason)" "^killed for memory pressure"
+	expect_rc 0 ctl wait hog ready --timeout=5s
+	[ "$(field hog pid)" != "$pid" ] || fail "hog was not restarted"
+	ctl pressure --json | jq -e --arg p "$path" '.kills_total == 1 and
+	    .kills[0].service == "hog" and .kills[0].path == $p and
+	    .kills[0].memory > 30000000 and .kills[0].death_us >= 0 and
+	    .kills[0].back_us >= 0 and .kills[0].back_us <= .kills[0].death_us' \
+	    >/dev/null || fail "kill record: $(ctl pressure --json)"
+	grep -q "pressure: killed hog (kill_priority 5, [0-9.]* MiB) on by request; reclaim by $path" \
+	    "$T/log" || fail "the kill was not logged"
+	expect_eq "$(field keep restarts)" 0 "keep"
+	pv_down
+}
+
+# kill_mode: a stop reaches the whole process group (through the pidfd)
+# with group, only the main process with process.
+t_kill_mode() {
+	pv_dir
+	svc grp <<-EOF
+	exec = /bin/sh -c "$H ignore=15 stamp=$T/g:child sleep=forever & \
+	    exec $H sleep=forever"
+	kill_mode = group
+	EOF
+	svc proc <<-EOF
+	exec = /bin/sh -c "$H ignore=15 stamp=$T/p:child sleep=forever & \
+	    exec $H sleep=forever"
+	EOF
+	pv_up
+	"$H" waitfile="$T/g:1:5000" && "$H" waitfile="$T/p:1:5000" ||
+	    fail "children did not start"
+	local gchild pchild
+	gchild=$(awk '{print $3}' "$T/g")
+	pchild=$(awk '{print $3}' "$T/p")
+	expect_rc 0 ctl stop grp --wait --timeout=10s
+	expect_rc 0 ctl stop proc --wait --timeout=10s
+	expect_eq "$(field grp reason)" stopped "grp"
+	ns sh -c "[ ! -e /proc/$gchild ] || grep -q '^State:.Z' /proc/$gchild/status" ||
+	    fail "kill_mode = group left $gchild"
+	ns sh -c "grep -q '^State:.[SR]' /proc/$pchild/status" ||
+	    fail "kill_mode = process killed the child too"
+	pv_down
+}
+
+# Without cgroup v2 services run without cgroups, and status says so.
+t_no_cgroups() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	memory_max = 64M
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	expect_match "$(ctl status | tail -1)" \
+	    "^\(services run without cgroups: .+\)$"
+	expect_eq "$(field a memory)" null "memory without a cgroup"
+	expect_match "$(ctl pressure | sed -n 's/^cgroups: //p')" "." "cgroups"
+	pv_down
+}
