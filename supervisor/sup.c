@@ -778,16 +778,28 @@ sup_notify_open(struct sup *sup)
 /*
  * Reap orphans.  Peek at the next zombie; one of our services is reaped
  * through its pidfd, anything else (an orphan we inherited) by its PID,
- * which is safe for a zombie child of ours.
+ * which is safe for a zombie child of ours.  At most SUP_REAP_TURN in one
+ * turn of the loop: services restarted at once can die as fast as we
+ * reap them, and the loop must go on serving everything else; the rest
+ * is taken in the next turn.
  */
+#define SUP_REAP_TURN	256
+
 static void
 sup_reap_orphans(struct sup *sup)
 {
 	struct sup_svc	*ss;
 	siginfo_t	 si;
 	pid_t		 pid;
+	int		 n;
 
-	for (;;) {
+	ev_timer_stop(sup->loop, &sup->reap_w);
+	for (n = 0;; n++) {
+		if (n == SUP_REAP_TURN) {
+			ev_timer_set(&sup->reap_w, 0., 0.);
+			ev_timer_start(sup->loop, &sup->reap_w);
+			return;
+		}
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
 		    si.si_pid == 0)
@@ -804,6 +816,14 @@ sup_reap_orphans(struct sup *sup)
 	}
 	if (sup->phase == SUP_KILLING && pid1_count() == 0)
 		pid1_finish(sup);
+}
+
+static void
+sup_on_reap_more(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	sup_reap_orphans(ev_userdata(loop));
 }
 
 static void
@@ -1172,6 +1192,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_set_userdata(sup->loop, sup);
 	ev_init(&sup->phase_timer, NULL);
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
+	ev_init(&sup->reap_w, sup_on_reap_more);
 	console_init(sup->loop);
 	cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
 	if (sup->cg.base)

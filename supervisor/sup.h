@@ -75,6 +75,7 @@ struct sup {
 	uint64_t	  nofile_cur;	/* our RLIMIT_NOFILE as we found it */
 	uint64_t	  nofile_max;
 	ev_prepare	  gc_w;		/* frees removed services once down */
+	ev_timer	  reap_w;	/* more zombies than one turn takes */
 	struct cgroups	  cg;
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
