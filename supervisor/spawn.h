@@ -44,7 +44,15 @@ struct spawn_result {
 	int	err;		/* errno in the child; 0: exec succeeded */
 };
 
+/*
+ * fds below SPAWN_FD_LOW are for the moment (a spawn, a client); those
+ * held for long go above it (spawn_fd_keep), so that what a child needs
+ * is low and it copies only the bottom of our fd table.
+ */
+#define SPAWN_FD_LOW	256
+
 int	spawn_init(void);
+int	spawn_fd_keep(int);
 int	spawn_start(const struct spawn_req *, struct spawn_result *);
 int	pidfd_signal(int, int);
 

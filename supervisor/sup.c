@@ -366,8 +366,9 @@ sup_out_new(struct sup *sup, struct sup_svc *ss)
 			free(out);
 			return -err;
 		}
-		out->wfd[i] = p[1];
-		ev_io_init(&out->io[i], sup_on_output, p[0], EV_READ);
+		out->wfd[i] = spawn_fd_keep(p[1]);
+		ev_io_init(&out->io[i], sup_on_output, spawn_fd_keep(p[0]),
+		    EV_READ);
 		out->io[i].data = out;
 		ev_io_start(sup->loop, &out->io[i]);
 	}
@@ -493,7 +494,7 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
 	if (sup->cg.base_fd >= 0 && ss->cgfd < 0 &&
-	    (ss->cgfd = cgroup_svc_open(&sup->cg, d)) < 0) {
+	    (ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg, d))) < 0) {
 		log_warn("%s: no cgroup: %s", d->name, strerror(-ss->cgfd));
 		ss->cgfd = -1;
 	}
@@ -524,7 +525,7 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		log_err("%s: spawn: %s", d->name, strerror(-rc));
 		return rc;
 	}
-	s->pidfd = res.pidfd;
+	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
 	s->pid = res.pid;
 	if (ss->out)
 		ss->out->pid = res.pid;
@@ -540,7 +541,7 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		return 0;
 	}
 	if (p[0] >= 0) {
-		ev_io_set(&ss->ready, p[0], EV_READ);
+		ev_io_set(&ss->ready, spawn_fd_keep(p[0]), EV_READ);
 		ev_io_start(sup->loop, &ss->ready);
 	}
 	return 0;
@@ -641,6 +642,32 @@ sup_changed(struct svc *s, enum svc_state from)
 		ev_prepare_start(sup->loop, &sup->gc_w);
 }
 
+/* svc_ops: the spawns of this turn are used up; go on next turn. */
+static void
+sup_defer(struct svc_set *set)
+{
+	struct sup	*sup = container_of(set, struct sup, set);
+
+	ev_timer_set(&sup->spawn_w, 0., 0.);
+	ev_timer_start(sup->loop, &sup->spawn_w);
+}
+
+static void
+sup_on_spawn_more(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	svc_set_run(&((struct sup *)ev_userdata(loop))->set);
+}
+
+static void
+sup_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	((struct sup *)ev_userdata(loop))->set.spawns = 0;
+}
+
 static const struct svc_ops sup_ops = {
 	.spawn = sup_spawn,
 	.signal = sup_signal,
@@ -648,6 +675,7 @@ static const struct svc_ops sup_ops = {
 	.timer_stop = sup_timer_stop,
 	.changed = sup_changed,
 	.now = sup_now,
+	.defer = sup_defer,
 };
 
 /* Apply one sd_notify datagram from the service's main process. */
@@ -1106,6 +1134,25 @@ sup_paths(struct sup *sup, const char *sock)
 	return 0;
 }
 
+/* fs.nr_open, the most fds a process may have; at least min. */
+static rlim_t
+sup_nr_open(rlim_t min)
+{
+	char	buf[32];
+	rlim_t	v = 0;
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC)) >= 0) {
+		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			v = strtoull(buf, NULL, 10);
+		}
+		close(fd);
+	}
+	return v > min ? v : min;
+}
+
 /*
  * The fds we hold for services: /dev/null for their stdin, /dev/kmsg as
  * PID 1.  Make sure 0, 1 and 2 are open, so that no fd of ours takes
@@ -1124,8 +1171,13 @@ sup_fds_init(struct sup *sup)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		sup->nofile_cur = rl.rlim_cur;
 		sup->nofile_max = rl.rlim_max;
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		/* A service holds up to five of our fds: as root, take as
+		 * many as the kernel allows (fs.nr_open), as systemd does. */
+		rl.rlim_cur = rl.rlim_max = sup_nr_open(rl.rlim_max);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			rl.rlim_cur = rl.rlim_max = sup->nofile_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	if (sup->pid1)
 		sup->kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
@@ -1193,6 +1245,11 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_init(&sup->phase_timer, NULL);
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
+	ev_init(&sup->spawn_w, sup_on_spawn_more);
+	ev_prepare_init(&sup->turn_w, sup_on_turn);
+	ev_prepare_start(sup->loop, &sup->turn_w);
+	ev_unref(sup->loop);	/* it does not keep the loop running */
+	sup->set.spawn_max = SUP_SPAWNS_PER_TURN;
 	console_init(sup->loop);
 	cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
 	if (sup->cg.base)

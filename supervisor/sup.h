@@ -14,6 +14,9 @@
 #include "svc.h"
 #include "svclog.h"
 
+/* A spawn takes about a millisecond: this many, then other events. */
+#define SUP_SPAWNS_PER_TURN	32
+
 struct sup_svc;
 
 /*
@@ -76,6 +79,8 @@ struct sup {
 	uint64_t	  nofile_max;
 	ev_prepare	  gc_w;		/* frees removed services once down */
 	ev_timer	  reap_w;	/* more zombies than one turn takes */
+	ev_prepare	  turn_w;	/* a new turn: a new spawn budget */
+	ev_timer	  spawn_w;	/* more spawns than one turn takes */
 	struct cgroups	  cg;
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */

@@ -288,7 +288,11 @@ svc_restart(struct svc *s)
 	svc_set_run(set);
 }
 
-/* Step queued services until nothing is left to do. */
+/*
+ * Step queued services until nothing is left to do, or until this turn's
+ * spawns are used up: a spawn costs a millisecond, and a thousand at once
+ * must not keep the control socket and the deaths waiting.
+ */
 void
 svc_set_run(struct svc_set *set)
 {
@@ -297,12 +301,15 @@ svc_set_run(struct svc_set *set)
 	if (set->running)
 		return;
 	set->running = true;
-	while ((s = TAILQ_FIRST(&set->queue)) != NULL) {
+	set->deferred = false;
+	while (!set->deferred && (s = TAILQ_FIRST(&set->queue)) != NULL) {
 		TAILQ_REMOVE(&set->queue, s, q);
 		s->queued = false;
 		svc_step(s);
 	}
 	set->running = false;
+	if (set->deferred)
+		set->ops->defer(set);
 }
 
 /* Send the stop signal (and SIGCONT, so a stopped process sees it). */
@@ -331,6 +338,14 @@ svc_spawn(struct svc *s)
 	int64_t			 now = svc_now(s);
 	int			 rc;
 
+	if (s->set->spawn_max && s->set->spawns >= s->set->spawn_max) {
+		/* Stepping it again later comes back here. */
+		s->queued = true;
+		TAILQ_INSERT_HEAD(&s->set->queue, s, q);
+		s->set->deferred = true;
+		return;
+	}
+	s->set->spawns++;
 	if (now - s->limit_begin > (int64_t)s->def->start_limit_interval ||
 	    s->limit_count == 0) {
 		s->limit_begin = now;

@@ -86,6 +86,9 @@ struct svc_ops {
 	void	(*timer_stop)(struct svc *);
 	void	(*changed)(struct svc *, enum svc_state);
 	int64_t	(*now)(struct svc_set *);
+	/* Work is left over (spawn_max reached): call svc_set_run() again
+	 * soon, after other events had their turn. */
+	void	(*defer)(struct svc_set *);
 };
 
 struct svc {
@@ -131,7 +134,10 @@ struct svc_set {
 	struct svc_queue	  queue;
 	struct svc		**stack;	/* for propagation */
 	uint32_t		  round;
+	uint32_t		  spawn_max;	/* per turn; 0: no bound */
+	uint32_t		  spawns;	/* this turn; the owner resets */
 	bool			  running;
+	bool			  deferred;
 };
 
 #define SVC_STABLE_MS	10000	/* ready this long: back-off resets */

@@ -33,6 +33,7 @@ static struct {
 	int		 spawn_rc;	/* next spawn: -errno */
 	int		 exec_err;	/* next spawn: exec fails with this */
 	bool		 quiet;		/* do not log transitions */
+	int		 defers;	/* calls of ops->defer */
 	struct buf	 log;
 } W;
 
@@ -113,9 +114,18 @@ f_now(struct svc_set *set)
 	return W.now;
 }
 
+static void
+f_defer(struct svc_set *set)
+{
+	(void)set;
+	W.defers++;
+	logw("defer");
+}
+
 static const struct svc_ops fake_ops = {
 	.spawn = f_spawn, .signal = f_signal, .timer = f_timer,
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
+	.defer = f_defer,
 };
 
 /* Make the services of the parsed W.conf, driven by the fake ops. */
@@ -705,6 +715,39 @@ test_long_chain(void **state)
 	assert_int_equal(S("s09999")->state, SVC_READY);
 }
 
+/*
+ * With spawn_max, a turn spawns at most that many; the rest waits, in
+ * order, for the next turn (the owner resets spawns and runs the set).
+ */
+static void
+test_spawns_per_turn(void **state)
+{
+	(void)state;
+	world("a", "[service]\nexec = x\n", "b", "[service]\nexec = x\n",
+	    "c", "[service]\nexec = x\n", "d", "[service]\nexec = x\n",
+	    "e", "[service]\nexec = x\nrequires = a b c d\n", NULL);
+	W.set.spawn_max = 2;
+	svc_start(S("e"));
+	expect_log("spawn d;d>ready;spawn c;c>ready;defer;");
+	assert_int_equal(S("b")->state, SVC_STOPPED);
+	assert_int_equal(S("e")->state, SVC_STOPPED);
+	/* Nothing moves until the next turn... */
+	svc_set_run(&W.set);
+	expect_log("defer;");
+	/* ...which goes on where the last one stopped. */
+	W.set.spawns = 0;
+	svc_set_run(&W.set);
+	expect_log("spawn b;b>ready;spawn a;a>ready;defer;");
+	W.set.spawns = 0;
+	svc_set_run(&W.set);
+	expect_log("spawn e;e>ready;");
+	assert_int_equal(W.set.spawns, 1);
+	/* Stops are never held back. */
+	W.set.spawns = 2;
+	svc_stop(S("a"));
+	expect_log("e:TERM;e:CONT;e>stopping;");
+}
+
 #define T_(f)	cmocka_unit_test_teardown(f, world_free)
 
 int
@@ -731,6 +774,7 @@ main(void)
 		T_(test_self_stopping),
 		T_(test_status_text),
 		T_(test_long_chain),
+		T_(test_spawns_per_turn),
 	};
 
 	return cmocka_run_group_tests_name("svc", tests, NULL, NULL);
