@@ -23,7 +23,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
-	clean help
+	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture clean help
 
 all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify
 
@@ -36,6 +36,10 @@ help:
 	@echo "make qemu-test  the guest tier alone"
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
 	@echo "                an example configuration, bash completion"
+	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
+	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60)"
+	@echo "make storm      1,000 services crash-looping for 60 s, twice"
+	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
 	@echo "make clean      remove build outputs (not the kernel tree)"
 
 # Install what is missing, in one apt transaction; quick when all is there.
@@ -98,7 +102,55 @@ $(B)/test/%: tests/host/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
 
-TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS)
+# Fuzzing: libFuzzer targets (clang) for make fuzz; the same targets with
+# a plain driver (gcc, sanitized) replay the seeds and the saved crashes
+# in make test.
+FUZZ		 = service tree request reply notify argv
+FUZZ_SRC_service = conf util
+FUZZ_SRC_tree	 = conf util
+FUZZ_SRC_request = proto util
+FUZZ_SRC_reply	 = proto util
+FUZZ_SRC_notify	 = notify
+FUZZ_SRC_argv	 = util
+FUZZ_SECONDS	?= 60
+FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
+REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
+DEPS_FUZZ	 = clang libclang-rt-14-dev
+
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
+    $$(addprefix supervisor/,$$(addsuffix .c,$$(FUZZ_SRC_$$*)))
+	@mkdir -p $(@D)
+	clang -std=gnu11 -D_GNU_SOURCE -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -Isupervisor -Itests/fuzz \
+	    -o $@ $^ -linih
+$(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c \
+    $$(addprefix $(B)/asan/,$$(addsuffix .o,$$(FUZZ_SRC_$$*)))
+	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ -linih
+
+fuzz-deps: deps
+	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_FUZZ)"
+
+# Each target for FUZZ_SECONDS; the growing corpus stays in build/, a
+# crash is saved in tests/fuzz/corpus/TARGET/ to be replayed forever.
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@for t in $(FUZZ); do \
+	    mkdir -p $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	    echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+	    $(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	        -dict=tests/fuzz/dict/$$t.dict -print_final_stats=1 \
+	        -artifact_prefix=tests/fuzz/corpus/$$t/ \
+	        $(B)/fuzz/corpus/$$t tests/fuzz/seeds/$$t 2>&1 | \
+	        grep -E "^stat::(number_of_executed_units|peak_rss)|cov:|ERROR|SUMMARY" | \
+	        tail -4 || exit 1; \
+	done
+
+fuzz-replay: $(REPLAY_BIN)
+	@tests/run.sh fuzz
+
+TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
+		   $(REPLAY_BIN) all
 
 test: deps
 	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs
@@ -125,6 +177,9 @@ $(B)/static/pidvisor-notify: $(B)/obj/pidvisor-notify.o
 $(B)/guest/svc-helper: tests/host/svc-helper.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/guest/torture: tests/torture/torture.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
 
 kernel:
 	@kernel/build.sh
@@ -140,6 +195,7 @@ $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
 	@qemu/mkinitramfs.sh run $@
 
 $(B)/qemu/initramfs-test.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/guest/svc-helper \
+    $(B)/guest/torture \
     $(B)/kernel/bzImage
 	@rm -f $(B)/guest/pidfd_*
 	@cp $(B)/kernel/selftests/* $(B)/guest/
@@ -149,7 +205,8 @@ initramfs: kernel
 	@$(MAKE) --no-print-directory $(B)/qemu/initramfs.cpio.gz
 
 guest-prereqs: kernel
-	@$(MAKE) --no-print-directory $(B)/qemu/initramfs-test.cpio.gz
+	@$(MAKE) --no-print-directory $(B)/qemu/initramfs-test.cpio.gz \
+	    $(BENCH_BINS)
 
 qemu-test: guest-prereqs
 	@tests/run.sh guest
@@ -159,6 +216,52 @@ qemu-test-stock: guest-prereqs kernel-stock
 
 run: deps initramfs
 	@qemu/boot.sh
+
+# Benchmarks: the limit, the harness, the service they all run; the
+# peers from Debian (their supervisors only: never runit-init or
+# daemontools-run, which would take over this machine's init).
+DEPS_BENCH	 = runit s6 daemontools
+BENCH_BINS	 = $(B)/bench/bench-svc $(B)/bench/limit $(B)/bench/harness \
+		   $(B)/qemu/initramfs-bench.cpio.gz
+
+$(B)/bench/bench-svc: bench/svc.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -Isupervisor -o $@ $(filter-out %.h,$^)
+$(B)/bench/harness: bench/harness.c bench/bench.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -o $@ $<
+$(B)/bench/reclaim: bench/reclaim.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/qemu/initramfs-bench.cpio.gz: $(STATIC) $(B)/bench/reclaim \
+    $(wildcard qemu/bench/*.sh qemu/bench/conf/services/*.ini) \
+    qemu/mkinitramfs.sh $(B)/kernel/bzImage
+	@qemu/mkinitramfs.sh bench $@
+
+bench-deps: deps
+	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_BENCH)"
+
+bench-bins: all kernel
+	@$(MAKE) --no-print-directory $(BENCH_BINS)
+
+bench: bench-deps
+	@$(MAKE) --no-print-directory bench-bins
+	@bench/run.sh
+
+# The PID-reuse torture in the guest, in full (make qemu-test runs a
+# short one).
+torture: guest-prereqs
+	@qemu/torture.sh
+
+# The crash storm, in full: 1,000 services for 60 s, crashing, then
+# leaving orphans; the status p99 must stay under 10 ms.
+storm: deps
+	@$(MAKE) --no-print-directory all $(HELPERS) $(B)/bench/harness
+	@tests/storm.sh --check-time crash 1000 60
+	@tests/storm.sh --check-time orphans 1000 60
 
 # Installation.
 PREFIX		?= /usr/local

@@ -5,6 +5,7 @@
 #               pidvisorctl, pidvisor-notify, the configuration from conf/.
 # PROFILE test: the same, with qemu/test/conf as the configuration and
 #               the guest tests under /test (runner, helpers, selftests).
+# PROFILE bench: the same, with the reclaim benchmark under /bench.
 #
 # The archive is written by the kernel tree's gen_init_cpio from a list,
 # so device nodes need no root and the result does not depend on umask.
@@ -52,6 +53,12 @@ dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
 		for f in "$top"/build/guest/*; do
 			echo "file /test/$(basename "$f") $f 0755 0 0"
 		done
+		;;
+	bench)
+		conf=$top/qemu/bench/conf
+		echo "dir /bench 0755 0 0"
+		echo "file /bench/run-guest-bench.sh $top/qemu/bench/run-guest-bench.sh 0755 0 0"
+		echo "file /bench/reclaim $top/build/bench/reclaim 0755 0 0"
 		;;
 	*)
 		echo "mkinitramfs: unknown profile $profile" >&2

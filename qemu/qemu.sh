@@ -17,7 +17,8 @@ qemu_run() {
 	local kernel=$1 initrd=$2 append=$3
 	shift 3
 	# shellcheck disable=SC2046
-	qemu-system-x86_64 $(qemu_accel) -M pc -cpu max -smp 2 -m 512M \
+	qemu-system-x86_64 $(qemu_accel) -M pc -cpu max -smp 2 \
+	    -m "${QEMU_MEM:-512M}" \
 	    -nodefaults -no-user-config -display none -no-reboot \
 	    -kernel "$kernel" -initrd "$initrd" \
 	    -append "console=ttyS0 panic=-1 $append" "$@"

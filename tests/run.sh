@@ -7,20 +7,20 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit host guest)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host guest bench)
 
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
 
 # run NAME CMD...: one TAP producer.
 run() {
 	local name=$1 rc before
 	shift
-	before=$(grep -c '^not ok' "$out")
-	"$@" 2>&1 | tee -a "$out"
+	before=$(grep -c '^not ok' "$results")
+	"$@" 2>&1 | tee -a "$results"
 	rc=${PIPESTATUS[0]}
-	if [ "$rc" -ne 0 ] && [ "$(grep -c '^not ok' "$out")" = "$before" ]; then
-		echo "not ok - $name exited $rc" | tee -a "$out"
+	if [ "$rc" -ne 0 ] && [ "$(grep -c '^not ok' "$results")" = "$before" ]; then
+		echo "not ok - $name exited $rc" | tee -a "$results"
 	fi
 }
 
@@ -32,19 +32,50 @@ for tier in "${tiers[@]}"; do
 			CMOCKA_MESSAGE_OUTPUT=TAP run "$t" "$t"
 		done
 		;;
+	fuzz)
+		# The seeds and every crash fuzzing ever saved, each target.
+		for t in build/asan/replay_*; do
+			name=${t##*/replay_}
+			if res=$("$t" tests/fuzz/seeds/"$name"/* \
+			    $(find tests/fuzz/corpus/"$name" -type f ! -name .keep) \
+			    2>&1); then
+				echo "ok - fuzz replay $name: $res" | tee -a "$results"
+			else
+				echo "not ok - fuzz replay $name" | tee -a "$results"
+				echo "$res" | sed 's/^/# /' | tail -30
+			fi
+		done
+		;;
 	host)
 		run host tests/host/run.sh
 		;;
 	guest)
 		run guest qemu/test.sh
 		;;
+	bench)
+		# A seconds-long run of make bench, to keep it working; the
+		# figures mean nothing at these counts.
+		# Every figure must come out, for the limit and for pidvisor.
+		if out=$(PEERS=runit bench/run.sh --smoke 2>&1) &&
+		    n=$(jq -s '[.[] | select(.who == "pidvisor" and
+		        (.value > 0 or (.figure | startswith("idle"))))] |
+		        length' build/bench.json) && [ "$n" -ge 9 ] &&
+		    [ "$(jq -s '[.[] | select(.who == "limit")] | length' \
+		        build/bench.json)" -ge 4 ]; then
+			echo "ok - bench smoke: $n pidvisor figures" |
+			    tee -a "$results"
+		else
+			echo "not ok - bench smoke" | tee -a "$results"
+			echo "$out" | sed 's/^/# /' | tail -30
+		fi
+		;;
 	*)
-		echo "not ok - unknown tier $tier" | tee -a "$out"
+		echo "not ok - unknown tier $tier" | tee -a "$results"
 		;;
 	esac
 done
 
-pass=$(grep -c '^ok' "$out")
-fail=$(grep -c '^not ok' "$out")
+pass=$(grep -c '^ok' "$results")
+fail=$(grep -c '^not ok' "$results")
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,382 @@
+#!/bin/bash
+# bench/run.sh [--smoke] - pidvisor against the limit and its peers.
+#
+# Prints one table and writes the same rows as JSON lines to
+# build/bench.json.  Every pidvisor figure is also given as a ratio to the
+# limit measured in the same run.  --smoke: tiny counts and durations,
+# to keep the benchmark working (make test runs it).
+#
+# Everything runs in a temporary directory and is stopped at the end:
+# each process started here has its working directory there, and the
+# clean-up kills whatever still does.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build/bench
+SVC=$B/bench-svc
+LIMIT=$B/limit
+H=$B/harness
+PV=$top/supervisor/pidvisor
+CTL=$top/supervisor/pidvisorctl
+JSON=$top/build/bench.json
+
+smoke=0
+[ "${1:-}" = --smoke ] && smoke=1
+if [ $smoke = 1 ]; then
+	N_LAT=5; WAIT_PV=50; WAIT_PEER=1100; THRU_S=1; THRU_N=20
+	MEM_NS="100"; PEER_MEM_NS="100"; START_N=100; CTL_N=200; CTL_S=1
+	IDLE_N=100; IDLE_S=1; PEERS=${PEERS-runit}
+else
+	N_LAT=50; WAIT_PV=200; WAIT_PEER=1100; THRU_S=5; THRU_N=100
+	MEM_NS="100 1000 10000"; PEER_MEM_NS="100 1000"; START_N=1000
+	CTL_N=10000; CTL_S=5; IDLE_N=1000; IDLE_S=5
+	PEERS=${PEERS-runit s6 daemontools}
+fi
+# A peer that is not installed is left out, and said so.
+have=()
+for peer in $PEERS; do
+	case $peer in
+	runit)		bin=runsvdir ;;
+	s6)		bin=s6-svscan ;;
+	daemontools)	bin=svscan ;;
+	*)		echo "bench: unknown peer $peer" >&2; exit 2 ;;
+	esac
+	if command -v $bin >/dev/null; then have+=("$peer"); else
+		echo "bench: $peer is not installed (make bench-deps): left out" >&2
+	fi
+done
+PEERS="${have[*]}"
+
+W=$(mktemp -d /tmp/pvbench.XXXXXX)
+: >"$JSON"
+ROWS=()
+declare -A LIMITV
+
+# The processes whose working directory is $W or inside it.
+pids_in_w() {
+	find /proc/[0-9]*/cwd -maxdepth 0 \( -lname "$W" -o -lname "$W/*" \) \
+	    2>/dev/null | cut -d/ -f3 || true
+}
+
+kill_in_w() {
+	local p
+	for p in $(pids_in_w); do kill -KILL "$p" 2>/dev/null || true; done
+}
+
+# Kill whatever we started: every process whose cwd is inside $W.
+cleanup() {
+	local n
+	for n in 1 2 3; do
+		kill_in_w
+		sleep 0.2
+	done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# row FIGURE WHO VALUE UNIT [LIMIT_KEY]: one line of the table and JSON.
+row() {
+	local fig=$1 who=$2 val=$3 unit=$4 key=${5:-} ratio=null
+	if [ -n "$key" ] && [ -n "${LIMITV[$key]:-}" ] && [ "$who" != limit ]; then
+		ratio=$(awk -v a="$val" -v b="${LIMITV[$key]}" \
+		    'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+	fi
+	[ "$who" = limit ] && [ -n "$key" ] && LIMITV[$key]=$val && ratio=1.00
+	ROWS+=("$(printf "%-34s %-12s %12s %-8s %8s" "$fig" "$who" "$val" \
+	    "$unit" "${ratio/null/-}")")
+	printf '{"figure":"%s","who":"%s","value":%s,"unit":"%s","ratio_to_limit":%s}\n' \
+	    "$fig" "$who" "$val" "$unit" "$ratio" >>"$JSON"
+	echo "  $fig / $who: $val $unit" >&2
+}
+
+kv() {	# kv KEY LINE: the value of KEY=... in a key=value line
+	sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+# A harness reading FIFO, started before the supervisor; wait until it
+# has the FIFO open.
+harness_bg() {
+	local out=$1
+	shift
+	(cd "$W" && exec "$H" "$@") >"$out" &
+	HPID=$!
+	local i
+	for i in $(seq 1 200); do
+		ls -l /proc/$HPID/fd 2>/dev/null | grep -q "$W/fifo" && return
+		sleep 0.01
+	done
+}
+
+# pidvisor with the services written into $W/pv; waits for its socket.
+pv_start() {
+	(cd "$W" && exec "$PV" -q -c "$W/pv" -s "$W/pv.sock") 2>"$W/pv.log" &
+	PVPID=$!
+	local i
+	for i in $(seq 1 3000); do
+		"$CTL" -s "$W/pv.sock" version >/dev/null 2>&1 && return
+		sleep 0.01
+	done
+	echo "bench: pidvisor did not start: $(cat "$W/pv.log")" >&2
+	exit 1
+}
+
+pv_stop() {
+	kill -TERM "$PVPID" 2>/dev/null || true
+	wait "$PVPID" 2>/dev/null || true
+	rm -rf "$W/pv" "$W/pv.sock"
+}
+
+# pv_services N EXEC [KEY=VALUE...]: N services svcNNNNN.
+pv_services() {
+	local n=$1 exec=$2 i kv body
+	shift 2
+	body="[service]"$'\n'"exec = $exec"$'\n'
+	for kv in "$@"; do body+="${kv%%=*} = ${kv#*=}"$'\n'; done
+	mkdir -p "$W/pv/services"
+	printf '[supervisor]\nlog_level = warning\n' >"$W/pv/pidvisor.ini"
+	for i in $(seq -f %05g 1 "$n"); do	# no fork per file
+		printf '%s' "$body" >"$W/pv/services/svc$i.ini"
+	done
+}
+
+# Wait until n services are ready (status), at most s seconds.
+pv_wait_ready() {
+	local n=$1 s=$2 i got
+	for i in $(seq 1 $((s * 20))); do
+		got=$("$CTL" -s "$W/pv.sock" status | grep -c ' ready ' || true)
+		[ "$got" -ge "$n" ] && return
+		sleep 0.05
+	done
+	echo "bench: only $got of $n services ready" >&2
+	exit 1
+}
+
+# Peers: one directory per service, run -> bench-svc, its args in ./args.
+peer_dirs() {	# peer_dirs PEER N ARGS
+	local peer=$1 n=$2 args=$3 i d
+	mkdir -p "$W/$peer"
+	for i in $(seq -f %05g 1 "$n"); do
+		d=$W/$peer/svc$i
+		mkdir -p "$d"
+		ln -s "$SVC" "$d/run"
+		if [ "$peer" = s6 ]; then
+			# s6-supervise waits a second before restarting a
+			# service that was not ready a second before it died
+			# (without notification-fd: up counts as ready only
+			# as of when it started); tell it at once.
+			echo 3 >"$d/notification-fd"
+			echo "ready=3 $args" >"$d/args"
+		else
+			echo "$args" >"$d/args"
+		fi
+	done
+}
+
+peer_start() {	# peer_start PEER: the scanner, in the background
+	local peer=$1
+	case $peer in
+	runit)		(cd "$W" && exec setsid runsvdir "$W/$peer") & ;;
+	# s6-svscan supervises at most 500 services unless told (-c).
+	s6)		(cd "$W" && exec setsid s6-svscan -c 4096 "$W/$peer") & ;;
+	daemontools)	(cd "$W" && exec setsid svscan "$W/$peer") & ;;
+	esac
+	PEERPID=$!
+}
+
+# The supervising processes of a peer (scanner and one per service).
+peer_pids() {
+	case $1 in
+	runit)		pgrep -x 'runsvdir|runsv' ;;
+	s6)		pgrep -x 's6-svscan|s6-supervise' ;;
+	daemontools)	pgrep -x 'svscan|supervise' ;;
+	esac
+}
+
+peer_stop() {
+	local peer=$1
+	case $peer in
+	s6)		s6-svscanctl -t "$W/$peer" 2>/dev/null || true ;;
+	daemontools)	svc -dx "$W/$peer"/* 2>/dev/null || true ;;
+	esac
+	kill -TERM "$PEERPID" 2>/dev/null || true
+	wait "$PEERPID" 2>/dev/null || true
+	cleanup_procs
+	rm -rf "${W:?}/$peer"
+}
+
+# Kill what is left running from $W (services of a peer).
+cleanup_procs() {
+	kill_in_w
+	sleep 0.3
+}
+
+count_svc() {	# the number of bench-svc processes (peers run it as ./run)
+	{ find /proc/[0-9]*/exe -maxdepth 0 -lname "$SVC" 2>/dev/null || true; } | wc -l
+}
+
+wait_svc_count() {	# wait_svc_count N SECONDS
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		[ "$(count_svc)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+FIFO=$W/fifo
+mkfifo "$FIFO"
+echo "bench: $(nproc) CPUs, kernel $(uname -r); in $W" >&2
+
+# 1. Restart latency: kill a running service, time until the next one
+# has exec'd.  Peers wait about a second before restarting a service
+# that ran less than one, so every service has been up longer than that
+# (WAIT_PEER ms) when it is killed; the wait is not part of the figure.
+echo "restart latency (at ${SECONDS}s)" >&2
+r=$(cd "$W" && "$LIMIT" latency "$N_LAT" "$WAIT_PV" "$FIFO" "$SVC")
+row "restart latency median" limit "$(kv median_us "$r")" us lat
+row "restart latency p90" limit "$(kv p90_us "$r")" us latp90
+pv_services 1 "$SVC fifo=$FIFO sleep" restart_delay=0 start_limit_burst=0 \
+    log=none log_buffer=0
+harness_bg "$W/h.out" latency "$FIFO" "$N_LAT" "$WAIT_PV"
+pv_start
+wait "$HPID"
+r=$(cat "$W/h.out")
+row "restart latency median" pidvisor "$(kv median_us "$r")" us lat
+row "restart latency p90" pidvisor "$(kv p90_us "$r")" us latp90
+pv_stop
+for peer in $PEERS; do
+	peer_dirs "$peer" 1 "fifo=$FIFO sleep"
+	harness_bg "$W/h.out" latency "$FIFO" "$N_LAT" "$WAIT_PEER"
+	peer_start "$peer"
+	wait "$HPID"
+	r=$(cat "$W/h.out")
+	row "restart latency median" "$peer" "$(kv median_us "$r")" us lat
+	row "restart latency p90" "$peer" "$(kv p90_us "$r")" us latp90
+	peer_stop "$peer"
+done
+
+# 2. Restart throughput: THRU_N services that exit at once, no delay, no
+# start limit; starts per second counted from their start lines.
+echo "restart throughput (at ${SECONDS}s)" >&2
+r=$(cd "$W" && "$LIMIT" throughput "$THRU_S" "$THRU_N" "$FIFO" "$SVC")
+row "restart throughput" limit "$(kv starts_per_s "$r")" starts/s thru
+pv_services "$THRU_N" "$SVC fifo=$FIFO exit" restart_delay=0 \
+    start_limit_burst=0 log=none log_buffer=0
+harness_bg "$W/h.out" count "$FIFO" "$THRU_S"
+pv_start
+wait "$HPID"
+row "restart throughput" pidvisor "$(kv starts_per_s "$(cat "$W/h.out")")" \
+    starts/s thru
+pv_stop
+for peer in $PEERS; do
+	peer_dirs "$peer" "$THRU_N" "fifo=$FIFO exit"
+	harness_bg "$W/h.out" count "$FIFO" "$THRU_S"
+	peer_start "$peer"
+	wait "$HPID"
+	row "restart throughput" "$peer" \
+	    "$(kv starts_per_s "$(cat "$W/h.out")")" starts/s thru
+	peer_stop "$peer"
+done
+
+# 3. Memory per service: N sleeping services; the supervisor's own RSS
+# and PSS divided by N (the peers: all their supervising processes).
+echo "memory per service (at ${SECONDS}s)" >&2
+for n in $MEM_NS; do
+	# A service whose output is kept holds five of our fds (its pidfd
+	# and two pipes); where the hard RLIMIT_NOFILE cannot take that
+	# (20,000 on the reference machine), the services log nowhere.
+	how=""
+	if [ $((n * 5 + 100)) -gt "$(ulimit -Hn)" ]; then
+		pv_services "$n" "$SVC sleep" log=none log_buffer=0
+		how=", log=none"
+	else
+		pv_services "$n" "$SVC sleep"
+	fi
+	pv_start
+	pv_wait_ready "$n" 120
+	r=$("$H" mem "$PVPID")
+	row "memory per service, $n$how (RSS)" pidvisor \
+	    "$(awk -v k="$(kv rss_kb "$r")" -v n="$n" 'BEGIN { printf "%.2f", k / n }')" KiB
+	row "memory per service, $n$how (PSS)" pidvisor \
+	    "$(awk -v k="$(kv pss_kb "$r")" -v n="$n" 'BEGIN { printf "%.2f", k / n }')" KiB
+	if [ "$n" = "$IDLE_N" ]; then
+		# 6. Idle cost, on the same supervisor.
+		row "idle wake-ups, $n services" pidvisor \
+		    "$(kv wakeups_per_s "$("$H" wakeups "$PVPID" "$IDLE_S")")" /s
+	fi
+	if [ "$n" = "$CTL_N" ] || [ $smoke = 1 ]; then
+		# 5. Control plane, on the same supervisor.
+		r=$("$H" ctl-latency "$W/pv.sock" 20 status)
+		row "status of $n services (median)" pidvisor \
+		    "$(kv median_ms "$r")" ms
+		r=$("$H" ctl "$W/pv.sock" 8 "$CTL_S" status svc00001)
+		row "requests/s, 8 clients, $n services" pidvisor \
+		    "$(kv requests_per_s "$r")" req/s
+	fi
+	pv_stop
+	cleanup_procs
+done
+for peer in $PEERS; do
+	for n in $PEER_MEM_NS; do
+		peer_dirs "$peer" "$n" "sleep"
+		peer_start "$peer"
+		wait_svc_count "$n" 120 || echo "bench: $peer started $(count_svc) of $n" >&2
+		sleep 1
+		r=$("$H" mem $(peer_pids "$peer"))
+		row "memory per service, $n (RSS)" "$peer" \
+		    "$(awk -v k="$(kv rss_kb "$r")" -v n="$n" 'BEGIN { printf "%.2f", k / n }')" KiB
+		row "memory per service, $n (PSS)" "$peer" \
+		    "$(awk -v k="$(kv pss_kb "$r")" -v n="$n" 'BEGIN { printf "%.2f", k / n }')" KiB
+		peer_stop "$peer"
+	done
+done
+
+# 4. Start-all: from launching pidvisor to all START_N services ready
+# (fd readiness), seen as the start of a service that requires them all.
+echo "start-all (at ${SECONDS}s)" >&2
+r=$(cd "$W" && "$LIMIT" startall "$START_N" "$SVC")
+row "start-all $START_N (fd readiness)" limit \
+    "$(awk -v u="$(kv all_ready_us "$r")" 'BEGIN { printf "%.1f", u / 1000 }')" ms start
+pv_services "$START_N" "$SVC ready=3 sleep" ready=fd:3
+{
+	echo "[service]"
+	echo "exec = $SVC fifo=$FIFO sleep"
+	for i in $(seq -f %05g 1 "$START_N"); do echo "requires = svc$i"; done
+} >"$W/pv/services/zz-all.ini"
+harness_bg "$W/h.out" first "$FIFO" 120
+t0=$("$H" now)
+pv_start
+wait "$HPID"
+row "start-all $START_N (fd readiness)" pidvisor \
+    "$(awk -v t="$(kv ts "$(cat "$W/h.out")")" -v t0="$t0" \
+    'BEGIN { printf "%.1f", (t - t0) / 1e6 }')" ms start
+pv_stop
+cleanup_procs
+
+# 7. Reclaim (the memory-pressure issue), in the guest on our kernel:
+# kill to memory back, by path, ratio to plain SIGKILL.
+echo "reclaim, in the guest" >&2
+if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 32); else
+	r=$("$top/qemu/bench.sh" 3 256 1024); fi
+for size in $(sed -n 's/^size_mb=\([0-9]*\) path=kill .*/\1/p' <<<"$r"); do
+	for path in kill mrelease reap; do
+		line=$(grep "^size_mb=$size path=$path " <<<"$r" || true)
+		if [ -z "$line" ] || grep -q missing <<<"$line"; then
+			continue
+		fi
+		[ $path = kill ] && LIMITV[rec$size]=$(kv back_ms "$line")
+		ratio=$(awk -v a="$(kv back_ms "$line")" -v b="${LIMITV[rec$size]}" \
+		    'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+		ROWS+=("$(printf "%-34s %-12s %12s %-8s %8s" \
+		    "reclaim ${size} MiB (memory back)" "$path" \
+		    "$(kv back_ms "$line")" ms "$ratio")")
+		printf '{"figure":"reclaim %s MiB","who":"%s","value":%s,"unit":"ms","dead_ms":%s,"ratio_to_kill":%s}\n' \
+		    "$size" "$path" "$(kv back_ms "$line")" \
+		    "$(kv dead_ms "$line")" "$ratio" >>"$JSON"
+	done
+done
+
+echo
+printf "%-34s %-12s %12s %-8s %8s\n" FIGURE WHO VALUE UNIT "VS LIMIT"
+printf '%s\n' "${ROWS[@]}"
+echo "(JSON lines in $JSON)"
