@@ -1250,7 +1250,9 @@ conf_cycles(struct conf *c)
 				continue;
 			}
 			e = conf_edge(d, f->edge++);
-			if ((ti = conf_index(c, e->name)) < 0)
+			/* Unknown names and itself: reported elsewhere. */
+			if ((ti = conf_index(c, e->name)) < 0 ||
+			    (size_t)ti == f->def)
 				continue;
 			if (color[ti] == WHITE) {
 				color[ti] = GREY;
@@ -1283,7 +1285,8 @@ conf_check(struct conf *c)
 {
 	size_t	nerrs = c->nerrs, i, j;
 
-	qsort(c->defs, c->ndefs, sizeof(*c->defs), conf_def_cmp);
+	if (c->ndefs > 1)
+		qsort(c->defs, c->ndefs, sizeof(*c->defs), conf_def_cmp);
 	for (i = 0; i < c->ndefs; i++) {
 		struct svc_def	*d = c->defs[i];
 
@@ -1300,8 +1303,7 @@ conf_check(struct conf *c)
 				    "service '%s'", key, e->name);
 		}
 	}
-	if (c->nerrs == nerrs)
-		conf_cycles(c);
+	conf_cycles(c);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 
@@ -1312,7 +1314,8 @@ conf_slurp(struct conf *c, const char *path)
 	struct buf	b = { 0 };
 	char		chunk[8192];
 	ssize_t		n;
-	int		fd;
+	size_t		off, i, bol;
+	int		fd, line;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		conf_error(c, path, 0, "%s", strerror(errno));
@@ -1333,6 +1336,18 @@ conf_slurp(struct conf *c, const char *path)
 	close(fd);
 	if (memchr(b.data ? b.data : "", '\0', b.len) != NULL) {
 		conf_error(c, path, 0, "file contains a NUL byte");
+		buf_free(&b);
+		return NULL;
+	}
+	/* Text, as names, commands and JSON need: UTF-8 only. */
+	if ((off = utf8_valid_len(b.data, b.len)) < b.len) {
+		for (i = 0, line = 1, bol = 0; i < off; i++)
+			if (b.data[i] == '\n') {
+				line++;
+				bol = i + 1;
+			}
+		conf_error(c, path, line, "not valid UTF-8 (byte %zu of the "
+		    "line)", off - bol + 1);
 		buf_free(&b);
 		return NULL;
 	}
@@ -1384,7 +1399,8 @@ conf_load(struct conf *c, const char *dir)
 		n++;
 	}
 	closedir(dp);
-	qsort(names, n, sizeof(*names), conf_strcmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), conf_strcmp);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/services/%s", dir, names[i]);
 		names[i][strlen(names[i]) - 4] = '\0';

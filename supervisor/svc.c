@@ -152,7 +152,8 @@ svc_set_link(struct svc_set *set)
 	struct svc	*s, *t;
 	int		 rc = 0;
 
-	qsort(set->v, set->n, sizeof(*set->v), svc_cmp);
+	if (set->n > 1)
+		qsort(set->v, set->n, sizeof(*set->v), svc_cmp);
 	free(set->stack);
 	if ((set->stack = calloc(set->n + 1, sizeof(*set->stack))) == NULL)
 		return -ENOMEM;

@@ -131,6 +131,18 @@ utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* The offset of the first byte of s[0..n) that is not UTF-8, or n. */
+size_t
+utf8_valid_len(const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, len;
+
+	while (i < n && (len = utf8_len(p + i, n - i)) != 0)
+		i += len;
+	return i;
+}
+
 /*
  * Append n bytes of s as a JSON string literal.  Bytes that are not
  * valid UTF-8 become U+FFFD, so that the result is always valid JSON.

@@ -33,6 +33,7 @@ void	buf_consume(struct buf *, size_t);
 void	buf_free(struct buf *);
 int	buf_json_str(struct buf *, const char *);
 int	buf_json_strn(struct buf *, const char *, size_t);
+size_t	utf8_valid_len(const char *, size_t);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t	mono_ms(void);

@@ -608,11 +608,12 @@ test_dependencies(void **state)
 	conf_errors(&c, &b);
 	assert_string_equal(b.data,
 	    "a.ini:4: after: unknown service 'ghost'\n"
+	    "c.ini:3: after: dependency cycle: a -> b -> c -> a\n"
 	    "d.ini:3: requires: a service cannot depend on itself\n");
 	buf_free(&b);
 	conf_free(&c);
 
-	/* Without the unknown ones, the cycle a -> b -> c -> a remains. */
+	/* The cycle alone, reported once though z depends on all of it. */
 	conf_init(&c);
 	conf_parse_service(&c, "a.ini", "a", "[service]\nexec = x\n"
 	    "requires = b\n");

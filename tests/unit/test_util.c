@@ -133,6 +133,22 @@ test_signals(void **state)
 	assert_null(signal_name(0));
 }
 
+/* Where UTF-8 stops: overlong forms, surrogates and cut sequences. */
+static void
+test_utf8_valid_len(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_valid_len("", 0), 0);
+	assert_int_equal(utf8_valid_len("exec = x\n", 9), 9);
+	assert_int_equal(utf8_valid_len("caf\xc3\xa9 \xe2\x82\xac", 9), 9);
+	assert_int_equal(utf8_valid_len("\xf0\x9f\x98\x80", 4), 4);
+	assert_int_equal(utf8_valid_len("ab\xff", 3), 2);
+	assert_int_equal(utf8_valid_len("a\xc0\xaf", 3), 1);	/* overlong / */
+	assert_int_equal(utf8_valid_len("\xed\xa0\x80", 3), 0);	/* surrogate */
+	assert_int_equal(utf8_valid_len("ab\xe2\x82", 4), 2);	/* cut short */
+	assert_int_equal(utf8_valid_len("\xf4\x90\x80\x80", 4), 0); /* > U+10FFFF */
+}
+
 static void
 test_json_str(void **state)
 {
@@ -174,6 +190,7 @@ main(void)
 		cmocka_unit_test(test_argv_split_errors),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_utf8_valid_len),
 		cmocka_unit_test(test_parse_u64),
 	};
 
