@@ -122,7 +122,8 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
     $$(addprefix supervisor/,$$(addsuffix .c,$$(FUZZ_SRC_$$*)))
 	@mkdir -p $(@D)
 	clang -std=gnu11 -D_GNU_SOURCE -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -Isupervisor -Itests/fuzz \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -Isupervisor -Itests/fuzz \
 	    -o $@ $^ -linih
 $(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c \
     $$(addprefix $(B)/asan/,$$(addsuffix .o,$$(FUZZ_SRC_$$*)))
