@@ -682,6 +682,29 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_PRESSURE] = cmd_pressure,
 };
 
+/*
+ * The index of the first word that is not UTF-8 or holds a control
+ * character, or -1: names and messages echo words back, and a reply
+ * must stay printable on a terminal and valid in JSON.
+ */
+static int
+ctl_words_bad(int argc, char **argv)
+{
+	const unsigned char	*p;
+	int			 i;
+
+	for (i = 0; i < argc; i++) {
+		size_t	len = strlen(argv[i]);
+
+		if (utf8_valid_len(argv[i], len) != len)
+			return i;
+		for (p = (const unsigned char *)argv[i]; *p; p++)
+			if (*p < 0x20 || *p == 0x7f)
+				return i;
+	}
+	return -1;
+}
+
 /* Check and run one request. */
 static void
 ctl_dispatch(struct ctl_client *c, const struct ctl_frame *f)
@@ -689,10 +712,14 @@ ctl_dispatch(struct ctl_client *c, const struct ctl_frame *f)
 	char		*argv[CTL_ARGS_MAX];
 	char		 err[256];
 	struct ctl_args	 a;
-	int		 argc;
+	int		 argc, i;
 
 	if ((argc = ctl_req_get(f, argv, CTL_ARGS_MAX)) < 0) {
 		ctl_reply(c, CTL_EUSAGE, "malformed request");
+		return;
+	}
+	if ((i = ctl_words_bad(argc, argv)) >= 0) {
+		ctl_reply(c, CTL_EUSAGE, "word %d is not printable UTF-8", i + 1);
 		return;
 	}
 	if (ctl_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {
@@ -804,10 +831,13 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		LIST_INSERT_HEAD(&sup->clients, c, entry);
 		sup->nclients++;
 		ev_io_init(&c->io, ctl_on_io, fd, EV_READ);
+		ev_set_priority(&c->io, EV_MAXPRI);
 		ev_io_start(loop, &c->io);
 		ev_timer_init(&c->timer, ctl_on_timer,
 		    sup->conf.sup.client_timeout / 1000.0, 0.);
 		ev_timer_start(loop, &c->timer);
+		/* The request is usually there already: no turn lost. */
+		ev_feed_event(loop, &c->io, EV_READ);
 	}
 }
 
@@ -860,6 +890,9 @@ ctl_listen(struct sup *sup)
 	}
 	sup->ctlfd = fd;
 	ev_io_init(&sup->ctl_w, ctl_on_accept, fd, EV_READ);
+	/* Answers come before deaths and spawns in a turn: a storm of
+	 * restarts does not keep status waiting. */
+	ev_set_priority(&sup->ctl_w, EV_MAXPRI);
 	ev_io_start(sup->loop, &sup->ctl_w);
 	return 0;
 }

@@ -517,6 +517,8 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		req.ready_fd = d->ready_fd;
 	}
 	rc = spawn_start(&req, &res);
+	if (ev_time() - ev_now(sup->loop) >= SUP_SPAWN_TIME)
+		sup->set.spawns = sup->set.spawn_max;	/* this turn's are spent */
 	if (p[1] >= 0)
 		close(p[1]);
 	if (rc < 0) {

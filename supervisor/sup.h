@@ -14,8 +14,13 @@
 #include "svc.h"
 #include "svclog.h"
 
-/* A spawn takes about a millisecond: this many, then other events. */
+/*
+ * A spawn takes about a millisecond (the child execs before clone3
+ * returns): a loop turn does at most this many, for at most this long,
+ * then serves the other events (the control socket first).
+ */
 #define SUP_SPAWNS_PER_TURN	32
+#define SUP_SPAWN_TIME		0.003
 
 struct sup_svc;
 
