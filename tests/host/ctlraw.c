@@ -14,6 +14,14 @@
  *                            hold N connections that send nothing; print
  *                            "held N", then "closed K" once the server has
  *                            closed them all or MS passed without news
+ *   ctlraw SOCKET many N MS [WORD...]
+ *                            N clients at once, each sends the request
+ *                            (status by default) and reads its reply;
+ *                            print "ok K other M none L" (END code 0,
+ *                            another code, no reply within MS)
+ *   ctlraw SOCKET midreply   ask for status, read 16 bytes, close
+ *   ctlraw SOCKET nul|utf8   a request with empty words (NULs in a
+ *                            row), or a service name that is not UTF-8
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -77,6 +86,90 @@ reply(int fd)
 	return 1;
 }
 
+/* The request words of argv[from...], NUL-terminated each, or status. */
+static size_t
+words(char *req, size_t size, int argc, char **argv, int from)
+{
+	size_t	len = 0;
+	int	i;
+
+	for (i = from; i < argc && len + strlen(argv[i]) < size; i++) {
+		strcpy(req + len, argv[i]);
+		len += strlen(argv[i]) + 1;
+	}
+	if (len == 0) {
+		strcpy(req, "status");
+		len = 7;
+	}
+	return len;
+}
+
+/* N clients at once; each reads its reply to the end. */
+static int
+many(const char *path, int n, int ms, int argc, char **argv)
+{
+	struct pollfd	*p = calloc((size_t)n, sizeof(*p));
+	uint8_t		**buf = calloc((size_t)n, sizeof(*buf));
+	size_t		*len = calloc((size_t)n, sizeof(*len));
+	struct rlimit	 rl;
+	char		 req[512];
+	size_t		 rlen = words(req, sizeof(req), argc, argv, 5);
+	int		 i, left = n, ok = 0, other = 0, none = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (i = 0; i < n; i++) {
+		p[i].fd = dial(path);
+		p[i].events = POLLIN;
+		buf[i] = malloc(1 << 16);
+		frame(p[i].fd, VERSION, 1, (uint32_t)rlen, req, rlen);
+	}
+	while (left > 0 && poll(p, (nfds_t)n, ms) > 0) {
+		for (i = 0; i < n; i++) {
+			ssize_t	r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = recv(p[i].fd, buf[i] + len[i], (1 << 16) - len[i],
+			    MSG_DONTWAIT);
+			if (r > 0 && len[i] + (size_t)r < (1 << 16)) {
+				len[i] += (size_t)r;
+				continue;
+			}
+			close(p[i].fd);
+			p[i].fd = -1;
+			left--;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t	flen;
+		int32_t		code = -1;
+		size_t		off;
+
+		for (off = 0; off + 8 <= len[i]; off += 8 + flen) {
+			memcpy(&flen, buf[i] + off + 4, 4);
+			if (buf[i][off + 1] == 3 && off + 12 <= len[i])
+				memcpy(&code, buf[i] + off + 8, 4);
+		}
+		if (p[i].fd >= 0 || code < 0)
+			none++;
+		else if (code == 0)
+			ok++;
+		else
+			other++;
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+		free(buf[i]);
+	}
+	printf("ok %d other %d none %d\n", ok, other, none);
+	free(p);
+	free(buf);
+	free(len);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -113,24 +206,26 @@ main(int argc, char **argv)
 		printf("closed %d\n", closed);
 		return 0;
 	}
+	if (!strcmp(mode, "many"))
+		return many(argv[1], argc > 3 ? atoi(argv[3]) : 100,
+		    argc > 4 ? atoi(argv[4]) : 10000, argc, argv);
 	fd = dial(argv[1]);
+	if (!strcmp(mode, "midreply")) {
+		char	b[16];
+
+		frame(fd, VERSION, 1, 7, "status", 7);
+		(void)!recv(fd, b, sizeof(b), MSG_WAITALL);
+		close(fd);
+		return 0;
+	}
 	if (!strcmp(mode, "noread")) {
 		struct pollfd	p = { .fd = fd, .events = POLLRDHUP };
 		int		rcvbuf = 4096;
 
 		char		req[512];
-		size_t		len = 0;
-		int		i;
+		size_t		len = words(req, sizeof(req), argc, argv, 4);
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-		for (i = 4; i < argc && len + strlen(argv[i]) < sizeof(req); i++) {
-			strcpy(req + len, argv[i]);
-			len += strlen(argv[i]) + 1;
-		}
-		if (len == 0) {
-			strcpy(req, "status");
-			len = 7;
-		}
 		frame(fd, VERSION, 1, (uint32_t)len, req, len);
 		printf("sent\n");
 		fflush(stdout);
@@ -159,6 +254,10 @@ main(int argc, char **argv)
 
 		memset(p, 0, sizeof(p));
 		frame(fd, VERSION, 1, sizeof(p), p, sizeof(p));
+	} else if (!strcmp(mode, "nul")) {
+		frame(fd, VERSION, 1, 8, "stop\0\0\0", 8);
+	} else if (!strcmp(mode, "utf8")) {
+		frame(fd, VERSION, 1, 12, "status\0\xff\xfe\xc3(", 12);
 	} else if (!strcmp(mode, "hangup")) {
 		(void)!send(fd, "\1\1\0", 3, 0);
 		close(fd);

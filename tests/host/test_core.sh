@@ -312,11 +312,18 @@ t_nonroot() {
 	pv_up
 	chmod 755 "$T"
 	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" stop a
-	expect_eq "$OUT" "pidvisorctl: permission denied"
-	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" signal a KILL
+	local pid v
+	pid=$(field a pid)
+	# Every verb that changes something, or reads a service's output.
+	for v in "start a" "stop a" "restart a" "signal a KILL" "logs a" \
+	    "pressure kill a" reload shutdown reboot poweroff; do
+		# shellcheck disable=SC2086
+		expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" $v
+		expect_eq "$OUT" "pidvisorctl: permission denied" "$v"
+	done
 	expect_rc 0 $nobody "$CTL" -s "$T/ctl.sock" status a
 	expect_eq "$(field a state)" ready
+	expect_eq "$(field a pid)" "$pid" "a's pid"
 	chmod 600 "$T/ctl.sock"
 	expect_rc 5 $nobody "$CTL" -s "$T/ctl.sock" status
 	expect_match "$OUT" "permission denied"
