@@ -116,6 +116,30 @@ t_pid_reuse() {
 	kill "$holder"
 }
 
+# PID-reuse torture (tests/torture/torture.c): with pid_max 512, PIDs
+# wrap in moments while 8 services crash-loop and are signalled,
+# restarted, stopped and pressure-killed at random; decoys that take the
+# dead's PIDs must never get a signal from pidvisor, while a naive
+# kill(pid) supervisor in the same run must hit some.  A short run here;
+# with pidvisor.test=torture (make torture) 100,000 restarts.
+t_torture() {
+	secs=15
+	min=1000
+	if grep -q pidvisor.test=torture /proc/cmdline; then
+		secs=60
+		min=100000
+	fi
+	old_max=$(cat /proc/sys/kernel/pid_max)
+	echo 512 >/proc/sys/kernel/pid_max
+	out=$(/test/torture run $secs $min tort1 tort2 tort3 tort4 tort5 \
+	    tort6 tort7 tort8)
+	rc=$?
+	echo "$old_max" >/proc/sys/kernel/pid_max
+	echo "# torture: $out" >&3
+	echo "$out"
+	return $rc
+}
+
 # log = kmsg: as PID 1, a service's lines land in the kernel's log.
 t_kmsg() {
 	$CTL start kmsg-talker --wait --timeout=10s || fail "no start"
@@ -239,6 +263,13 @@ if grep -q pidvisor.test=cad /proc/cmdline; then
 	exit 0
 fi
 
+if grep -q pidvisor.test=torture /proc/cmdline; then
+	tap "guest t_torture (full)" timeout 1800 "$0" --one t_torture
+	echo "# guest: $n tests, $failed failed" >&3
+	$CTL poweroff
+	exit 0
+fi
+
 for s in db web stubborn; do
 	$CTL wait $s ready --timeout=30s >/dev/null
 done
@@ -246,7 +277,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pressure; do
+    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pressure t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 
