@@ -360,6 +360,12 @@ svc_spawn(struct svc *s)
 	free(s->status_text);
 	s->status_text = NULL;
 	if ((rc = ops->spawn(s, &r)) < 0) {
+		/* Our own shortage (fds, PIDs, memory) is not the service
+		 * failing: it does not count against the start limit, and
+		 * the back-off retries until there is enough again. */
+		if (rc == -EMFILE || rc == -ENFILE || rc == -EAGAIN ||
+		    rc == -ENOMEM)
+			s->limit_count--;
 		s->last = why(WHY_SPAWN, -rc);
 		svc_backoff(s, s->last, true);
 		return;

@@ -411,6 +411,37 @@ test_spawn_failure(void **state)
 	expect_log("a>backoff;spawn a;a>ready;");
 }
 
+/* Out of fds for a long while: back-off, never failed; then back. */
+static void
+test_spawn_shortage(void **state)
+{
+	struct svc	*a;
+	int		 i;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nrestart_delay_max = 1s\n", NULL);
+	a = S("a");
+	W.spawn_rc = -EMFILE;
+	svc_start(a);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(a->state, SVC_BACKOFF);
+		W.spawn_rc = i % 2 ? -EAGAIN : -EMFILE;
+		fire(a);
+	}
+	assert_int_equal(a->state, SVC_BACKOFF);
+	assert_int_equal(T(a)->timer - W.now, 1000);	/* at the cap */
+	fire(a);
+	assert_int_equal(a->state, SVC_READY);
+	/* Other spawn failures still count. */
+	die(a, 1, 0);
+	for (i = 0; i < 6 && a->state == SVC_BACKOFF; i++) {
+		W.spawn_rc = -EACCES;
+		fire(a);
+	}
+	assert_int_equal(a->state, SVC_FAILED);
+	assert_true(i <= 5);
+}
+
 static void
 test_ready_notify_and_timeout(void **state)
 {
@@ -761,6 +792,7 @@ main(void)
 		T_(test_restart_policies),
 		T_(test_exec_failure),
 		T_(test_spawn_failure),
+		T_(test_spawn_shortage),
 		T_(test_ready_notify_and_timeout),
 		T_(test_stop_and_kill),
 		T_(test_stop_in_backoff),
