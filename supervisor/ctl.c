@@ -10,6 +10,7 @@
  * that change something need root.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 #include "sup.h"
 
 #define FOLLOW_MAX	(1 << 20)	/* unread output before we give up */
+
+/* Out of fds and no spare: accept again after this long. */
+#define CTL_RETRY_MS	100
 
 enum ctl_wait {
 	WAIT_NONE,
@@ -56,6 +60,19 @@ struct ctl_client {
 typedef void ctl_cmd(struct ctl_client *, const struct ctl_args *);
 
 /* Forget a client. */
+/*
+ * An fd held in reserve: out of fds, accept(2) fails with EMFILE while
+ * the connection stays queued and the socket readable, a busy loop.
+ * The spare is given up for one client, which is served; with none
+ * left, accepting waits for a timer.  Taken back as a client goes.
+ */
+static void
+ctl_spare_take(struct sup *sup)
+{
+	sup->ctl_spare = spawn_fd_keep(open("/dev/null", O_RDONLY |
+	    O_CLOEXEC));
+}
+
 static void
 ctl_client_free(struct ctl_client *c)
 {
@@ -68,6 +85,8 @@ ctl_client_free(struct ctl_client *c)
 	LIST_REMOVE(c, entry);
 	sup->nclients--;
 	free(c);
+	if (sup->ctl_spare < 0 && sup->ctlfd >= 0)
+		ctl_spare_take(sup);
 }
 
 /* Write what we can; close once the reply is out. */
@@ -799,6 +818,40 @@ ctl_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 		ctl_client_free(c);	/* silent, or not reading */
 }
 
+/* Out of fds: accept with the spare, or stop accepting for a while. */
+static int
+ctl_accept_spare(struct sup *sup)
+{
+	int	fd;
+
+	if (sup->ctl_spare < 0) {
+		log_warn("control socket: out of file descriptors; "
+		    "accepting again in %d ms", CTL_RETRY_MS);
+		ev_io_stop(sup->loop, &sup->ctl_w);
+		ev_timer_set(&sup->ctl_retry_w, CTL_RETRY_MS / 1000., 0.);
+		ev_timer_start(sup->loop, &sup->ctl_retry_w);
+		return -1;
+	}
+	close(sup->ctl_spare);
+	sup->ctl_spare = -1;
+	if ((fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) < 0)
+		ctl_spare_take(sup);
+	return fd;
+}
+
+static void
+ctl_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+
+	(void)w;
+	(void)revents;
+	if (sup->ctl_spare < 0)
+		ctl_spare_take(sup);
+	ev_io_start(loop, &sup->ctl_w);
+}
+
 /* Take new connections. */
 static void
 ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
@@ -812,8 +865,13 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 
 	(void)w;
 	(void)revents;
-	while ((fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
-	    SOCK_CLOEXEC)) >= 0) {
+	for (;;) {
+		fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+			fd = ctl_accept_spare(sup);
+		if (fd < 0)
+			break;
 		if (sup->nclients >= sup->conf.sup.max_clients ||
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			ctl_end_put(&b, CTL_EFAIL, "too many clients");
@@ -894,6 +952,8 @@ ctl_listen(struct sup *sup)
 	 * restarts does not keep status waiting. */
 	ev_set_priority(&sup->ctl_w, EV_MAXPRI);
 	ev_io_start(sup->loop, &sup->ctl_w);
+	ev_init(&sup->ctl_retry_w, ctl_on_retry);
+	ctl_spare_take(sup);
 	return 0;
 }
 
@@ -905,6 +965,10 @@ ctl_close(struct sup *sup)
 		ctl_client_free(LIST_FIRST(&sup->clients));
 	if (sup->ctlfd >= 0) {
 		ev_io_stop(sup->loop, &sup->ctl_w);
+		ev_timer_stop(sup->loop, &sup->ctl_retry_w);
+		if (sup->ctl_spare >= 0)
+			close(sup->ctl_spare);
+		sup->ctl_spare = -1;
 		close(sup->ctlfd);
 		unlink(sup->ctl_path);
 		sup->ctlfd = -1;

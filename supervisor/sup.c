@@ -209,7 +209,7 @@ sup_out_line(struct sup *sup, struct sup_svc *ss, int stream,
 		.stream = (uint8_t)stream, .len = (uint32_t)len, .text = text,
 	};
 	struct buf		 b = { 0 };
-	int			 sink = d->log.sink;
+	int			 sink = d->log.sink, rc;
 
 	if (d->log.buffer && out->ring == NULL)
 		out->ring = ring_new(d->log.buffer);
@@ -232,11 +232,21 @@ sup_out_line(struct sup *sup, struct sup_svc *ss, int stream,
 		break;
 	case SINK_FILE:
 		log_line_format(&b, d->name, &l, false);
-		if (log_file_write(&out->file, sup->log_dir, d->name, b.data,
-		    b.len, d->log.file_max, d->log.file_keep) < 0 &&
-		    out->file.size == 0)
-			log_warn("%s: cannot write its log in %s", d->name,
-			    sup->log_dir);
+		/* A full disk or the like: said once, lines kept in memory
+		 * (logs NAME) meanwhile, and said again when it is over. */
+		if ((rc = log_file_write(&out->file, sup->log_dir, d->name,
+		    b.data, b.len, d->log.file_max, d->log.file_keep)) < 0) {
+			if (out->file.lost++ == 0)
+				log_warn("%s: cannot write its log in %s: %s; "
+				    "its lines stay in memory only", d->name,
+				    sup->log_dir, strerror(-rc));
+		} else if (out->file.lost) {
+			log_info("%s: writing its log in %s again; %llu "
+			    "line%s not written", d->name, sup->log_dir,
+			    (unsigned long long)out->file.lost,
+			    out->file.lost == 1 ? "" : "s");
+			out->file.lost = 0;
+		}
 		break;
 	}
 	buf_free(&b);
@@ -360,6 +370,7 @@ sup_out_new(struct sup *sup, struct sup_svc *ss)
 			int	err = errno;
 
 			while (i-- > 0) {
+				ev_io_stop(sup->loop, &out->io[i]);
 				close(out->io[i].fd);
 				close(out->wfd[i]);
 			}
@@ -1202,6 +1213,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 
 	memset(sup, 0, sizeof(*sup));
 	sup->sigfd = sup->ctlfd = sup->notifyfd = sup->kmsgfd = -1;
+	sup->ctl_spare = -1;
 	sup->devnull = -1;
 	sup->confdir = confdir;
 	sup->pid1 = getpid() == 1;

@@ -76,6 +76,7 @@ struct sup {
 	const char	 *base_path;	/* PATH of our own environment */
 	int		  sigfd;
 	int		  ctlfd;
+	int		  ctl_spare;	/* held for a client when out of fds */
 	int		  notifyfd;
 	int		  devnull;	/* stdin of services */
 	int		  kmsgfd;	/* PID 1: the kmsg sink */
@@ -91,6 +92,7 @@ struct sup {
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
 	ev_io		  sig_w;
 	ev_io		  ctl_w;
+	ev_timer	  ctl_retry_w;	/* out of fds: accept again later */
 	ev_io		  notify_w;
 	ev_timer	  phase_timer;
 	struct sup_svc	**pidmap;	/* live service processes by PID */

@@ -333,19 +333,35 @@ int
 log_file_write(struct log_file *f, const char *dir, const char *name,
     const char *text, size_t n, uint64_t max, uint32_t keep)
 {
-	ssize_t	w;
-	int	rc;
+	uint64_t	start;
+	ssize_t		w;
+	int		rc;
 
 	if (f->fd >= 0 && f->size > 0 && f->size + n > max)
 		log_file_rotate(f, dir, name, keep);
 	if (f->fd < 0 && (rc = log_file_open(f, dir, name)) < 0)
 		return rc;
+	/* A line cut short that could not be taken back: end it. */
+	if (f->partial) {
+		if (write(f->fd, "\n", 1) != 1)
+			return -errno;
+		f->partial = false;
+		f->size++;
+	}
+	start = f->size;
 	while (n > 0) {
 		w = write(f->fd, text, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			/* Whole lines only: take back the part written. */
+			if (f->size > start && ftruncate(f->fd,
+			    (off_t)start) == 0)
+				f->size = start;
+			f->partial = f->size > start;
+			return rc;
+		}
 		text += w;
 		n -= (size_t)w;
 		f->size += (uint64_t)w;
@@ -360,4 +376,5 @@ log_file_close(struct log_file *f)
 		close(f->fd);
 	f->fd = -1;
 	f->size = 0;
+	f->partial = false;
 }

@@ -49,6 +49,8 @@ void		 console_close(void);
 struct log_file {
 	int		 fd;
 	uint64_t	 size;
+	uint64_t	 lost;		/* lines not written since an error */
+	bool		 partial;	/* the file ends in half a line */
 };
 
 int		 log_file_write(struct log_file *, const char *, const char *,

@@ -11,7 +11,7 @@ CTL=$ROOT/build/asan/pidvisorctl
 H=$ROOT/build/test/svc-helper
 PIDGRAB=$ROOT/build/test/pidgrab
 CTLRAW=$ROOT/build/test/ctlraw
-export ASAN_OPTIONS=abort_on_error=0:detect_leaks=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=print_stacktrace=1
 
 T=

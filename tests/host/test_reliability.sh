@@ -119,3 +119,135 @@ t_storm() {
 	    fail "orphan storm: $out"
 	echo "$out"
 }
+
+# At its RLIMIT_NOFILE: spawns fail with the reason, the services wait in
+# back-off (never failed: the shortage is not theirs), the control
+# socket still answers (a spare fd) and does not spin, and once fds are
+# back every service comes up.  The soft limit is lowered and raised
+# from outside (raising the hard one would need CAP_SYS_RESOURCE).
+t_out_of_fds() {
+	pv_dir
+	local i n pids=() t0 t1
+	svc s00 <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	ctl wait s00 ready --timeout=5s >/dev/null
+	for i in $(seq -w 1 20); do
+		svc "s$i" <<-EOF
+		exec = $H sleep=forever
+		restart_delay = 50ms
+		restart_delay_max = 200ms
+		EOF
+	done
+	prlimit --pid "$PV_PID" --nofile=$(($(pv_fds) + 20)):
+	ctl reload >/dev/null || fail "reload: $(ctl reload)"
+	for i in $(seq 1 100); do
+		grep -q "spawn: Too many open files" "$T/log" && break
+		sleep 0.05
+	done
+	expect_match "$(cat "$T/log")" "spawn: Too many open files" "log"
+	# Many clients at once while short: each is answered in turn.
+	for i in $(seq 1 20); do
+		ctl status >/dev/null &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || fail "a client got no answer"
+	done
+	n=$(ctl status --json | jq '[.[] | select(.state == "backoff")] |
+	    length')
+	[ "$n" -gt 0 ] || fail "no service waits for fds"
+	expect_eq "$(ctl status --json | jq '[.[] |
+	    select(.state == "failed")] | length')" 0 "failed services"
+	expect_match "$(ctl status --json | jq -r '[.[] |
+	    select(.state == "backoff")][0].reason')" \
+	    "spawn: Too many open files" "the reason"
+	# Not spinning: under a second of CPU time in 2 s.
+	t0=$(awk '{ print $14 + $15 }' /proc/"$PV_PID"/stat)
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' /proc/"$PV_PID"/stat)
+	[ $((t1 - t0)) -lt 100 ] || fail "pidvisor spins: $((t1 - t0)) ticks"
+	# Fds come back: every service comes up by itself.
+	prlimit --pid "$PV_PID" --nofile=4096:
+	for i in $(seq -w 0 20); do
+		ctl wait "s$i" ready --timeout=5s >/dev/null ||
+		    fail "s$i did not come up: $(ctl status "s$i")"
+	done
+	pv_down
+}
+
+# A full disk under the log files: the warning comes once, the lines
+# stay in memory (logs NAME), other services go on restarting and the
+# control socket answers; once there is room again the file goes on
+# from there, no line cut in half, and pidvisor says how many it lost.
+# The small filesystem is a tmpfs in pidvisor's own mount namespace.
+t_disk_full() {
+	pv_dir
+	mkdir "$T/logs"
+	cat >"$T/pv-wrap" <<-EOF
+	#!/bin/bash
+	mount -t tmpfs -o size=128k tmpfs "$T/logs" || exit 1
+	head -c 96k /dev/zero >"$T/logs/filler"
+	exec "$PV" "\$@"
+	EOF
+	chmod +x "$T/pv-wrap"
+	sup_ini <<-EOF
+	log_dir = $T/logs
+	EOF
+	cat >"$T/talk" <<-'EOF'
+	#!/bin/sh
+	i=0
+	while :; do
+		i=$((i + 1))
+		echo "line $i"
+		[ $((i % 10)) = 0 ] && sleep 0.05
+	done
+	EOF
+	chmod +x "$T/talk"
+	svc talker <<-EOF
+	exec = $T/talk
+	log = file
+	log_file_max = 1M
+	EOF
+	svc crash <<-EOF
+	exec = $H sleep=50 exit=1
+	log = file
+	restart_delay = 0
+	start_limit_burst = 0
+	EOF
+	PV="$T/pv-wrap" pv_up
+	local i r0 last mem
+	for i in $(seq 1 200); do
+		grep -q "talker: cannot write its log" "$T/log" && break
+		sleep 0.05
+	done
+	expect_match "$(grep "talker: cannot write" "$T/log")" \
+	    "No space left on device" "the warning"
+	r0=$(field crash restarts)
+	sleep 1
+	[ "$(field crash restarts)" -gt "$r0" ] || fail "crash stopped"
+	expect_eq "$(grep -c "talker: cannot write" "$T/log")" 1 "warnings"
+	# What the file lacks is in memory.
+	last=$(nsenter -t "$PV_PID" -m tail -1 "$T/logs/talker.log" |
+	    awk '{ print $NF }')
+	mem=$(ctl logs talker -n 1 | awk '{ print $NF }')
+	[ "$mem" -gt "$last" ] || fail "logs: $mem, file: $last"
+	# Room again: the file goes on.
+	nsenter -t "$PV_PID" -m rm "$T/logs/filler"
+	for i in $(seq 1 200); do
+		grep -q "talker: writing its log in .* again" "$T/log" && break
+		sleep 0.05
+	done
+	expect_match "$(cat "$T/log")" \
+	    "talker: writing its log in [^ ]* again; [0-9]+ lines not written" \
+	    "the all-clear"
+	sleep 0.5
+	last=$(nsenter -t "$PV_PID" -m tail -1 "$T/logs/talker.log" |
+	    awk '{ print $NF }')
+	[ "$last" -gt "$mem" ] 2>/dev/null || fail "the file stopped at $last: $(nsenter -t "$PV_PID" -m tail -c 300 "$T/logs/talker.log" | od -c | tail -8)"
+	# Whole lines only, before and after the gap.
+	nsenter -t "$PV_PID" -m cat "$T/logs/talker.log" >"$T/file"
+	expect_eq "$(grep -cv ' line [0-9]*$' "$T/file")" 0 "broken lines"
+	pv_down
+}
