@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/qemu.sh"
 out=$top/build/qemu
 rm -f "$out/console-torture.log" "$out/results-torture.tap"
-timeout -k 5 2000 bash -c ". '$top/qemu/qemu.sh'; qemu_run \
+timeout -k 5 3500 bash -c ". '$top/qemu/qemu.sh'; qemu_run \
     '$top/build/kernel/bzImage' '$out/initramfs-test.cpio.gz' \
     'pidvisor.test=torture' -serial file:'$out/console-torture.log' \
     -serial file:'$out/results-torture.tap'" </dev/null

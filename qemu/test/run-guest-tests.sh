@@ -264,7 +264,7 @@ if grep -q pidvisor.test=cad /proc/cmdline; then
 fi
 
 if grep -q pidvisor.test=torture /proc/cmdline; then
-	tap "guest t_torture (full)" timeout 1800 "$0" --one t_torture
+	tap "guest t_torture (full)" timeout 3300 "$0" --one t_torture
 	echo "# guest: $n tests, $failed failed" >&3
 	$CTL poweroff
 	exit 0

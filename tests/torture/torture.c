@@ -347,7 +347,7 @@ run(double secs, long min_restarts, char **names, int n)
 			next_count = now_ms() + 1000;
 			if (now_ms() >= end && r1 >= min_restarts)
 				break;
-			if (now_ms() >= end + 600000)
+			if (now_ms() >= end + 3000000)
 				break;	/* never forever */
 		}
 		/* Something to pidvisor, at a random moment. */
