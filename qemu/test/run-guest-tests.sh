@@ -140,6 +140,31 @@ t_torture() {
 	return $rc
 }
 
+# clone3() into a cgroup at its pids.max fails with EAGAIN: the reason
+# is shown, the service waits in back-off (the shortage is not its
+# failure) however long it lasts, and comes up once the limit is raised.
+t_pids_full() {
+	cg=/sys/fs/cgroup/pidvisor/pids-full
+	$CTL start pids-full --wait --timeout=20s || fail "no start"
+	echo 0 >$cg/pids.max
+	$CTL restart pids-full
+	i=0
+	while ! $CTL status pids-full | grep -q "Resource temporarily" &&
+	    [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	$CTL status pids-full
+	expect_eq "$(field pids-full 2)" backoff "state"
+	$CTL status pids-full | grep -q "spawn: Resource temporarily unavailable" ||
+	    fail "no reason: $($CTL status pids-full)"
+	sleep 3		# more starts than start_limit_burst would allow
+	expect_eq "$(field pids-full 2)" backoff "state after 3 s"
+	echo max >$cg/pids.max
+	$CTL wait pids-full ready --timeout=10s || fail "did not come back"
+	$CTL stop pids-full --wait --timeout=10s || fail "no stop"
+}
+
 # log = kmsg: as PID 1, a service's lines land in the kernel's log.
 t_kmsg() {
 	$CTL start kmsg-talker --wait --timeout=10s || fail "no start"
@@ -277,7 +302,8 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pressure t_torture; do
+    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pids_full t_pressure \
+    t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 
