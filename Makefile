@@ -73,8 +73,18 @@ $(B)/asan/%.o: supervisor/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
-$(B)/asan/pidvisor: $(DAEMON_SRC:%.c=$(B)/asan/%.o)
-	$(CC) $(SAN) -o $@ $^ -lev -linih
+# The daemon of the tests can fail an allocation on purpose.
+$(B)/asan/ctl.o: supervisor/ctl.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
+
+$(B)/asan/fault.o: tests/host/fault.c $(HDRS)
+	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
+
+FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
+
+$(B)/asan/pidvisor: $(DAEMON_SRC:%.c=$(B)/asan/%.o) $(B)/asan/fault.o
+	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ -lev -linih
 
 $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 	$(CC) $(SAN) -o $@ $^

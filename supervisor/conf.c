@@ -75,9 +75,12 @@ conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* An error that cannot be kept still refuses the tree. */
 	e = realloc(c->errs, (c->nerrs + 1) * sizeof(*e));
-	if (e == NULL)
+	if (e == NULL) {
+		c->nomem = true;
 		return;
+	}
 	c->errs = e;
 	e = &c->errs[c->nerrs];
 	e->file = strdup(file);
@@ -86,6 +89,7 @@ conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
 	if (e->file == NULL || e->msg == NULL) {
 		free(e->file);
 		free(e->msg);
+		c->nomem = true;
 		return;
 	}
 	c->nerrs++;
@@ -920,6 +924,9 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	if (p->exec_line == 0) {
 		conf_error(p->c, p->file, p->section_line ? p->section_line : 1,
 		    "missing required key 'exec'");
+	} else if (p->exec.data == NULL || p->exec.nomem) {
+		conf_error(p->c, p->file, p->exec_line, "exec: %s",
+		    strerror(ENOMEM));
 	} else if (argv_split(p->exec.data, &d->argv, &why) < 0) {
 		conf_error(p->c, p->file, p->exec_line, "exec: %s", why);
 	} else if (d->argv[0][0] == '\0') {
@@ -1021,7 +1028,7 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 		return -EINVAL;
 	}
 	if ((d = calloc(1, sizeof(*d))) == NULL)
-		return -ENOMEM;
+		goto nomem;
 	d->restart = RESTART_ALWAYS;
 	d->restart_delay = 100;
 	d->restart_delay_max = 30000;
@@ -1035,12 +1042,12 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	d->log = c->sup.log;
 	d->name = strdup(name);
 	d->file = strdup(file);
-	defs = realloc(c->defs, (c->ndefs + 1) * sizeof(*defs));
+	if ((defs = realloc(c->defs, (c->ndefs + 1) * sizeof(*defs))) != NULL)
+		c->defs = defs;
 	if (d->name == NULL || d->file == NULL || defs == NULL) {
 		svc_def_free(d);
-		return -ENOMEM;
+		goto nomem;
 	}
-	c->defs = defs;
 	c->defs[c->ndefs++] = d;
 
 	memset(&p, 0, sizeof(p));
@@ -1051,6 +1058,11 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	conf_service_finish(&p, d);
 	buf_free(&p.exec);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
+nomem:
+	/* A service left out would be a service removed: refuse. */
+	conf_error(c, file, 0, "%s", strerror(ENOMEM));
+	c->nomem = true;
+	return -ENOMEM;
 }
 
 /*
@@ -1304,7 +1316,7 @@ conf_check(struct conf *c)
 		}
 	}
 	conf_cycles(c);
-	return c->nerrs == nerrs ? 0 : -EINVAL;
+	return c->nerrs == nerrs && !c->nomem ? 0 : -EINVAL;
 }
 
 /* Read a whole file, at most CONF_FILE_MAX bytes. */
@@ -1384,18 +1396,20 @@ conf_load(struct conf *c, const char *dir)
 	if ((dp = opendir(path)) == NULL) {
 		if (errno != ENOENT)
 			conf_error(c, path, 0, "%s", strerror(errno));
-		return c->nerrs ? -EINVAL : 0;
+		return c->nerrs || c->nomem ? -EINVAL : 0;
 	}
 	while ((e = readdir(dp)) != NULL) {
 		len = strlen(e->d_name);
 		if (e->d_name[0] == '.' || len < 5 ||
 		    strcmp(e->d_name + len - 4, ".ini") != 0)
 			continue;
-		if ((nn = realloc(names, (n + 1) * sizeof(*nn))) == NULL)
+		/* A file left out would be a service removed: refuse. */
+		if ((nn = realloc(names, (n + 1) * sizeof(*nn))) == NULL ||
+		    (names = nn, names[n] = strdup(e->d_name)) == NULL) {
+			conf_error(c, path, 0, "%s", strerror(ENOMEM));
+			c->nomem = true;
 			break;
-		names = nn;
-		if ((names[n] = strdup(e->d_name)) == NULL)
-			break;
+		}
 		n++;
 	}
 	closedir(dp);
@@ -1412,7 +1426,7 @@ conf_load(struct conf *c, const char *dir)
 	}
 	free(names);
 	conf_check(c);
-	return c->nerrs ? -EINVAL : 0;
+	return c->nerrs || c->nomem ? -EINVAL : 0;
 }
 
 static int
@@ -1444,4 +1458,7 @@ conf_errors(struct conf *c, struct buf *out)
 			buf_printf(out, "%s: %s\n", c->errs[i].file,
 			    c->errs[i].msg);
 	}
+	if (c->nomem)
+		buf_puts(out, "out of memory: the configuration could not be "
+		    "read whole\n");
 }

@@ -131,6 +131,7 @@ struct conf {
 	size_t		  ndefs;
 	struct conf_err	 *errs;
 	size_t		  nerrs;
+	bool		  nomem;	/* out of memory: not all is known */
 	const char	 *etc;		/* where passwd and group are read */
 };
 

@@ -151,6 +151,39 @@ ctl_output(struct ctl_client *c, const char *p, size_t len)
 	}
 }
 
+/* Queue a whole answer made in b; or, if it is incomplete, none. */
+static void
+ctl_output_buf(struct ctl_client *c, const struct buf *b)
+{
+	if (b->nomem)
+		c->out.nomem = true;
+	else
+		ctl_output(c, b->data ? b->data : "", b->len);
+}
+
+/*
+ * Not even the END frame could be queued: if nothing else is waiting to
+ * go out, send an out-of-memory END from the stack (a new socket has
+ * room for it); then the client goes.
+ */
+static void
+ctl_end_nomem(struct ctl_client *c)
+{
+	static const char	msg[] = "Cannot allocate memory";
+	uint8_t			f[CTL_HDR_SIZE + 4 + sizeof(msg)] = {
+		CTL_VERSION, CTL_END };
+	uint32_t		len = 4 + sizeof(msg);
+	int32_t			code = CTL_EFAIL;
+
+	if (c->outoff == 0) {
+		memcpy(f + 4, &len, sizeof(len));
+		memcpy(f + CTL_HDR_SIZE, &code, sizeof(code));
+		memcpy(f + CTL_HDR_SIZE + 4, msg, sizeof(msg));
+		(void)!send(c->fd, f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	ctl_client_free(c);
+}
+
 /* Queue the END frame and send. */
 static void
 ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
@@ -169,8 +202,20 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 	c->wait_svc = NULL;
 	c->follow = NULL;
 	c->replied = true;
+	if (c->out.nomem) {
+		/* Part of the answer could not be made: an error instead,
+		 * unless part of it is gone already. */
+		if (c->outoff > 0) {
+			ctl_client_free(c);
+			return;
+		}
+		c->out.len = 0;
+		c->out.nomem = false;
+		code = CTL_EFAIL;
+		snprintf(msg, sizeof(msg), "%s", strerror(ENOMEM));
+	}
 	if (ctl_end_put(&c->out, code, msg) < 0) {
-		ctl_client_free(c);
+		ctl_end_nomem(c);
 		return;
 	}
 	ev_timer_stop(c->sup->loop, &c->timer);
@@ -306,7 +351,7 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 			buf_printf(&b, "(services run without cgroups: %s)\n",
 			    c->sup->cg.why);
 	}
-	ctl_output(c, b.data, b.len);
+	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_reply(c, code, "%s", "");
 }
@@ -571,7 +616,7 @@ cmd_logs(struct ctl_client *c, const struct ctl_args *a)
 		ring_walk(ss->out->ring, a->lines, logs_one, &w);
 	if (a->json && !a->follow)
 		buf_puts(&b, "]\n");
-	ctl_output(c, b.data ? b.data : "", b.len);
+	ctl_output_buf(c, &b);
 	buf_free(&b);
 	if (!a->follow) {
 		ctl_reply(c, CTL_OK, "%s", "");
@@ -604,7 +649,7 @@ ctl_svc_line(struct sup *sup, struct svc *s, const struct log_line *l)
 		log_line_format(&b, s->def->name, l, c->follow_json);
 		if (c->follow_json)
 			buf_add(&b, "\n", 1);
-		ctl_output(c, b.data, b.len);
+		ctl_output_buf(c, &b);
 		ctl_flush(c);
 	}
 	buf_free(&b);
@@ -660,7 +705,7 @@ cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
 		return;
 	}
 	pressure_report(c->sup, &b, a->json);
-	ctl_output(c, b.data, b.len);
+	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_reply(c, CTL_OK, "%s", "");
 }
@@ -674,7 +719,7 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 
 	(void)a;
 	rc = sup_reload(c->sup, &report);
-	ctl_output(c, report.data ? report.data : "", report.len);
+	ctl_output_buf(c, &report);
 	buf_free(&report);
 	if (rc == -EINVAL)
 		ctl_reply(c, CTL_EFAIL, "configuration refused; nothing "
@@ -787,8 +832,11 @@ ctl_read(struct ctl_client *c)
 		    "%d request", CTL_VERSION);
 	else if (rc > 0 && f.type != CTL_REQUEST)
 		ctl_reply(c, CTL_EUSAGE, "protocol error: expected a request");
-	else if (rc > 0)
+	else if (rc > 0) {
+		fault_begin();
 		ctl_dispatch(c, &f);
+		fault_end();
+	}
 }
 
 static void

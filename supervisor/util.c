@@ -22,16 +22,20 @@ buf_reserve(struct buf *b, size_t more)
 	size_t	 need, cap;
 	char	*p;
 
-	if (more > SIZE_MAX / 2 - b->len)
+	if (more > SIZE_MAX / 2 - b->len) {
+		b->nomem = true;
 		return -ENOMEM;
+	}
 	need = b->len + more + 1;
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	if ((p = realloc(b->data, cap)) == NULL)
+	if ((p = realloc(b->data, cap)) == NULL) {
+		b->nomem = true;
 		return -ENOMEM;
+	}
 	b->data = p;
 	b->cap = cap;
 	return 0;
@@ -97,6 +101,7 @@ buf_free(struct buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->nomem = false;
 }
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */

@@ -22,6 +22,7 @@ struct buf {
 	char	*data;
 	size_t	 len;
 	size_t	 cap;
+	bool	 nomem;		/* an append failed: the text is incomplete */
 };
 
 int	buf_reserve(struct buf *, size_t);
@@ -61,5 +62,14 @@ void	log_msg(int, const char *, ...) __attribute__((format(printf, 2, 3)));
 #define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...)	do { if (log_level >= LOG_DEBUG)		\
 	log_msg(LOG_DEBUG, __VA_ARGS__); } while (0)
+
+/* Tests only: allocation failure injection (tests/host/fault.c). */
+#ifdef PV_FAULT
+void	fault_begin(void);
+void	fault_end(void);
+#else
+#define fault_begin()	((void)0)
+#define fault_end()	((void)0)
+#endif
 
 #endif

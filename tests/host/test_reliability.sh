@@ -251,3 +251,44 @@ t_disk_full() {
 	expect_eq "$(grep -cv ' line [0-9]*$' "$T/file")" 0 "broken lines"
 	pv_down
 }
+
+# Allocation failure inside a request (the test build's hook, see
+# tests/host/fault.c): for K = 1..30 the K-th allocation of each kind of
+# request fails.  Each such request gets an answer or is dropped; the
+# supervisor lives on, nothing leaks (LeakSanitizer at the end), every
+# service is as it was, and the next request is served.
+t_alloc_failure() {
+	pv_dir
+	svc a <<-EOF
+	exec = sh -c "echo hello; exec $H sleep=forever"
+	EOF
+	svc b <<-EOF
+	exec = $H sleep=forever
+	EOF
+	echo 0 >"$T/fault"
+	PIDVISOR_FAULT_ALLOC=$T/fault pv_up
+	ctl wait a ready --timeout=5s >/dev/null
+	ctl wait b ready --timeout=5s >/dev/null
+	local k req rc pid_b enomem=0
+	pid_b=$(field b pid)
+	for req in "status" "status --json" "status a" "logs a -n 5" \
+	    "logs a --json" "reload" "pressure" "restart a" "wait a ready"; do
+		for k in $(seq 1 30); do
+			echo "$k" >"$T/fault"
+			# shellcheck disable=SC2086
+			OUT=$(ctl $req 2>&1)
+			rc=$?
+			echo 0 >"$T/fault"
+			[ "$rc" -le 5 ] || fail "$req, allocation $k: exit $rc: $OUT"
+			[[ "$OUT" == *"Cannot allocate memory"* ]] &&
+			    enomem=$((enomem + 1))
+			kill -0 "$PV_PID" || fail "$req, allocation $k: pidvisor died"
+		done
+	done
+	[ "$enomem" -gt 0 ] || fail "no request was refused for memory"
+	echo "# $enomem requests refused for memory" >&2
+	expect_eq "$(field b pid)" "$pid_b" "b's pid"
+	ctl wait a ready --timeout=5s >/dev/null || fail "a: $(ctl status a)"
+	expect_rc 0 ctl status
+	pv_down
+}
