@@ -73,8 +73,10 @@ latency(const char *fifo, int n, int wait_ms)
 	int64_t	*lat = calloc((size_t)n, sizeof(*lat)), t0, ts;
 	int	 fd = open(fifo, O_RDWR), pid, next, i;
 
-	if (read_line(fd, &pid, &ts, now_ns() + 30000000000LL) < 0) {
+	if (lat == NULL || fd < 0 ||
+	    read_line(fd, &pid, &ts, now_ns() + 30000000000LL) < 0) {
 		fprintf(stderr, "harness: the service never started\n");
+		free(lat);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -83,6 +85,7 @@ latency(const char *fifo, int n, int wait_ms)
 		kill(pid, SIGKILL);
 		if (read_line(fd, &next, &ts, now_ns() + 10000000000LL) < 0) {
 			fprintf(stderr, "harness: no restart within 10 s\n");
+			free(lat);
 			return 1;
 		}
 		lat[i] = ts - t0;
@@ -91,6 +94,7 @@ latency(const char *fifo, int n, int wait_ms)
 	qsort(lat, (size_t)n, sizeof(*lat), cmp64);
 	printf("median_us=%.1f p90_us=%.1f n=%d\n", lat[n / 2] / 1000.0,
 	    lat[n * 9 / 10] / 1000.0, n);
+	free(lat);
 	return 0;
 }
 

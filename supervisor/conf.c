@@ -1352,7 +1352,7 @@ conf_slurp(struct conf *c, const char *path)
 		return NULL;
 	}
 	/* Text, as names, commands and JSON need: UTF-8 only. */
-	if ((off = utf8_valid_len(b.data, b.len)) < b.len) {
+	if (b.data != NULL && (off = utf8_valid_len(b.data, b.len)) < b.len) {
 		for (i = 0, line = 1, bol = 0; i < off; i++)
 			if (b.data[i] == '\n') {
 				line++;

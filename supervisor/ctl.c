@@ -1009,8 +1009,11 @@ ctl_listen(struct sup *sup)
 void
 ctl_close(struct sup *sup)
 {
-	while (!LIST_EMPTY(&sup->clients))
-		ctl_client_free(LIST_FIRST(&sup->clients));
+	struct ctl_client	*c;
+
+	/* ctl_client_free() unlinks c: the analyzer does not follow. */
+	while ((c = LIST_FIRST(&sup->clients)) != NULL)
+		ctl_client_free(c);	/* NOLINT(clang-analyzer-unix.Malloc) */
 	if (sup->ctlfd >= 0) {
 		ev_io_stop(sup->loop, &sup->ctl_w);
 		ev_timer_stop(sup->loop, &sup->ctl_retry_w);

@@ -1060,8 +1060,9 @@ sup_relink(struct sup *sup)
 	for (i = 0; i < sup->set.n; i++) {
 		struct svc	*s = sup->set.v[i];
 
-		/* A reason may name a service that is gone: forget it. */
-		s->reason.dep = NULL;
+		/* A reason may name a service that is gone: forget it.
+		 * (v[0..n) are all set; the analyzer cannot tell.) */
+		s->reason.dep = NULL;	/* NOLINT(clang-analyzer-core.NullDereference) */
 	}
 	if (pidmap_resize(sup) < 0)
 		return -ENOMEM;

@@ -10,10 +10,15 @@
 
 #define PIDVISOR_VERSION "0.1.0"
 
-/* Recover the struct that embeds member from a pointer to it; type-checked. */
+/*
+ * Recover the struct that embeds member from a pointer to it; type-checked.
+ * (make lint gives cppcheck a plain one: it misreads the typeof.)
+ */
+#ifndef container_of
 #define container_of(ptr, type, member) __extension__ ({		\
 	const __typeof__(((type *)0)->member) *container_of_p = (ptr);	\
 	(type *)(void *)((char *)container_of_p - offsetof(type, member)); })
+#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
