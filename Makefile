@@ -24,7 +24,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 .PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
-	lint lint-deps valgrind clean help
+	lint lint-deps clean help
 
 all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify
 
@@ -42,7 +42,6 @@ help:
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
 	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
 	@echo "make lint       cppcheck and clang-tidy, clean"
-	@echo "make valgrind   the host tests once more, pidvisor under memcheck"
 	@echo "make clean      remove build outputs (not the kernel tree)"
 
 # Install what is missing, in one apt transaction; quick when all is there.
