@@ -59,7 +59,6 @@ struct ctl_client {
 
 typedef void ctl_cmd(struct ctl_client *, const struct ctl_args *);
 
-/* Forget a client. */
 /*
  * An fd held in reserve: out of fds, accept(2) fails with EMFILE while
  * the connection stays queued and the socket readable, a busy loop.
@@ -73,6 +72,7 @@ ctl_spare_take(struct sup *sup)
 	    O_CLOEXEC));
 }
 
+/* Forget a client; take the spare back if it went to one. */
 static void
 ctl_client_free(struct ctl_client *c)
 {

@@ -343,8 +343,8 @@ log_file_write(struct log_file *f, const char *dir, const char *name,
 		return rc;
 	/* A line cut short that could not be taken back: end it. */
 	if (f->partial) {
-		if (write(f->fd, "\n", 1) != 1)
-			return -errno;
+		if ((w = write(f->fd, "\n", 1)) != 1)
+			return w < 0 ? -errno : -EIO;
 		f->partial = false;
 		f->size++;
 	}

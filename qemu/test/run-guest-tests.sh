@@ -158,8 +158,14 @@ t_pids_full() {
 	expect_eq "$(field pids-full 2)" backoff "state"
 	$CTL status pids-full | grep -q "spawn: Resource temporarily unavailable" ||
 	    fail "no reason: $($CTL status pids-full)"
-	sleep 3		# more starts than start_limit_burst would allow
-	expect_eq "$(field pids-full 2)" backoff "state after 3 s"
+	# More failed starts than start_limit_burst (5) would allow.
+	i=0
+	while [ "$(field pids-full 5)" -lt 8 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ "$(field pids-full 5)" -ge 8 ] || fail "$($CTL status pids-full)"
+	expect_eq "$(field pids-full 2)" backoff "state after 8 tries"
 	echo max >$cg/pids.max
 	$CTL wait pids-full ready --timeout=10s || fail "did not come back"
 	$CTL stop pids-full --wait --timeout=10s || fail "no stop"
