@@ -109,7 +109,8 @@ $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
 
 # Helpers the host tests run as services or beside them.
-HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw
+HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
+		   $(B)/test/noclone3
 $(B)/test/%: tests/host/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<

@@ -25,6 +25,7 @@
 
 #include "cgroup.h"
 #include "spawn.h"
+#include "sys.h"
 
 #define CGROUP2_MAGIC	0x63677270
 #define CGROUP_FS	"/sys/fs/cgroup"
@@ -127,7 +128,7 @@ cgroup_signal(int dirfd, int sig)
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		int	pfd = (int)syscall(SYS_pidfd_open, atoi(line), 0);
+		int	pfd = (int)sys_pidfd_open(atoi(line), 0);
 
 		if (pfd < 0)
 			continue;

@@ -27,11 +27,8 @@
 #include "pressure.h"
 #include "spawn.h"
 #include "sup.h"
+#include "sys.h"
 #include "victim.h"
-
-#ifndef SYS_process_mrelease
-#define SYS_process_mrelease	448
-#endif
 
 #define BACK_TIMEOUT_US	(10 * 1000 * 1000)
 
@@ -62,10 +59,9 @@ reclaim_path_name(enum reclaim_path p)
 static enum reclaim_path
 pressure_probe(void)
 {
-	if (syscall(SYS_pidfd_send_signal, -1, SIGKILL, NULL,
-	    PIDFD_SIGNAL_REAP) < 0 && errno == EBADF)
+	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_REAP) < 0 && errno == EBADF)
 		return RECLAIM_REAP;
-	if (syscall(SYS_process_mrelease, -1, 0) < 0 && errno == EBADF)
+	if (sys_process_mrelease(-1, 0) < 0 && errno == EBADF)
 		return RECLAIM_MRELEASE;
 	return RECLAIM_KILL;
 }
@@ -231,12 +227,12 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
 	k->path = pr->path;
 	pr->t0_us = now_us();
 	if (k->path == RECLAIM_REAP) {
-		rc = syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL,
+		rc = sys_pidfd_send_signal(s->pidfd, SIGKILL,
 		    PIDFD_SIGNAL_REAP) < 0 ? -errno : 0;
 	} else {
 		rc = pidfd_signal(s->pidfd, SIGKILL);
 		if (rc == 0 && k->path == RECLAIM_MRELEASE)
-			syscall(SYS_process_mrelease, s->pidfd, 0);
+			sys_process_mrelease(s->pidfd, 0);
 	}
 	if (rc < 0) {
 		pr->nkills--;

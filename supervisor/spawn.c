@@ -22,6 +22,11 @@
  * is invisible to waitid(P_ALL).  Note that exec resets exit_signal to
  * SIGCHLD (fs/exec.c, de_thread), so a running service is visible to
  * P_ALL; sup.c keeps the orphan reaper from stealing it.
+ *
+ * Where clone3 answers ENOSYS (Linux 5.2, seccomp sandboxes that refuse
+ * what they cannot inspect, valgrind), the old clone(2) takes
+ * CLONE_PIDFD too, fork-style; the child then joins its cgroup itself,
+ * before it execs.  Without CLONE_PIDFD (before 5.2) there is no spawn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +42,7 @@
 
 #include "spawn.h"
 #include "svc.h"
+#include "sys.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE	(1U << 1)
@@ -48,11 +54,13 @@
 #define SPAWN_STACK	(64 * 1024)
 
 static char	*spawn_stack;		/* NULL: fork-style clone */
+static bool	 spawn_clone3_enosys;	/* clone(2) instead */
 
 struct spawn_child {
 	const struct spawn_req	*req;
 	int			 errfd;
 	bool			 shared_fds;	/* CLONE_FILES */
+	bool			 join_cgroup;	/* not CLONE_INTO_CGROUP */
 };
 
 struct spawn_report {
@@ -93,17 +101,31 @@ long	spawn_clone3(struct clone_args *, size_t, int (*)(void *), void *);
 int
 pidfd_signal(int pidfd, int sig)
 {
-	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+	if (sys_pidfd_send_signal(pidfd, sig, 0) < 0)
 		return -errno;
 	return 0;
 }
 
-/* Allocate the child stack once, with a guard page below it. */
+/* Whether spawn_init() found clone3 missing. */
+bool
+spawn_no_clone3(void)
+{
+	return spawn_clone3_enosys;
+}
+
+/*
+ * Probe clone3 (a zero size is EINVAL where it exists); allocate the
+ * child stack once, with a guard page below it.
+ */
 int
 spawn_init(void)
 {
 	char	*p;
 
+	spawn_clone3_enosys = syscall(SYS_clone3, NULL, 0) < 0 &&
+	    errno == ENOSYS;
+	if (spawn_clone3_enosys)
+		return 0;
 #if defined(__x86_64__)
 	p = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -206,6 +228,15 @@ spawn_child(void *arg)
 		    fd + 1)) < 0)
 			spawn_fail(fd, STAGE_FDS, errno);
 		fd = i;
+	}
+	if (c->join_cgroup) {
+		/* Writing 0 to cgroup.procs moves the writer. */
+		if ((i = (int)syscall(SYS_openat, r->cgroup_fd, "cgroup.procs",
+		    O_WRONLY | O_CLOEXEC)) < 0)
+			spawn_fail(fd, STAGE_CGROUP, errno);
+		if (syscall(SYS_write, i, "0", 1) < 0)
+			spawn_fail(fd, STAGE_CGROUP, errno);
+		syscall(SYS_close, i);
 	}
 	if (syscall(SYS_setsid) < 0)
 		spawn_fail(fd, STAGE_SETSID, errno);
@@ -329,8 +360,15 @@ spawn_start(const struct spawn_req *req, struct spawn_result *res)
 		}
 	} else
 #endif
-	{
+	if (!spawn_clone3_enosys) {
 		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid == 0)
+			_exit(spawn_child(&c));
+	} else {
+		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
+		 * tls); exit_signal 0, as above. */
+		c.join_cgroup = r->cgroup_fd >= 0;
+		pid = syscall(SYS_clone, CLONE_PIDFD, NULL, &pidfd, NULL, 0);
 		if (pid == 0)
 			_exit(spawn_child(&c));
 	}

@@ -52,6 +52,7 @@ struct spawn_result {
 #define SPAWN_FD_LOW	256
 
 int	spawn_init(void);
+bool	spawn_no_clone3(void);
 int	spawn_fd_keep(int);
 int	spawn_start(const struct spawn_req *, struct spawn_result *);
 int	pidfd_signal(int, int);

@@ -41,6 +41,7 @@
 #include "victim.h"
 #include "spawn.h"
 #include "sup.h"
+#include "sys.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -584,7 +585,7 @@ sup_kill(struct sup *sup, struct sup_svc *ss, int sig)
 	if (s->pidfd < 0)
 		return -ESRCH;
 	if (mode != KILL_PROCESS && sup->pgrp_signal &&
-	    syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL,
+	    sys_pidfd_send_signal(s->pidfd, sig,
 	    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
 		return 0;
 	return pidfd_signal(s->pidfd, sig);
@@ -1251,6 +1252,9 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	if ((rc = spawn_init()) < 0)
 		log_warn("no separate spawn stack (%s): spawning fork-style",
 		    strerror(-rc));
+	else if (spawn_no_clone3())
+		log_info("clone3 is missing: spawning with clone(CLONE_PIDFD); "
+		    "services join their cgroups themselves");
 	if ((sup->loop = ev_loop_new(EVBACKEND_EPOLL)) == NULL &&
 	    (sup->loop = ev_loop_new(0)) == NULL) {
 		log_err("cannot create the event loop");
@@ -1271,7 +1275,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_info("cgroups: services under %s", sup->cg.base);
 	else
 		log_info("cgroups: none (%s)", sup->cg.why);
-	sup->pgrp_signal = syscall(SYS_pidfd_send_signal, -1, 0, NULL,
+	sup->pgrp_signal = sys_pidfd_send_signal(-1, 0,
 	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 && errno == EBADF;
 	pressure_init(sup);
 	if ((rc = sup_paths(sup, sock)) < 0 ||

@@ -698,6 +698,7 @@ spawn_stage_name(enum spawn_stage st)
 		[STAGE_FDS] = "fds", [STAGE_RLIMIT] = "limit_nofile",
 		[STAGE_CHDIR] = "chdir", [STAGE_SETGROUPS] = "setgroups",
 		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
+		[STAGE_CGROUP] = "cgroup",
 	};
 
 	return st < STAGE__COUNT ? names[st] : "spawn";

@@ -63,6 +63,7 @@ enum spawn_stage {
 	STAGE_SETGROUPS,
 	STAGE_SETGID,
 	STAGE_SETUID,
+	STAGE_CGROUP,		/* joining it, where clone3 is missing */
 	STAGE__COUNT
 };
 

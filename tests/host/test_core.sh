@@ -195,6 +195,42 @@ t_exec_failure() {
 	pv_down
 }
 
+# Where clone3 answers ENOSYS (here a seccomp filter; also valgrind and
+# Linux 5.2), pidvisor says so and spawns with clone(CLONE_PIDFD):
+# readiness, the child's failure report, restart and stop all work.
+t_no_clone3() {
+	pv_dir
+	local pid
+	svc a <<-EOF
+	exec = $H sleep=100 ready-fd=3 on-term=$T/s:a-stop sleep=forever
+	ready = fd:3
+	EOF
+	svc missing <<-EOF
+	exec = /nonexistent/prog
+	restart = never
+	EOF
+	cat >"$T/pv-wrap" <<-EOF
+	#!/bin/sh
+	exec "$ROOT/build/test/noclone3" "$PV" "\$@"
+	EOF
+	chmod +x "$T/pv-wrap"
+	PV="$T/pv-wrap" pv_up
+	expect_match "$(cat "$T/log")" "clone3 is missing: spawning with clone" \
+	    "log"
+	expect_rc 0 ctl wait a ready --timeout=5s
+	expect_rc 0 ctl wait missing failed --timeout=5s
+	expect_eq "$(field missing reason)" "exec: No such file or directory"
+	pid=$(field a pid)
+	expect_rc 0 ctl restart a --wait --timeout=5s
+	"$H" waitfile="$T/s:1:5000" || fail "no SIGTERM on restart"
+	[ "$(field a pid)" != "$pid" ] || fail "the restart kept pid $pid"
+	expect_eq "$(field a state)" ready
+	expect_rc 0 ctl stop a --wait --timeout=5s
+	"$H" waitfile="$T/s:2:5000" || fail "no SIGTERM on stop"
+	expect_eq "$(field a state)" stopped
+	pv_down
+}
+
 # requires: started after what they require is ready, stopped before it.
 t_requires_order() {
 	pv_dir
