@@ -13,6 +13,10 @@ PIDGRAB=$ROOT/build/test/pidgrab
 CTLRAW=$ROOT/build/test/ctlraw
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=print_stacktrace=1
+# make memcheck: the daemon runs under valgrind (tests/host/memcheck.sh).
+if [ -n "${PV_MEMCHECK:-}" ]; then
+	PV=$ROOT/tests/host/memcheck.sh
+fi
 
 T=
 UNSHARE_PID=
@@ -27,15 +31,26 @@ fail() {
 pv_dir() {
 	T=$(mktemp -d /tmp/pvtest.XXXXXX)
 	mkdir -p "$T/conf/services"
+	export PV_MEMCHECK_DIR=$T
 	trap pv_cleanup EXIT
 }
 
 pv_cleanup() {
+	local rc=$?
 	if [ -n "$UNSHARE_PID" ] && kill -0 "$UNSHARE_PID" 2>/dev/null; then
 		kill -KILL "$UNSHARE_PID" 2>/dev/null
 		wait "$UNSHARE_PID" 2>/dev/null
 	fi
+	# Every run of the daemon under memcheck, whether or not it was
+	# stopped by pv_down: an error or a leak fails the test.
+	if [ -n "$T" ] && [ -n "${PV_MEMCHECK:-}" ] &&
+	    grep -qs VGERR-BEGIN "$T"/memcheck.*; then
+		cat "$T"/memcheck.* >&2
+		echo "FAIL: memcheck reported errors or leaks" >&2
+		rc=1
+	fi
 	[ -n "$T" ] && rm -rf "$T"
+	exit $rc
 }
 
 # svc NAME: the [service] body comes from stdin.
@@ -83,7 +98,8 @@ waitpid_ms() {
 }
 
 # Stop pidvisor the PID-1 way (SIGTERM: stop all, reboot(2) ends the
-# namespace) and check its log for sanitizer reports.
+# namespace) and check its log for sanitizer reports; just before
+# reboot(2) the sanitized and the memcheck builds check for leaks.
 pv_down() {
 	kill -TERM "$PV_PID" 2>/dev/null
 	waitpid_ms "$UNSHARE_PID" 20000 ||
@@ -91,6 +107,13 @@ pv_down() {
 	wait "$UNSHARE_PID" 2>/dev/null
 	UNSHARE_PID=
 	sanitizer_clean
+	# The leak check at the end of PID 1 ran, and found nothing (under
+	# memcheck it logs its counts; pv_cleanup reads the report too).
+	if [ -n "${PV_MEMCHECK:-}" ] && ! grep -q \
+	    "memcheck: 0 errors, 0 bytes lost, 0 possibly lost" "$T/log"; then
+		cat "$T/log" "$T"/memcheck.* >&2
+		fail "no clean memcheck leak check in the pidvisor log"
+	fi
 }
 
 sanitizer_clean() {

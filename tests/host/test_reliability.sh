@@ -127,19 +127,25 @@ t_storm() {
 # from outside (raising the hard one would need CAP_SYS_RESOURCE).
 t_out_of_fds() {
 	pv_dir
-	local i n pids=() t0 t1
+	local i n pids=() t0 t1 soft
 	svc s00 <<-EOF
 	exec = $H sleep=forever
 	EOF
 	pv_up
 	ctl wait s00 ready --timeout=5s >/dev/null
+	# Under memcheck a child that gets past clone while the limit is
+	# low dies in valgrind before exec (valgrind keeps its own fds at
+	# the top of the range, above the lowered limit), with code 1: that
+	# would count against the start limit.
 	for i in $(seq -w 1 20); do
 		svc "s$i" <<-EOF
 		exec = $H sleep=forever
 		restart_delay = 50ms
 		restart_delay_max = 200ms
+		${PV_MEMCHECK:+start_limit_burst = 0}
 		EOF
 	done
+	soft=$(prlimit --pid "$PV_PID" --nofile --noheadings -o SOFT)
 	prlimit --pid "$PV_PID" --nofile=$(($(pv_fds) + 20)):
 	ctl reload >/dev/null || fail "reload: $(ctl reload)"
 	for i in $(seq 1 100); do
@@ -161,15 +167,15 @@ t_out_of_fds() {
 	expect_eq "$(ctl status --json | jq '[.[] |
 	    select(.state == "failed")] | length')" 0 "failed services"
 	expect_match "$(ctl status --json | jq -r '[.[] |
-	    select(.state == "backoff")][0].reason')" \
-	    "spawn: Too many open files" "the reason"
+	    select(.state == "backoff")] | map(.reason) | join(",")')" \
+	    "spawn: Too many open files" "the reasons"
 	# Not spinning: under a second of CPU time in 2 s.
 	t0=$(awk '{ print $14 + $15 }' /proc/"$PV_PID"/stat)
 	sleep 2
 	t1=$(awk '{ print $14 + $15 }' /proc/"$PV_PID"/stat)
 	[ $((t1 - t0)) -lt 100 ] || fail "pidvisor spins: $((t1 - t0)) ticks"
 	# Fds come back: every service comes up by itself.
-	prlimit --pid "$PV_PID" --nofile=4096:
+	prlimit --pid "$PV_PID" --nofile="$soft":
 	for i in $(seq -w 0 20); do
 		ctl wait "s$i" ready --timeout=5s >/dev/null ||
 		    fail "s$i did not come up: $(ctl status "s$i")"
