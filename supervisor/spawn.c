@@ -8,11 +8,7 @@
  * and we resume only once the child has exec'd or died.  The child runs
  * on a small stack of its own and shares our memory, so it does nothing
  * but raw system calls, and reports a failure through a CLOEXEC pipe:
- * EOF on the pipe means exec succeeded.  We resume once exec has passed
- * its point of no return (exec_mmap releases the vfork) or the child has
- * written its report and died, so the pipe is read without waiting: an
- * empty pipe is a success too.  Waiting for the child's close-on-exec
- * cost up to 20 ms of the loop on a busy machine.
+ * EOF on the pipe means exec succeeded.
  *
  * The child shares our fd table too (CLONE_FILES), and takes a private
  * copy of only its low fds with close_range(CLOSE_RANGE_UNSHARE) before
@@ -334,10 +330,7 @@ spawn_start(const struct spawn_req *req, struct spawn_result *res)
 	long			pid;
 	ssize_t			n;
 
-	/* Where we are suspended until the child execs or dies (vfork),
-	 * its report is in the pipe by then: the read need not wait. */
-	if (pipe2(errpipe, O_CLOEXEC | (spawn_stack != NULL ? O_NONBLOCK :
-	    0)) < 0)
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
 		return -errno;
 	c.errfd = errpipe[1];
 	for (i = 0; i < 3; i++)
