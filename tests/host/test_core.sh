@@ -70,7 +70,7 @@ t_ready_notify() {
 	expect_rc 0 ctl start a --wait --timeout=5s
 	expect_eq "$(field a state)" ready
 	expect_eq "$(field a status_text)" warm
-	ctl status a | grep -q '\[warm\]' || fail "status text not shown"
+	expect_match "$(ctl status a)" '\[warm\]' "status text"
 	pv_down
 }
 
