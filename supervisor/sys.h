@@ -91,36 +91,38 @@ sys_result(long r)
 }
 #endif
 
+/* Under memcheck, make the call natively (its arguments are not
+ * evaluated in other builds). */
+#ifdef PV_MEMCHECK
+#define SYS_NATIVE_UNDER_VALGRIND(call) do {				\
+	if (RUNNING_ON_VALGRIND)					\
+		return sys_result((long)(call));			\
+} while (0)
+#else
+#define SYS_NATIVE_UNDER_VALGRIND(call) do { } while (0)
+#endif
+
 static inline long
 sys_pidfd_open(pid_t pid, unsigned int flags)
 {
-#ifdef PV_MEMCHECK
-	if (RUNNING_ON_VALGRIND)
-		return sys_result((long)VALGRIND_NON_SIMD_CALL2(
-		    sys_native_open, pid, flags));
-#endif
+	SYS_NATIVE_UNDER_VALGRIND(VALGRIND_NON_SIMD_CALL2(sys_native_open,
+	    pid, flags));
 	return syscall(SYS_pidfd_open, pid, flags);
 }
 
 static inline long
 sys_pidfd_send_signal(int pidfd, int sig, unsigned int flags)
 {
-#ifdef PV_MEMCHECK
-	if (RUNNING_ON_VALGRIND)
-		return sys_result((long)VALGRIND_NON_SIMD_CALL3(
-		    sys_native_signal, pidfd, sig, flags));
-#endif
+	SYS_NATIVE_UNDER_VALGRIND(VALGRIND_NON_SIMD_CALL3(sys_native_signal,
+	    pidfd, sig, flags));
 	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, flags);
 }
 
 static inline long
 sys_process_mrelease(int pidfd, unsigned int flags)
 {
-#ifdef PV_MEMCHECK
-	if (RUNNING_ON_VALGRIND)
-		return sys_result((long)VALGRIND_NON_SIMD_CALL2(
-		    sys_native_mrelease, pidfd, flags));
-#endif
+	SYS_NATIVE_UNDER_VALGRIND(VALGRIND_NON_SIMD_CALL2(sys_native_mrelease,
+	    pidfd, flags));
 	return syscall(SYS_process_mrelease, pidfd, flags);
 }
 
@@ -128,11 +130,8 @@ sys_process_mrelease(int pidfd, unsigned int flags)
 static inline int
 sys_reboot(int cmd)
 {
-#ifdef PV_MEMCHECK
-	if (RUNNING_ON_VALGRIND)
-		return (int)sys_result((long)VALGRIND_NON_SIMD_CALL1(
-		    sys_native_reboot, cmd));
-#endif
+	SYS_NATIVE_UNDER_VALGRIND(VALGRIND_NON_SIMD_CALL1(sys_native_reboot,
+	    cmd));
 	return reboot(cmd);
 }
 
