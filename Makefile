@@ -217,6 +217,9 @@ $(B)/guest/svc-helper: tests/host/svc-helper.c
 $(B)/guest/torture: tests/torture/torture.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/guest/noclone3: tests/host/noclone3.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
 
 kernel:
 	@kernel/build.sh
@@ -232,7 +235,7 @@ $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
 	@qemu/mkinitramfs.sh run $@
 
 $(B)/qemu/initramfs-test.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/guest/svc-helper \
-    $(B)/guest/torture \
+    $(B)/guest/torture $(B)/guest/noclone3 \
     $(B)/kernel/bzImage
 	@rm -f $(B)/guest/pidfd_*
 	@cp $(B)/kernel/selftests/* $(B)/guest/
@@ -359,6 +362,6 @@ uninstall:
 	rm -rf $(DOCDIR)
 
 clean:
-	rm -rf $(B)/obj $(B)/asan $(B)/memcheck $(B)/test $(B)/run $(B)/static $(B)/guest \
-	    $(B)/qemu supervisor/pidvisor supervisor/pidvisorctl \
-	    supervisor/pidvisor-notify
+	rm -rf $(B)/obj $(B)/asan $(B)/memcheck $(B)/test $(B)/run \
+	    $(B)/static $(B)/guest $(B)/qemu supervisor/pidvisor \
+	    supervisor/pidvisorctl supervisor/pidvisor-notify

@@ -217,6 +217,40 @@ t_cgroups() {
 	return 0
 }
 
+# Where clone3 is missing (here a seccomp filter, /test/noclone3), a
+# second pidvisor spawns with clone(CLONE_PIDFD), and its service joins
+# its own cgroup itself before exec.
+t_no_clone3() {
+	d=/tmp/nc3
+	cg=/sys/fs/cgroup/nc3
+	mkdir -p $d/conf/services
+	printf '[supervisor]\ncgroup_root = %s\n' $cg >$d/conf/pidvisor.ini
+	printf '[service]\nexec = /test/svc-helper sleep=forever\n' \
+	    >$d/conf/services/nc.ini
+	/test/noclone3 /sbin/init -c $d/conf -s $d/ctl.sock >$d/log 2>&1 &
+	pv=$!
+	i=0
+	until $CTL -s $d/ctl.sock wait nc ready --timeout=10s >/dev/null \
+	    2>&1 || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	grep -q "clone3 is missing: spawning with clone" $d/log ||
+	    fail "no fallback: $(cat $d/log)"
+	pid=$($CTL -s $d/ctl.sock status nc | awk 'NR == 2 { print $3 }')
+	expect_eq "$(cat /proc/"$pid"/cgroup)" "0::/nc3/nc" "nc's cgroup"
+	kill -TERM $pv
+	i=0
+	while kill -0 $pv 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -0 $pv 2>/dev/null && fail "the second pidvisor did not stop"
+	rmdir $cg/nc $cg
+	rm -rf $d
+	return 0
+}
+
 # Real memory pressure: memory.high on the services' cgroup, a spike.
 # The killer takes the highest kill_priority, then the biggest; never
 # the protected one; reclaims by the kill-and-reap flag; the victims
@@ -308,7 +342,8 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_pids_full t_pressure \
+    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
+    t_pressure \
     t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
