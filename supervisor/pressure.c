@@ -59,7 +59,8 @@ reclaim_path_name(enum reclaim_path p)
 static enum reclaim_path
 pressure_probe(void)
 {
-	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_REAP) < 0 && errno == EBADF)
+	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_REAP) < 0 &&
+	    errno == EBADF)
 		return RECLAIM_REAP;
 	if (sys_process_mrelease(-1, 0) < 0 && errno == EBADF)
 		return RECLAIM_MRELEASE;

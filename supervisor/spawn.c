@@ -360,15 +360,13 @@ spawn_start(const struct spawn_req *req, struct spawn_result *res)
 		}
 	} else
 #endif
-	if (!spawn_clone3_enosys) {
-		pid = syscall(SYS_clone3, &args, sizeof(args));
-		if (pid == 0)
-			_exit(spawn_child(&c));
-	} else {
+	{
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
 		 * tls); exit_signal 0, as above. */
-		c.join_cgroup = r->cgroup_fd >= 0;
-		pid = syscall(SYS_clone, CLONE_PIDFD, NULL, &pidfd, NULL, 0);
+		c.join_cgroup = spawn_clone3_enosys && r->cgroup_fd >= 0;
+		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD,
+		    NULL, &pidfd, NULL, 0) : syscall(SYS_clone3, &args,
+		    sizeof(args));
 		if (pid == 0)
 			_exit(spawn_child(&c));
 	}
