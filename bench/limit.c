@@ -2,9 +2,10 @@
  * limit.c - the floor no supervisor can beat on this machine.
  *
  * A loop with no supervisor logic at all: it spawns bench-svc with
- * clone3(CLONE_PIDFD) (the same spawn as pidvisor's: CLONE_VM |
- * CLONE_VFORK on a stack of its own), waits on the pidfd with poll(),
- * reaps with waitid(P_PIDFD), and starts the next.
+ * clone3(CLONE_PIDFD) (the same spawn as pidvisor's: CLONE_VM on a
+ * stack of its own) and waits until it has exec'd, as posix_spawn does;
+ * then it waits on the pidfd with poll(), reaps with waitid(P_PIDFD),
+ * and starts the next.
  *
  *   limit latency N WAIT_MS FIFO SVC    kill to next start: median p90 (us)
  *   limit throughput SECONDS N FIFO SVC N services that exit: starts/s
@@ -43,10 +44,15 @@ start(char **argv, int ready_pipe)
 	};
 	struct spawn_result	res;
 
-	if (spawn_start(&r, &res) < 0 || res.err) {
+	static struct spawn_proc p;
+
+	spawn_proc_init(&p);
+	if (spawn_start(&p, &r, &res) < 0 || spawn_wait(&p, res.pidfd) < 0 ||
+	    p.err) {
 		fprintf(stderr, "limit: spawn %s failed\n", argv[0]);
 		exit(1);
 	}
+	spawn_release(&p);
 	return res.pidfd;
 }
 

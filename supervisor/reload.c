@@ -55,7 +55,16 @@ reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
 static int
 reload_swap(struct sup *sup, struct sup_svc *ss, struct svc_def *d)
 {
-	svc_def_free(ss->svc.def);
+	struct sup_spawn	*sp = ss->spawn;
+
+	if (sp != NULL && sp->old_def == NULL) {
+		/* Its child may still read them, until it execs. */
+		sp->old_def = ss->svc.def;
+		sp->old_envp = ss->envp;
+		ss->envp = NULL;
+	} else {
+		svc_def_free(ss->svc.def);
+	}
 	ss->svc.def = d;
 	if (ss->cgfd >= 0) {		/* new limits at its next start */
 		close(ss->cgfd);

@@ -3,12 +3,18 @@
  *
  * clone3() with CLONE_PIDFD hands us the pidfd atomically with the child:
  * there is no moment in which we know the process only by its PID.
- * CLONE_VM | CLONE_VFORK (what posix_spawn does) makes the spawn cost
- * independent of the supervisor's own size: no page tables are copied,
- * and we resume only once the child has exec'd or died.  The child runs
- * on a small stack of its own and shares our memory, so it does nothing
- * but raw system calls, and reports a failure through a CLOEXEC pipe:
- * EOF on the pipe means exec succeeded.
+ * CLONE_VM makes the spawn cost independent of the supervisor's own
+ * size: no page tables are copied.  The child runs on a small stack of
+ * its own (one per spawn in flight) and shares our memory, so it does
+ * nothing but raw system calls (not even errno: that is our thread's),
+ * and reports a failure through a CLOEXEC pipe: EOF on the pipe means
+ * exec succeeded.
+ *
+ * There is no CLONE_VFORK: we do not wait for the child to reach exec.
+ * On a busy machine that wait is for the child to get a CPU, and it was
+ * most of our time: a status request waited behind it.  spawn_poll()
+ * reads the pipe when the loop says it is readable; until it is over,
+ * the child may read the spawn_proc, and what req points to must stay.
  *
  * The child shares our fd table too (CLONE_FILES), and takes a private
  * copy of only its low fds with close_range(CLOSE_RANGE_UNSHARE) before
@@ -16,7 +22,9 @@
  * pidfd and pipes per service) and exec closed them one by one: at
  * 10,000 services that was 1.8 ms of every spawn.  sup.c keeps the fds
  * it holds for long above SPAWN_FD_LOW, so that those the child needs
- * are low.
+ * are low.  Until the child has its copy, we keep the fds it needs open;
+ * it says when it has them (SPAWN_HELLO), and closes those of other
+ * spawns in flight, whose EOF would otherwise wait for its exec.
  *
  * exit_signal is 0: a child that dies before exec sends no SIGCHLD and
  * is invisible to waitid(P_ALL).  Note that exec resets exit_signal to
@@ -31,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,21 +61,46 @@
 #endif
 
 #define SPAWN_STACK	(64 * 1024)
+#define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
 
-static char	*spawn_stack;		/* NULL: fork-style clone */
-static bool	 spawn_clone3_enosys;	/* clone(2) instead */
-
-struct spawn_child {
-	const struct spawn_req	*req;
-	int			 errfd;
-	bool			 shared_fds;	/* CLONE_FILES */
-	bool			 join_cgroup;	/* not CLONE_INTO_CGROUP */
-};
+static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
+static bool	spawn_clone3_enosys;	/* clone(2) instead */
 
 struct spawn_report {
 	int32_t	stage;
 	int32_t	err;
 };
+
+/*
+ * A system call for the child: -errno on failure.  In our memory, the
+ * child must not write errno, which is our thread's.
+ */
+#if defined(__x86_64__)
+__attribute__((always_inline))
+static inline long
+spawn_sys6(long n, long a, long b, long c, long d, long e)
+{
+	register long	r10 __asm__("r10") = d;
+	register long	r8 __asm__("r8") = e;
+	long		ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "0"(n), "D"(a), "S"(b),
+	    "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+	return ret;
+}
+#else
+/* Only fork-style spawns here: errno is the child's own. */
+static long
+spawn_sys6(long n, long a, long b, long c, long d, long e)
+{
+	long	ret = syscall(n, a, b, c, d, e);
+
+	return ret < 0 ? -errno : ret;
+}
+#endif
+#define SYS_(n, a, b, c, d, e, ...) spawn_sys6((long)(n), (long)(a), \
+	(long)(b), (long)(c), (long)(d), (long)(e))
+#define SYS(...)	SYS_(__VA_ARGS__, 0, 0, 0, 0, 0, 0)
 
 #if defined(__x86_64__)
 /*
@@ -113,62 +147,69 @@ spawn_no_clone3(void)
 	return spawn_clone3_enosys;
 }
 
-/*
- * Probe clone3 (a zero size is EINVAL where it exists); allocate the
- * child stack once, with a guard page below it.
- */
+/* Probe clone3 (a zero size is EINVAL where it exists). */
 int
 spawn_init(void)
 {
-	char	*p;
-
 	spawn_clone3_enosys = syscall(SYS_clone3, NULL, 0) < 0 &&
 	    errno == ENOSYS;
-	if (spawn_clone3_enosys)
-		return 0;
 #if defined(__x86_64__)
+	spawn_vm = !spawn_clone3_enosys;
+#endif
+	return 0;
+}
+
+/* A child stack, with a guard page below it; NULL if out of memory. */
+static char *
+spawn_stack_new(void)
+{
+	char	*p;
+
 	p = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (p == MAP_FAILED)
-		return -errno;
+		return NULL;
 	if (mprotect(p, 4096, PROT_NONE) < 0) {
 		munmap(p, SPAWN_STACK + 4096);
-		return -errno;
+		return NULL;
 	}
-	spawn_stack = p + 4096;
-#else
-	(void)p;
-#endif
-	return 0;
+	return p + 4096;
+}
+
+/* Child: tell the parent something (raw: no errno of ours). */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static void
+spawn_tell(int fd, int stage, int err)
+{
+	struct spawn_report	rep = { stage, err };
+
+	SYS(SYS_write, fd, &rep, sizeof(rep));
 }
 
 /* Child: report where and why we failed, then exit. */
 __attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
 static void
-spawn_fail(int fd, int stage, int err)
+spawn_fail(int fd, int stage, long err)
 {
-	struct spawn_report	rep = { stage, err };
-
-	syscall(SYS_write, fd, &rep, sizeof(rep));
-	syscall(SYS_exit_group, 127);
+	spawn_tell(fd, stage, (int)-err);
+	SYS(SYS_exit_group, 127);
 	__builtin_unreachable();
 }
 
-/* Child: execve argv[0], searching path like execvp but without malloc. */
+/* Child: execve argv[0], searching path like execvp but without malloc;
+ * -errno. */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
-static int
+static long
 spawn_exec(const struct spawn_req *r)
 {
 	const char	*file = r->argv[0], *p = r->path, *end;
 	char		 buf[4096];
 	size_t		 flen = strlen(file), dlen;
-	int		 err = ENOENT;
+	long		 err = -ENOENT;
 	bool		 eacces = false;
 
-	if (strchr(file, '/') != NULL) {
-		syscall(SYS_execve, file, r->argv, r->envp);
-		return errno;
-	}
+	if (strchr(file, '/') != NULL)
+		return SYS(SYS_execve, file, r->argv, r->envp);
 	while (*p) {
 		end = strchr(p, ':');
 		dlen = end ? (size_t)(end - p) : strlen(p);
@@ -178,110 +219,148 @@ spawn_exec(const struct spawn_req *r)
 				dlen = 1;
 			buf[dlen] = '/';
 			memcpy(buf + dlen + 1, file, flen + 1);
-			syscall(SYS_execve, buf, r->argv, r->envp);
-			err = errno;
-			if (err == EACCES)
+			err = SYS(SYS_execve, buf, r->argv, r->envp);
+			if (err == -EACCES)
 				eacces = true;
-			else if (err != ENOENT && err != ENOTDIR && err != ESTALE)
+			else if (err != -ENOENT && err != -ENOTDIR &&
+			    err != -ESTALE)
 				return err;
 		}
 		if (end == NULL)
 			break;
 		p = end + 1;
 	}
-	return eacces ? EACCES : err;
+	return eacces ? -EACCES : err;
 }
 
 /*
- * Child: set up the process, then exec.  Runs on the spawn stack in our
- * memory: raw system calls only, no malloc, no locks.
+ * Child, sharing our fd table: take a private copy of the fds up to top,
+ * then close all of them but those in need[]: the pipes of other spawns
+ * in flight wait for EOF.
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static long
+spawn_own_fds(int *need, int n, int top)
+{
+	long	rc;
+	int	i, j, x, lo = 3;
+
+	if ((rc = SYS(SYS_close_range, top + 1, ~0U,
+	    CLOSE_RANGE_UNSHARE)) < 0) {
+		/* Before Linux 5.9: a copy of all of it. */
+		if ((rc = SYS(SYS_unshare, CLONE_FILES)) < 0)
+			return rc;
+		SYS(SYS_close_range, top + 1, ~0U, 0);
+	}
+	for (i = 1; i < n; i++)		/* a handful: insertion sort */
+		for (j = i; j > 0 && need[j - 1] > need[j]; j--) {
+			x = need[j];
+			need[j] = need[j - 1];
+			need[j - 1] = x;
+		}
+	for (i = 0; i < n; i++) {
+		if (need[i] < lo)
+			continue;
+		if (need[i] > lo)
+			SYS(SYS_close_range, lo, need[i] - 1, 0);
+		lo = need[i] + 1;
+	}
+	if (lo <= top)
+		SYS(SYS_close_range, lo, top, 0);
+	return 0;
+}
+
+/*
+ * Child: set up the process, then exec.  Runs on its spawn stack in our
+ * memory, while we go on: raw system calls only, no malloc, no locks,
+ * nothing written but its own stack.
  */
 __attribute__((noinline, no_sanitize_address, no_sanitize("undefined")))
 static int
 spawn_child(void *arg)
 {
-	const struct spawn_child *c = arg;
-	const struct spawn_req	*r = c->req;
+	const struct spawn_proc	*p = arg;
+	const struct spawn_req	*r = &p->req;
 	struct rlimit		 rl;
 	uint64_t		 none = 0;
-	int			 fd = c->errfd, i, top = fd;
+	int			 fd = p->wfd, i, top = fd, need[5], n = 0;
+	long			 rc;
 
-	/*
-	 * The fd table is still ours: take a private copy of the fds below
-	 * the highest one we need, leaving the rest behind.  Nothing of
-	 * ours may change before that.  Older kernels: copy all of it.
-	 */
-	if (c->shared_fds) {
+	/* Nothing of ours may change before we have our own fds. */
+	if (p->shared_fds) {
+		need[n++] = fd;
 		for (i = 0; i < 3; i++)
-			if (r->stdio[i] > top)
+			if ((need[n++] = r->stdio[i]) > top)
 				top = r->stdio[i];
-		if (r->ready_pipe > top)
+		if ((need[n++] = r->ready_pipe) > top)
 			top = r->ready_pipe;
-		if (syscall(SYS_close_range, top + 1, ~0U,
-		    CLOSE_RANGE_UNSHARE) < 0 && syscall(SYS_unshare,
-		    CLONE_FILES) < 0)
-			spawn_fail(fd, STAGE_FDS, errno);
+		if ((rc = spawn_own_fds(need, n, top)) < 0)
+			spawn_fail(fd, STAGE_FDS, rc);
+		spawn_tell(fd, SPAWN_HELLO, 0);
 	}
 	/* The readiness fd's number may be where our error pipe is. */
 	if (r->ready_pipe >= 0 && fd == r->ready_fd) {
-		if ((i = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
-		    fd + 1)) < 0)
-			spawn_fail(fd, STAGE_FDS, errno);
-		fd = i;
+		if ((rc = SYS(SYS_fcntl, fd, F_DUPFD_CLOEXEC, fd + 1)) < 0)
+			spawn_fail(fd, STAGE_FDS, rc);
+		fd = (int)rc;
 	}
-	if (c->join_cgroup) {
+	if (p->join_cgroup) {
 		/* Writing 0 to cgroup.procs moves the writer. */
-		if ((i = (int)syscall(SYS_openat, r->cgroup_fd, "cgroup.procs",
+		if ((rc = SYS(SYS_openat, r->cgroup_fd, "cgroup.procs",
 		    O_WRONLY | O_CLOEXEC)) < 0)
-			spawn_fail(fd, STAGE_CGROUP, errno);
-		if (syscall(SYS_write, i, "0", 1) < 0)
-			spawn_fail(fd, STAGE_CGROUP, errno);
-		syscall(SYS_close, i);
+			spawn_fail(fd, STAGE_CGROUP, rc);
+		i = (int)rc;
+		if ((rc = SYS(SYS_write, i, "0", 1)) < 0)
+			spawn_fail(fd, STAGE_CGROUP, rc);
+		SYS(SYS_close, i);
 	}
-	if (syscall(SYS_setsid) < 0)
-		spawn_fail(fd, STAGE_SETSID, errno);
+	if ((rc = SYS(SYS_setsid)) < 0)
+		spawn_fail(fd, STAGE_SETSID, rc);
 
 	/* Standard input, output and error: /dev/null, the log pipes. */
 	for (i = 0; i < 3; i++)
 		if (r->stdio[i] >= 0 && r->stdio[i] != i &&
-		    syscall(SYS_dup3, r->stdio[i], i, 0) < 0)
-			spawn_fail(fd, STAGE_FDS, errno);
+		    (rc = SYS(SYS_dup3, r->stdio[i], i, 0)) < 0)
+			spawn_fail(fd, STAGE_FDS, rc);
 
 	/* Only 0, 1, 2 and the readiness fd survive exec. */
 	if (r->ready_pipe >= 0) {
 		if (r->ready_pipe == r->ready_fd) {
-			if (syscall(SYS_fcntl, r->ready_fd, F_SETFD, 0) < 0)
-				spawn_fail(fd, STAGE_FDS, errno);
-		} else if (syscall(SYS_dup3, r->ready_pipe, r->ready_fd,
-		    0) < 0) {
-			spawn_fail(fd, STAGE_FDS, errno);
+			if ((rc = SYS(SYS_fcntl, r->ready_fd, F_SETFD, 0)) < 0)
+				spawn_fail(fd, STAGE_FDS, rc);
+		} else if ((rc = SYS(SYS_dup3, r->ready_pipe, r->ready_fd,
+		    0)) < 0) {
+			spawn_fail(fd, STAGE_FDS, rc);
 		}
 		if (r->ready_fd > 3)
-			syscall(SYS_close_range, 3, r->ready_fd - 1,
+			SYS(SYS_close_range, 3, r->ready_fd - 1,
 			    CLOSE_RANGE_CLOEXEC);
-		syscall(SYS_close_range, r->ready_fd + 1, ~0U,
+		SYS(SYS_close_range, r->ready_fd + 1, ~0U,
 		    CLOSE_RANGE_CLOEXEC);
 	} else {
-		syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+		SYS(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
 	/* Ours was raised for our own fds; the service gets its own. */
 	rl.rlim_cur = r->nofile_cur;
 	rl.rlim_max = r->nofile_max;
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL) < 0)
-		spawn_fail(fd, STAGE_RLIMIT, errno);
+	if ((rc = SYS(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL)) < 0)
+		spawn_fail(fd, STAGE_RLIMIT, rc);
 	if (r->set_umask)
-		syscall(SYS_umask, r->umask);
-	if (r->workdir && syscall(SYS_chdir, r->workdir) < 0)
-		spawn_fail(fd, STAGE_CHDIR, errno);
-	if (r->set_uid && syscall(SYS_setgroups, r->ngroups, r->groups) < 0)
-		spawn_fail(fd, STAGE_SETGROUPS, errno);
-	if (r->set_gid && syscall(SYS_setresgid, r->gid, r->gid, r->gid) < 0)
-		spawn_fail(fd, STAGE_SETGID, errno);
-	if (r->set_uid && syscall(SYS_setresuid, r->uid, r->uid, r->uid) < 0)
-		spawn_fail(fd, STAGE_SETUID, errno);
+		SYS(SYS_umask, r->umask);
+	if (r->workdir && (rc = SYS(SYS_chdir, r->workdir)) < 0)
+		spawn_fail(fd, STAGE_CHDIR, rc);
+	if (r->set_uid &&
+	    (rc = SYS(SYS_setgroups, r->ngroups, r->groups)) < 0)
+		spawn_fail(fd, STAGE_SETGROUPS, rc);
+	if (r->set_gid &&
+	    (rc = SYS(SYS_setresgid, r->gid, r->gid, r->gid)) < 0)
+		spawn_fail(fd, STAGE_SETGID, rc);
+	if (r->set_uid &&
+	    (rc = SYS(SYS_setresuid, r->uid, r->uid, r->uid)) < 0)
+		spawn_fail(fd, STAGE_SETUID, rc);
 
 	/* Our blocked signals are the signalfd's, not the service's. */
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 	spawn_fail(fd, STAGE_EXEC, spawn_exec(r));
 }
 
@@ -298,44 +377,67 @@ spawn_fd_keep(int fd)
 	return nfd;
 }
 
-/* A low copy of an fd the child needs, or fd itself; *dup: to close. */
+/* A low copy of an fd the child needs (to close later), or fd itself. */
 static int
-spawn_fd_low(int fd, int *dup)
+spawn_fd_low(struct spawn_proc *p, int fd)
 {
 	int	nfd;
 
-	*dup = -1;
 	if (fd < SPAWN_FD_LOW || (nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return fd;
 	if (nfd > fd) {
 		close(nfd);
 		return fd;
 	}
-	*dup = nfd;
+	p->keep[p->nkeep++] = nfd;
 	return nfd;
 }
 
+/* Close the fds the child needed from us. */
+static void
+spawn_close_keep(struct spawn_proc *p)
+{
+	while (p->nkeep > 0)
+		close(p->keep[--p->nkeep]);
+}
+
+void
+spawn_proc_init(struct spawn_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->errfd = p->wfd = -1;
+}
+
 /*
- * Start the process.  0: res->pidfd is the child (res->err != 0 if it
- * could not exec; it exits with 127).  -errno: there is no child.
+ * Start the process: 0 with res->pidfd, the child, which goes on by
+ * itself; watch p->errfd and call spawn_poll().  -errno: there is no
+ * child.  Either way, req->ready_pipe is ours to close.
  */
 int
-spawn_start(const struct spawn_req *req, struct spawn_result *res)
+spawn_start(struct spawn_proc *p, const struct spawn_req *req,
+    struct spawn_result *res)
 {
-	struct spawn_req	low = *req, *r = &low;
-	struct spawn_child	c = { .req = r };
-	struct spawn_report	rep;
-	struct clone_args	args;
-	int			errpipe[2], pidfd = -1, err, dups[4], i;
-	long			pid;
-	ssize_t			n;
+	struct spawn_req	*r = &p->req;
+	struct clone_args	 args;
+	int			 errpipe[2], pidfd = -1, err, i;
+	long			 pid;
 
-	if (pipe2(errpipe, O_CLOEXEC) < 0)
-		return -errno;
-	c.errfd = errpipe[1];
+	p->req = *req;
+	p->nkeep = 0;
+	p->over = false;
+	p->stage = p->err = 0;
+	if (req->ready_pipe >= 0)
+		p->keep[p->nkeep++] = req->ready_pipe;
+	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		err = errno;
+		spawn_close_keep(p);
+		return -err;
+	}
+	p->errfd = errpipe[0];
+	p->keep[p->nkeep++] = p->wfd = errpipe[1];
 	for (i = 0; i < 3; i++)
-		low.stdio[i] = spawn_fd_low(req->stdio[i], &dups[i]);
-	low.ready_pipe = spawn_fd_low(req->ready_pipe, &dups[3]);
+		r->stdio[i] = spawn_fd_low(p, req->stdio[i]);
+	r->ready_pipe = spawn_fd_low(p, req->ready_pipe);
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
@@ -345,51 +447,103 @@ spawn_start(const struct spawn_req *req, struct spawn_result *res)
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)r->cgroup_fd;
 	}
+	p->shared_fds = spawn_vm;
+	p->join_cgroup = spawn_clone3_enosys && r->cgroup_fd >= 0;
+	if (spawn_vm && p->stack == NULL &&
+	    (p->stack = spawn_stack_new()) == NULL) {
+		pid = -1;
+		errno = ENOMEM;
+	} else if (spawn_vm) {
 #if defined(__x86_64__)
-	if (spawn_stack != NULL) {
-		/* We are suspended until it execs or dies: the child may
-		 * share our fd table until it has copied what it needs. */
-		args.flags |= CLONE_VM | CLONE_VFORK | CLONE_FILES;
-		c.shared_fds = true;
-		args.stack = (uint64_t)(uintptr_t)spawn_stack;
+		args.flags |= CLONE_VM | CLONE_FILES;
+		args.stack = (uint64_t)(uintptr_t)p->stack;
 		args.stack_size = SPAWN_STACK;
-		pid = spawn_clone3(&args, sizeof(args), spawn_child, &c);
+		pid = spawn_clone3(&args, sizeof(args), spawn_child, p);
 		if (pid < 0) {
 			errno = (int)-pid;
 			pid = -1;
 		}
-	} else
 #endif
-	{
+	} else {
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
 		 * tls); exit_signal 0, as above. */
-		c.join_cgroup = spawn_clone3_enosys && r->cgroup_fd >= 0;
 		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD,
 		    NULL, &pidfd, NULL, 0) : syscall(SYS_clone3, &args,
 		    sizeof(args));
 		if (pid == 0)
-			_exit(spawn_child(&c));
+			_exit(spawn_child(p));
 	}
-	err = errno;
-	close(errpipe[1]);
-	for (i = 0; i < 4; i++)
-		if (dups[i] >= 0)
-			close(dups[i]);
 	if (pid < 0) {
-		close(errpipe[0]);
+		err = errno;
+		spawn_release(p);
 		return -err;
 	}
-	do {
-		n = read(errpipe[0], &rep, sizeof(rep));
-	} while (n < 0 && errno == EINTR);
-	close(errpipe[0]);
+	if (!p->shared_fds)
+		spawn_close_keep(p);	/* it has copies of its own */
 	res->pidfd = pidfd;
 	res->pid = (pid_t)pid;
-	res->stage = 0;
-	res->err = 0;
-	if (n == (ssize_t)sizeof(rep)) {
-		res->stage = rep.stage;
-		res->err = rep.err ? rep.err : EIO;
+	return 0;
+}
+
+/*
+ * Read what the child said.  1: it is over; p->err is 0 if it exec'd,
+ * else the errno of its failure at p->stage.  0: not yet, or it died
+ * before it could say (see spawn_release()).
+ */
+int
+spawn_poll(struct spawn_proc *p)
+{
+	struct spawn_report	rep;
+	ssize_t			n;
+
+	while (!p->over && p->errfd >= 0) {
+		n = read(p->errfd, &rep, sizeof(rep));
+		if (n == (ssize_t)sizeof(rep) && rep.stage == SPAWN_HELLO) {
+			spawn_close_keep(p);
+		} else if (n == (ssize_t)sizeof(rep)) {
+			p->stage = rep.stage;
+			p->err = rep.err ? rep.err : EIO;
+		} else if (n == 0) {
+			p->over = true;
+		} else if (n > 0) {
+			p->stage = STAGE_EXEC;	/* writes this small are whole */
+			p->err = EIO;
+		} else if (errno != EINTR) {
+			return 0;
+		}
+	}
+	return p->over;
+}
+
+/* Wait until it is over, or pidfd says that the child died. */
+int
+spawn_wait(struct spawn_proc *p, int pidfd)
+{
+	struct pollfd	pfd[2] = {
+		{ .fd = p->errfd, .events = POLLIN },
+		{ .fd = pidfd, .events = POLLIN },
+	};
+
+	while (!spawn_poll(p) && p->errfd >= 0) {
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			return -errno;
+		if (pfd[1].revents) {
+			spawn_poll(p);
+			break;
+		}
 	}
 	return 0;
+}
+
+/*
+ * Forget the spawn: only once it is over, or once the child is dead (it
+ * no longer runs on its stack; what it said is read first).
+ */
+void
+spawn_release(struct spawn_proc *p)
+{
+	spawn_close_keep(p);
+	if (p->errfd >= 0)
+		close(p->errfd);
+	p->errfd = p->wfd = -1;
 }

@@ -31,7 +31,7 @@ struct spawn_req {
 	int		 stdio[3];	/* fds to become 0, 1, 2; -1: ours */
 	int		 cgroup_fd;	/* CLONE_INTO_CGROUP; -1: ours */
 	int		 ready_fd;	/* where the child gets ready_pipe */
-	int		 ready_pipe;	/* -1: none */
+	int		 ready_pipe;	/* -1: none; spawn_start owns it */
 	bool		 set_uid;
 	bool		 set_gid;
 	bool		 set_umask;
@@ -40,8 +40,26 @@ struct spawn_req {
 struct spawn_result {
 	int	pidfd;
 	pid_t	pid;
-	int	stage;		/* enum spawn_stage, if err */
-	int	err;		/* errno in the child; 0: exec succeeded */
+};
+
+/*
+ * A child between clone and exec.  It may share our memory and reads
+ * req from here, so both stay put until spawn_poll() says it is over.
+ */
+struct spawn_proc {
+	struct spawn_req	 req;
+	char			*stack;		/* CLONE_VM; kept for the next */
+	int			 errfd;		/* -1: idle; else watch it */
+	int			 wfd;		/* the child's end of it */
+	int			 keep[6];	/* closed once the child has its
+						 * own copies: errpipe, low dups,
+						 * the ready pipe */
+	int			 nkeep;
+	bool			 shared_fds;	/* CLONE_FILES */
+	bool			 join_cgroup;	/* not CLONE_INTO_CGROUP */
+	bool			 over;		/* exec'd or failed */
+	int			 stage;		/* enum spawn_stage, if err */
+	int			 err;		/* errno in the child; 0: exec'd */
 };
 
 /*
@@ -54,7 +72,12 @@ struct spawn_result {
 int	spawn_init(void);
 bool	spawn_no_clone3(void);
 int	spawn_fd_keep(int);
-int	spawn_start(const struct spawn_req *, struct spawn_result *);
+void	spawn_proc_init(struct spawn_proc *);
+int	spawn_start(struct spawn_proc *, const struct spawn_req *,
+	    struct spawn_result *);
+int	spawn_poll(struct spawn_proc *);
+int	spawn_wait(struct spawn_proc *, int);
+void	spawn_release(struct spawn_proc *);
 int	pidfd_signal(int, int);
 
 #endif

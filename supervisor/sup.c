@@ -417,6 +417,44 @@ sup_out_wanted(const struct svc_def *d)
 }
 
 /*
+ * What the child of a spawn said: it exec'd, or why it could not.  Once
+ * dead (its pidfd said so), the spawn ends, whatever it said.
+ */
+static void
+sup_spawn_check(struct sup *sup, struct sup_spawn *sp, bool dead)
+{
+	struct spawn_proc	*p = &sp->proc;
+	struct sup_svc		*ss = sp->ss;
+
+	if (!spawn_poll(p) && !dead)
+		return;
+	ev_io_stop(sup->loop, &sp->io);
+	spawn_release(p);
+	sp->ss = NULL;
+	ss->spawn = NULL;
+	sup->nspawns--;
+	svc_def_free(sp->old_def);
+	sp->old_def = NULL;
+	sup_env_free(sp->old_envp);
+	sp->old_envp = NULL;
+	if (p->over || p->err)
+		svc_exec(&ss->svc, p->stage, p->err);
+	if (!TAILQ_EMPTY(&sup->set.held)) {
+		/* Next turn, after the death this may come with. */
+		ev_timer_set(&sup->spawn_w, 0., 0.);
+		ev_timer_start(sup->loop, &sup->spawn_w);
+	}
+}
+
+static void
+sup_on_exec(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)revents;
+	sup_spawn_check(ev_userdata(loop), container_of(w, struct sup_spawn,
+	    io), false);
+}
+
+/*
  * Collect the exit status of a service through its pidfd.  Returns false
  * if it has not exited (a spurious wake-up).  What the service said
  * before it died (READY=1, its readiness line, its output) is read first.
@@ -435,6 +473,8 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	    __WALL) < 0 || si.si_pid == 0)
 		return false;
 	pressure_died(sup, ss);		/* while it is still our zombie */
+	if (ss->spawn != NULL)
+		sup_spawn_check(sup, ss->spawn, true);
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG |
 	    __WALL) < 0) {
@@ -481,9 +521,16 @@ sup_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	svc_timeout(&container_of(w, struct sup_svc, timer)->svc);
 }
 
+/* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
+static bool
+sup_busy(struct svc_set *set)
+{
+	return container_of(set, struct sup, set)->nspawns >= SUP_SPAWNS;
+}
+
 /* svc_ops: start the process of a service. */
 static int
-sup_spawn(struct svc *s, struct svc_reason *r)
+sup_spawn(struct svc *s)
 {
 	struct sup_svc		*ss = sup_svc_of(s);
 	struct sup		*sup = sup_of(s);
@@ -500,8 +547,11 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 		.stdio = { -1, -1, -1 }, .cgroup_fd = -1,
 	};
 	struct spawn_result	 res;
+	struct sup_spawn	*sp = sup->spawns;
 	int			 p[2] = { -1, -1 }, rc;
 
+	while (sp->ss != NULL)		/* sup_busy() said there is one */
+		sp++;
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
@@ -525,20 +575,23 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	if (d->ready == READY_FD) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 			return -errno;
-		req.ready_pipe = p[1];
+		req.ready_pipe = p[1];	/* the spawn's to close */
 		req.ready_fd = d->ready_fd;
 	}
-	rc = spawn_start(&req, &res);
+	rc = spawn_start(&sp->proc, &req, &res);
 	if (ev_time() - ev_now(sup->loop) >= SUP_SPAWN_TIME)
 		sup->set.spawns = sup->set.spawn_max;	/* this turn's are spent */
-	if (p[1] >= 0)
-		close(p[1]);
 	if (rc < 0) {
 		if (p[0] >= 0)
 			close(p[0]);
 		log_err("%s: spawn: %s", d->name, strerror(-rc));
 		return rc;
 	}
+	sp->ss = ss;
+	ss->spawn = sp;
+	sup->nspawns++;
+	ev_io_set(&sp->io, sp->proc.errfd, EV_READ);
+	ev_io_start(sup->loop, &sp->io);
 	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
 	s->pid = res.pid;
 	if (ss->out)
@@ -546,14 +599,6 @@ sup_spawn(struct svc *s, struct svc_reason *r)
 	pidmap_add(sup, ss);
 	ev_io_set(&ss->death, res.pidfd, EV_READ);
 	ev_io_start(sup->loop, &ss->death);
-	if (res.err) {
-		r->why = WHY_EXEC;
-		r->stage = (uint8_t)res.stage;
-		r->code = res.err;
-		if (p[0] >= 0)
-			close(p[0]);
-		return 0;
-	}
 	if (p[0] >= 0) {
 		ev_io_set(&ss->ready, spawn_fd_keep(p[0]), EV_READ);
 		ev_io_start(sup->loop, &ss->ready);
@@ -671,7 +716,7 @@ sup_on_spawn_more(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)w;
 	(void)revents;
-	svc_set_run(&((struct sup *)ev_userdata(loop))->set);
+	svc_set_unhold(&((struct sup *)ev_userdata(loop))->set);
 }
 
 static void
@@ -684,6 +729,7 @@ sup_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
 
 static const struct svc_ops sup_ops = {
 	.spawn = sup_spawn,
+	.busy = sup_busy,
 	.signal = sup_signal,
 	.timer = sup_timer,
 	.timer_stop = sup_timer_stop,
@@ -990,18 +1036,24 @@ sup_svc_env(struct sup *sup, struct sup_svc *ss)
 	return 0;
 }
 
-/* Free the environment built by sup_svc_env. */
+/* Free an environment built by sup_svc_env (NULL: none). */
 void
-sup_svc_env_free(struct sup_svc *ss)
+sup_env_free(char **envp)
 {
 	size_t	i;
 
-	if (ss->envp == NULL)
+	if (envp == NULL)
 		return;
-	for (i = 0; ss->envp[i]; i++)
-		if (strncmp(ss->envp[i], "NOTIFY_SOCKET=", 14) == 0)
-			free(ss->envp[i]);
-	free(ss->envp);
+	for (i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "NOTIFY_SOCKET=", 14) == 0)
+			free(envp[i]);
+	free(envp);
+}
+
+void
+sup_svc_env_free(struct sup_svc *ss)
+{
+	sup_env_free(ss->envp);
 	ss->envp = NULL;
 }
 
@@ -1038,6 +1090,8 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		close(ss->cgfd);
 		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
 	}
+	if (ss->spawn != NULL)
+		sup_spawn_check(sup, ss->spawn, true);
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);
@@ -1105,6 +1159,7 @@ sup_svcs_create(struct sup *sup)
 	sup->set.ops = &sup_ops;
 	sup->set.ctx = sup;
 	TAILQ_INIT(&sup->set.queue);
+	TAILQ_INIT(&sup->set.held);
 	if ((sup->set.v = calloc(c->ndefs + 1, sizeof(*sup->set.v))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < c->ndefs; i++) {
@@ -1265,6 +1320,10 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
 	ev_init(&sup->spawn_w, sup_on_spawn_more);
+	for (i = 0; i < SUP_SPAWNS; i++) {
+		spawn_proc_init(&sup->spawns[i].proc);
+		ev_io_init(&sup->spawns[i].io, sup_on_exec, -1, EV_READ);
+	}
 	ev_prepare_init(&sup->turn_w, sup_on_turn);
 	ev_prepare_start(sup->loop, &sup->turn_w);
 	ev_unref(sup->loop);	/* it does not keep the loop running */

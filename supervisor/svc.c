@@ -30,6 +30,10 @@ svc_now(struct svc *s)
 static void
 svc_kick(struct svc *s)
 {
+	if (s->held) {			/* it may not want the spawn now */
+		TAILQ_REMOVE(&s->set->held, s, q);
+		s->held = s->queued = false;
+	}
 	if (s->queued)
 		return;
 	s->queued = true;
@@ -103,10 +107,10 @@ svc_release(struct svc *s)
 	free(s->after_by);
 	free(s->status_text);
 	if (s->queued)
-		TAILQ_REMOVE(&s->set->queue, s, q);
+		TAILQ_REMOVE(s->held ? &s->set->held : &s->set->queue, s, q);
 	s->reqs = s->afters = s->req_by = s->after_by = NULL;
 	s->status_text = NULL;
-	s->queued = false;
+	s->queued = s->held = false;
 }
 
 static int
@@ -313,6 +317,20 @@ svc_set_run(struct svc_set *set)
 		set->ops->defer(set);
 }
 
+/* A spawn can start again: step the held services first, in order. */
+void
+svc_set_unhold(struct svc_set *set)
+{
+	struct svc	*s;
+
+	while ((s = TAILQ_LAST(&set->held, svc_queue)) != NULL) {
+		TAILQ_REMOVE(&set->held, s, q);
+		s->held = false;
+		TAILQ_INSERT_HEAD(&set->queue, s, q);
+	}
+	svc_set_run(set);
+}
+
 /* Send the stop signal (and SIGCONT, so a stopped process sees it). */
 static void
 svc_send_stop(struct svc *s, int sig)
@@ -335,7 +353,6 @@ static void
 svc_spawn(struct svc *s)
 {
 	const struct svc_ops	*ops = s->set->ops;
-	struct svc_reason	 r = why(WHY_NONE, 0);
 	int64_t			 now = svc_now(s);
 	int			 rc;
 
@@ -344,6 +361,12 @@ svc_spawn(struct svc *s)
 		s->queued = true;
 		TAILQ_INSERT_HEAD(&s->set->queue, s, q);
 		s->set->deferred = true;
+		return;
+	}
+	if (ops->busy && ops->busy(s->set)) {
+		/* Others may have work that is not a spawn. */
+		s->queued = s->held = true;
+		TAILQ_INSERT_TAIL(&s->set->held, s, q);
 		return;
 	}
 	s->set->spawns++;
@@ -359,7 +382,7 @@ svc_spawn(struct svc *s)
 	s->ready_at = 0;
 	free(s->status_text);
 	s->status_text = NULL;
-	if ((rc = ops->spawn(s, &r)) < 0) {
+	if ((rc = ops->spawn(s)) < 0) {
 		/* Our own shortage (fds, PIDs, memory) is not the service
 		 * failing: it does not count against the start limit, and
 		 * the back-off retries until there is enough again. */
@@ -372,17 +395,7 @@ svc_spawn(struct svc *s)
 	}
 	s->starts++;
 	s->started_at = now;
-	if (r.why == WHY_EXEC) {
-		/* The child reported why it could not exec; it is exiting. */
-		s->pending = r;
-		svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
-		return;
-	}
-	if (s->def->ready == READY_EXEC) {
-		s->ready_at = now;
-		svc_set_state(s, SVC_READY, why(WHY_READY, 0));
-		return;
-	}
+	s->execing = true;
 	if (s->def->ready_timeout)
 		ops->timer(s, s->def->ready_timeout);
 	svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
@@ -541,6 +554,29 @@ svc_step(struct svc *s)
 	}
 }
 
+/*
+ * Event: the process exec'd (err 0), or reported that it could not, at
+ * stage with errno err; it is exiting then, and that is why.
+ */
+void
+svc_exec(struct svc *s, int stage, int err)
+{
+	if (!s->execing)
+		return;
+	s->execing = false;
+	if (err) {
+		if (s->state == SVC_STARTING)
+			s->set->ops->timer_stop(s);	/* no ready timeout */
+		s->pending.why = WHY_EXEC;
+		s->pending.stage = (uint8_t)stage;
+		s->pending.code = err;
+		s->pending.dep = NULL;
+		return;
+	}
+	if (s->def->ready == READY_EXEC)
+		svc_ready(s);
+}
+
 /* Event: the service reported readiness. */
 void
 svc_ready(struct svc *s)
@@ -640,6 +676,7 @@ svc_died(struct svc *s, int code, int sig)
 	bool			 clean, again;
 
 	s->set->ops->timer_stop(s);
+	s->execing = false;
 	death = sig ? why(WHY_KILLED, sig) : why(WHY_EXITED, code);
 	if (s->pending.why != WHY_NONE)
 		death = s->pending;

@@ -79,9 +79,12 @@ struct svc_set;
 
 /* What the state machine needs from the world; unit tests fake it. */
 struct svc_ops {
-	/* Start the process: 0 with a process (r->why is WHY_EXEC if
-	 * exec failed; it dies soon), or -errno with no process. */
-	int	(*spawn)(struct svc *, struct svc_reason *r);
+	/* Start the process: 0 with a process, which goes on to exec
+	 * (svc_exec() says how that went), or -errno with no process. */
+	int	(*spawn)(struct svc *);
+	/* No spawn can start now (NULL: always one can): services that
+	 * would spawn are held until svc_set_unhold(). */
+	bool	(*busy)(struct svc_set *);
 	int	(*signal)(struct svc *, int);
 	void	(*timer)(struct svc *, uint32_t);	/* arm, in ms */
 	void	(*timer_stop)(struct svc *);
@@ -121,7 +124,9 @@ struct svc {
 	bool			  restart_req;
 	bool			  kill_sent;
 	bool			  due;		/* BACKOFF: delay is over */
-	bool			  queued;
+	bool			  queued;	/* in the queue or held */
+	bool			  held;		/* waiting for a spawn */
+	bool			  execing;	/* spawned, exec not yet seen */
 	TAILQ_ENTRY(svc)	  q;
 };
 
@@ -133,6 +138,7 @@ struct svc_set {
 	struct svc		**v;		/* sorted by name */
 	size_t			  n;
 	struct svc_queue	  queue;
+	struct svc_queue	  held;		/* to spawn, when not busy */
 	struct svc		**stack;	/* for propagation */
 	uint32_t		  round;
 	uint32_t		  spawn_max;	/* per turn; 0: no bound */
@@ -148,12 +154,14 @@ void		 svc_release(struct svc *);
 int		 svc_set_link(struct svc_set *);
 struct svc	*svc_find(const struct svc_set *, const char *);
 void		 svc_set_run(struct svc_set *);
+void		 svc_set_unhold(struct svc_set *);
 
 void		 svc_start(struct svc *);
 void		 svc_stop(struct svc *);
 void		 svc_restart(struct svc *);
 void		 svc_set_stop_all(struct svc_set *);
 
+void		 svc_exec(struct svc *, int, int);
 void		 svc_ready(struct svc *);
 void		 svc_died(struct svc *, int, int);
 void		 svc_timeout(struct svc *);

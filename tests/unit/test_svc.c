@@ -31,8 +31,11 @@ static struct {
 	int64_t		 now;
 	int		 next_pid;
 	int		 spawn_rc;	/* next spawn: -errno */
-	int		 exec_err;	/* next spawn: exec fails with this */
+	int		 exec_err;	/* next exec fails with this */
+	struct svc	*execing[16];	/* spawned, exec not yet told */
+	int		 nexecing;
 	bool		 quiet;		/* do not log transitions */
+	bool		 busy;		/* ops->busy */
 	int		 defers;	/* calls of ops->defer */
 	struct buf	 log;
 } W;
@@ -60,7 +63,7 @@ logw(const char *fmt, ...)
 }
 
 static int
-f_spawn(struct svc *s, struct svc_reason *r)
+f_spawn(struct svc *s)
 {
 	if (W.spawn_rc) {
 		int	rc = W.spawn_rc;
@@ -72,12 +75,8 @@ f_spawn(struct svc *s, struct svc_reason *r)
 	s->pid = ++W.next_pid;
 	s->pidfd = 100 + s->pid;
 	logw("spawn %s", s->def->name);
-	if (W.exec_err) {
-		r->why = WHY_EXEC;
-		r->stage = STAGE_EXEC;
-		r->code = W.exec_err;
-		W.exec_err = 0;
-	}
+	assert_true(W.nexecing < (int)ARRAY_SIZE(W.execing));
+	W.execing[W.nexecing++] = s;
 	return 0;
 }
 
@@ -122,8 +121,15 @@ f_defer(struct svc_set *set)
 	logw("defer");
 }
 
+static bool
+f_busy(struct svc_set *set)
+{
+	(void)set;
+	return W.busy;
+}
+
 static const struct svc_ops fake_ops = {
-	.spawn = f_spawn, .signal = f_signal, .timer = f_timer,
+	.spawn = f_spawn, .busy = f_busy, .signal = f_signal, .timer = f_timer,
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
 	.defer = f_defer,
 };
@@ -139,6 +145,7 @@ world_services(void)
 	W.set.v = calloc(W.conf.ndefs, sizeof(*W.set.v));
 	W.set.ops = &fake_ops;
 	TAILQ_INIT(&W.set.queue);
+	TAILQ_INIT(&W.set.held);
 	for (i = 0; i < W.conf.ndefs; i++) {
 		svc_init(&W.t[i].svc, W.conf.defs[i], &W.set);
 		W.t[i].timer = -1;
@@ -198,6 +205,27 @@ log_clear(void)
 }
 
 /* Compare the log so far with want, then clear it. */
+/*
+ * The children of the spawns so far exec, as the loop would tell (the
+ * first fails with W.exec_err if set); what that starts, too.  EV(): an
+ * event, then that.
+ */
+static void
+execs(void)
+{
+	struct svc	*s;
+	int		 err;
+
+	while (W.nexecing > 0) {
+		s = W.execing[0];
+		memmove(W.execing, W.execing + 1,
+		    (size_t)--W.nexecing * sizeof(*W.execing));
+		err = W.exec_err;
+		W.exec_err = 0;
+		svc_exec(s, STAGE_EXEC, err);
+	}
+}
+
 static void
 expect_log(const char *want)
 {
@@ -209,6 +237,8 @@ expect_log(const char *want)
 	log_clear();
 }
 
+#define EV(call)	do { call; execs(); } while (0)
+
 /* Advance the clock to the timer of s and fire it. */
 static void
 fire(struct svc *s)
@@ -217,6 +247,7 @@ fire(struct svc *s)
 	W.now = T(s)->timer;
 	T(s)->timer = -1;
 	svc_timeout(s);
+	execs();
 }
 
 /* The process of s ended. */
@@ -226,6 +257,7 @@ die(struct svc *s, int code, int sig)
 	assert_true(s->pidfd >= 0);
 	s->pidfd = -1;
 	svc_died(s, code, sig);
+	execs();
 }
 
 static const char *
@@ -249,8 +281,8 @@ test_exec_ready_and_backoff(void **state)
 	world("a", "[service]\nexec = x\nstart_limit_burst = 0\n"
 	    "restart_delay_max = 3.5s\n", NULL);
 	a = S("a");
-	svc_start(a);
-	expect_log("spawn a;a>ready;");
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;a>ready;");
 	assert_int_equal(a->state, SVC_READY);
 	for (i = 0; i < (int)ARRAY_SIZE(want); i++) {
 		W.now += 10;
@@ -260,7 +292,7 @@ test_exec_ready_and_backoff(void **state)
 		    "exited with code 1; restart in 100ms" : reason(a));
 		assert_int_equal(T(a)->timer - W.now, want[i]);
 		fire(a);
-		expect_log("spawn a;a>ready;");
+		expect_log("spawn a;a>starting;a>ready;");
 	}
 	assert_int_equal(a->restarts, ARRAY_SIZE(want));
 	assert_int_equal(a->starts, ARRAY_SIZE(want) + 1);
@@ -275,7 +307,7 @@ test_backoff_resets_when_stable(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	die(a, 1, 0);
 	fire(a);
 	die(a, 1, 0);
@@ -302,7 +334,7 @@ test_start_limit(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	for (i = 0; i < 4; i++) {
 		die(a, 2, 0);
 		fire(a);
@@ -316,8 +348,8 @@ test_start_limit(void **state)
 	assert_string_equal(reason(a), "start limit hit (5 starts in 10.0s); "
 	    "last: exited with code 2");
 	/* A command starts it afresh. */
-	svc_start(a);
-	expect_log("spawn a;a>ready;");
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;a>ready;");
 	die(a, 2, 0);
 	assert_int_equal(T(a)->timer - W.now, 100);
 }
@@ -333,7 +365,7 @@ test_start_limit_window(void **state)
 	world("a", "[service]\nexec = x\nrestart_delay = 3s\n"
 	    "restart_delay_max = 3s\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	for (i = 0; i < 20; i++) {
 		die(a, 1, 0);
 		assert_int_equal(a->state, SVC_BACKOFF);
@@ -348,19 +380,19 @@ test_restart_policies(void **state)
 	(void)state;
 	world("n", "[service]\nexec = x\nrestart = never\n",
 	    "o", "[service]\nexec = x\nrestart = on-failure\n", NULL);
-	svc_start(S("n"));
+	EV(svc_start(S("n")));
 	die(S("n"), 0, 0);
 	assert_int_equal(S("n")->state, SVC_STOPPED);
 	assert_string_equal(reason(S("n")), "exited with code 0");
-	svc_start(S("n"));
+	EV(svc_start(S("n")));
 	die(S("n"), 3, 0);
 	assert_int_equal(S("n")->state, SVC_FAILED);
 	assert_false(S("n")->want_up);
 
-	svc_start(S("o"));
+	EV(svc_start(S("o")));
 	die(S("o"), 0, 0);
 	assert_int_equal(S("o")->state, SVC_STOPPED);
-	svc_start(S("o"));
+	EV(svc_start(S("o")));
 	die(S("o"), 0, SIGKILL);
 	assert_int_equal(S("o")->state, SVC_BACKOFF);
 	assert_string_equal(reason(S("o")), "killed by signal KILL; restart "
@@ -377,10 +409,10 @@ test_exec_failure(void **state)
 	world("a", "[service]\nexec = x\nready = notify\n", NULL);
 	a = S("a");
 	W.exec_err = ENOENT;
-	svc_start(a);
+	EV(svc_start(a));
 	expect_log("spawn a;a>starting;");
 	assert_int_equal(T(a)->timer, -1);	/* no ready timeout */
-	svc_ready(a);				/* cannot be: ignored */
+	EV(svc_ready(a));				/* cannot be: ignored */
 	assert_int_equal(a->state, SVC_STARTING);
 	die(a, 127, 0);
 	expect_log("a>backoff;");
@@ -399,16 +431,16 @@ test_spawn_failure(void **state)
 	    "start_limit_burst = 0\n", NULL);
 	a = S("a");
 	W.spawn_rc = -EAGAIN;
-	svc_start(a);
+	EV(svc_start(a));
 	expect_log("spawn a failed;a>backoff;");
 	assert_int_equal(T(a)->timer - W.now, 100);
 	assert_string_equal(reason(a), "spawn: Resource temporarily "
 	    "unavailable; restart in 100ms");
 	fire(a);
-	expect_log("spawn a;a>ready;");
+	expect_log("spawn a;a>starting;a>ready;");
 	/* A real death with restart_delay = 0 restarts at once. */
 	die(a, 1, 0);
-	expect_log("a>backoff;spawn a;a>ready;");
+	expect_log("a>backoff;spawn a;a>starting;a>ready;");
 }
 
 /* Out of fds for a long while: back-off, never failed; then back. */
@@ -422,7 +454,7 @@ test_spawn_shortage(void **state)
 	world("a", "[service]\nexec = x\nrestart_delay_max = 1s\n", NULL);
 	a = S("a");
 	W.spawn_rc = -EMFILE;
-	svc_start(a);
+	EV(svc_start(a));
 	for (i = 0; i < 20; i++) {
 		assert_int_equal(a->state, SVC_BACKOFF);
 		W.spawn_rc = i % 2 ? -EAGAIN : -EMFILE;
@@ -451,11 +483,11 @@ test_ready_notify_and_timeout(void **state)
 	world("a", "[service]\nexec = x\nready = notify\nready_timeout = 2s\n"
 	    "stop_timeout = 1s\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	expect_log("spawn a;a>starting;");
 	assert_int_equal(T(a)->timer - W.now, 2000);
 	assert_string_equal(reason(a), "waiting for readiness");
-	svc_ready(a);
+	EV(svc_ready(a));
 	expect_log("a>ready;");
 	assert_int_equal(T(a)->timer, -1);
 	die(a, 1, 0);
@@ -482,9 +514,9 @@ test_stop_and_kill(void **state)
 	world("a", "[service]\nexec = x\nstop_signal = INT\nstop_timeout = 5s\n",
 	    NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	log_clear();
-	svc_stop(a);
+	EV(svc_stop(a));
 	expect_log("a:INT;a:CONT;a>stopping;");
 	assert_int_equal(T(a)->timer - W.now, 5000);
 	die(a, 0, SIGINT);
@@ -492,8 +524,8 @@ test_stop_and_kill(void **state)
 	assert_string_equal(reason(a), "stopped");
 	assert_int_equal(T(a)->timer, -1);
 
-	svc_start(a);
-	svc_stop(a);
+	EV(svc_start(a));
+	EV(svc_stop(a));
 	log_clear();
 	fire(a);
 	expect_log("a:KILL;");
@@ -512,18 +544,18 @@ test_stop_in_backoff(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	die(a, 1, 0);
 	log_clear();
-	svc_stop(a);
+	EV(svc_stop(a));
 	expect_log("a>stopped;");
 	assert_int_equal(T(a)->timer, -1);
 	/* Start while backing off: at once, not after the delay. */
-	svc_start(a);
+	EV(svc_start(a));
 	die(a, 1, 0);
 	log_clear();
-	svc_start(a);
-	expect_log("spawn a;a>ready;");
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;a>ready;");
 }
 
 /* Start while a requested stop is under way: start again once it died. */
@@ -535,13 +567,13 @@ test_start_while_stopping(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\n", NULL);
 	a = S("a");
-	svc_start(a);
-	svc_stop(a);
+	EV(svc_start(a));
+	EV(svc_stop(a));
 	log_clear();
-	svc_start(a);
+	EV(svc_start(a));
 	expect_log("");
 	die(a, 0, SIGTERM);
-	expect_log("a>stopped;spawn a;a>ready;");
+	expect_log("a>stopped;spawn a;a>starting;a>ready;");
 	assert_int_equal(a->restarts, 0);
 }
 
@@ -553,17 +585,17 @@ test_requires_order(void **state)
 	world("db", "[service]\nexec = x\nready = notify\n",
 	    "web", "[service]\nexec = x\nrequires = db\nready = fd:3\n",
 	    "log", "[service]\nexec = x\n", NULL);
-	svc_start(S("web"));
+	EV(svc_start(S("web")));
 	expect_log("spawn db;db>starting;");
 	assert_int_equal(S("web")->state, SVC_STOPPED);
 	assert_string_equal(reason(S("web")), "waiting for db");
 	assert_int_equal(S("log")->state, SVC_STOPPED);
-	svc_ready(S("db"));
+	EV(svc_ready(S("db")));
 	expect_log("db>ready;spawn web;web>starting;");
-	svc_ready(S("web"));
+	EV(svc_ready(S("web")));
 	expect_log("web>ready;");
 
-	svc_stop(S("db"));
+	EV(svc_stop(S("db")));
 	expect_log("web:TERM;web:CONT;web>stopping;");
 	assert_int_equal(S("db")->state, SVC_READY);
 	die(S("web"), 0, SIGTERM);
@@ -582,19 +614,19 @@ test_requires_failed(void **state)
 	    "web", "[service]\nexec = x\nrequires = db\n",
 	    "db2", "[service]\nexec = x\nready = notify\nrestart = never\n",
 	    "api", "[service]\nexec = x\nrequires = db2\n", NULL);
-	svc_start(S("web"));
-	expect_log("spawn db;db>ready;spawn web;web>ready;");
+	EV(svc_start(S("web")));
+	expect_log("spawn db;db>starting;db>ready;spawn web;web>starting;web>ready;");
 	die(S("db"), 1, 0);
 	expect_log("db>failed;");
 	assert_int_equal(S("web")->state, SVC_READY);	/* keeps running */
 
-	svc_start(S("api"));
+	EV(svc_start(S("api")));
 	expect_log("spawn db2;db2>starting;");
 	die(S("db2"), 1, 0);
 	expect_log("db2>failed;api>failed;");
 	assert_string_equal(reason(S("api")), "requires db2, which failed");
 	/* Starting api again gives db2 another chance. */
-	svc_start(S("api"));
+	EV(svc_start(S("api")));
 	expect_log("spawn db2;db2>starting;");
 }
 
@@ -605,22 +637,22 @@ test_after_order(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\nready = notify\n",
 	    "b", "[service]\nexec = x\nafter = a\n", NULL);
-	svc_start(S("b"));
-	expect_log("spawn b;b>ready;");
+	EV(svc_start(S("b")));
+	expect_log("spawn b;b>starting;b>ready;");
 	assert_int_equal(S("a")->state, SVC_STOPPED);
-	svc_stop(S("b"));
+	EV(svc_stop(S("b")));
 	die(S("b"), 0, SIGTERM);
 	log_clear();
 
 	W.quiet = false;
-	svc_start(S("a"));
-	svc_start(S("b"));
+	EV(svc_start(S("a")));
+	EV(svc_start(S("b")));
 	expect_log("spawn a;a>starting;");
-	svc_ready(S("a"));
-	expect_log("a>ready;spawn b;b>ready;");
+	EV(svc_ready(S("a")));
+	expect_log("a>ready;spawn b;b>starting;b>ready;");
 
 	/* Shutdown: b stops before a. */
-	svc_set_stop_all(&W.set);
+	EV(svc_set_stop_all(&W.set));
 	expect_log("b:TERM;b:CONT;b>stopping;");
 	die(S("b"), 0, SIGTERM);
 	expect_log("b>stopped;a:TERM;a:CONT;a>stopping;");
@@ -635,15 +667,15 @@ test_restart_with_dependent(void **state)
 	(void)state;
 	world("db", "[service]\nexec = x\n",
 	    "web", "[service]\nexec = x\nrequires = db\n", NULL);
-	svc_start(S("web"));
+	EV(svc_start(S("web")));
 	log_clear();
 	starts = S("db")->starts;
-	svc_restart(S("db"));
+	EV(svc_restart(S("db")));
 	expect_log("web:TERM;web:CONT;web>stopping;");
 	die(S("web"), 0, SIGTERM);
 	expect_log("web>stopped;db:TERM;db:CONT;db>stopping;");
 	die(S("db"), 0, SIGTERM);
-	expect_log("db>stopped;spawn db;db>ready;spawn web;web>ready;");
+	expect_log("db>stopped;spawn db;db>starting;db>ready;spawn web;web>starting;web>ready;");
 	assert_int_equal(S("db")->starts, starts + 1);
 	assert_int_equal(S("db")->restarts, 0);
 	assert_false(S("db")->restart_req || S("web")->restart_req);
@@ -655,8 +687,8 @@ test_restart_stopped(void **state)
 {
 	(void)state;
 	world("a", "[service]\nexec = x\n", NULL);
-	svc_restart(S("a"));
-	expect_log("spawn a;a>ready;");
+	EV(svc_restart(S("a")));
+	expect_log("spawn a;a>starting;a>ready;");
 }
 
 static void
@@ -668,11 +700,11 @@ test_watchdog(void **state)
 	world("a", "[service]\nexec = x\nready = notify\nwatchdog = 3s\n",
 	    NULL);
 	a = S("a");
-	svc_start(a);
-	svc_ready(a);
+	EV(svc_start(a));
+	EV(svc_ready(a));
 	assert_int_equal(T(a)->timer - W.now, 3000);
 	W.now += 2000;
-	svc_watchdog(a);
+	EV(svc_watchdog(a));
 	assert_int_equal(T(a)->timer - W.now, 3000);
 	log_clear();
 	fire(a);
@@ -692,9 +724,9 @@ test_self_stopping(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\nrestart = on-failure\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	log_clear();
-	svc_stopping(a);
+	EV(svc_stopping(a));
 	expect_log("a>stopping;");
 	assert_string_equal(reason(a), "service reported stopping");
 	die(a, 0, 0);
@@ -711,7 +743,7 @@ test_status_text(void **state)
 	(void)state;
 	world("a", "[service]\nexec = x\nready = notify\n", NULL);
 	a = S("a");
-	svc_start(a);
+	EV(svc_start(a));
 	assert_int_equal(svc_status_text(a, "warming up", 10), 0);
 	assert_string_equal(a->status_text, "warming up");
 	die(a, 1, 0);
@@ -737,11 +769,11 @@ test_long_chain(void **state)
 	}
 	W.quiet = true;
 	world_services();
-	svc_start(S("s00000"));
+	EV(svc_start(S("s00000")));
 	for (i = 0; i < n; i++)
 		assert_int_equal(W.set.v[i]->state, SVC_READY);
 	log_clear();
-	svc_stop(S("s09999"));
+	EV(svc_stop(S("s09999")));
 	assert_int_equal(S("s00000")->state, SVC_STOPPING);
 	assert_int_equal(S("s09999")->state, SVC_READY);
 }
@@ -758,25 +790,99 @@ test_spawns_per_turn(void **state)
 	    "c", "[service]\nexec = x\n", "d", "[service]\nexec = x\n",
 	    "e", "[service]\nexec = x\nrequires = a b c d\n", NULL);
 	W.set.spawn_max = 2;
-	svc_start(S("e"));
-	expect_log("spawn d;d>ready;spawn c;c>ready;defer;");
+	EV(svc_start(S("e")));
+	expect_log("spawn d;d>starting;spawn c;c>starting;defer;d>ready;defer;"
+	    "c>ready;defer;");
 	assert_int_equal(S("b")->state, SVC_STOPPED);
 	assert_int_equal(S("e")->state, SVC_STOPPED);
 	/* Nothing moves until the next turn... */
-	svc_set_run(&W.set);
+	EV(svc_set_run(&W.set));
 	expect_log("defer;");
 	/* ...which goes on where the last one stopped. */
 	W.set.spawns = 0;
-	svc_set_run(&W.set);
-	expect_log("spawn b;b>ready;spawn a;a>ready;defer;");
+	EV(svc_set_run(&W.set));
+	expect_log("spawn b;b>starting;spawn a;a>starting;b>ready;a>ready;"
+	    "defer;");
 	W.set.spawns = 0;
-	svc_set_run(&W.set);
-	expect_log("spawn e;e>ready;");
+	EV(svc_set_run(&W.set));
+	expect_log("spawn e;e>starting;e>ready;");
 	assert_int_equal(W.set.spawns, 1);
 	/* Stops are never held back. */
 	W.set.spawns = 2;
-	svc_stop(S("a"));
+	EV(svc_stop(S("a")));
 	expect_log("e:TERM;e:CONT;e>stopping;");
+}
+
+/* ready = exec: starting until the loop sees the exec; a failed exec
+ * is the reason of the death that follows. */
+static void
+test_exec_seen_later(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	svc_start(a);
+	expect_log("spawn a;a>starting;");
+	assert_int_equal(T(a)->timer - W.now, 30000);	/* ready_timeout */
+	W.now += 5;
+	svc_exec(a, 0, 0);
+	expect_log("a>ready;");
+	assert_int_equal(T(a)->timer, -1);
+	assert_int_equal(a->ready_at, W.now);
+	svc_exec(a, 0, 0);			/* once only */
+	expect_log("");
+	W.nexecing = 0;
+
+	die(a, 1, 0);
+	W.now = T(a)->timer;			/* fire(), but no exec */
+	T(a)->timer = -1;
+	svc_timeout(a);
+	expect_log("a>backoff;spawn a;a>starting;");
+	W.nexecing = 0;
+	svc_exec(a, STAGE_CHDIR, ENOENT);
+	assert_int_equal(T(a)->timer, -1);
+	svc_ready(a);				/* cannot be: ignored */
+	die(a, 127, 0);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "chdir: No such file or directory; "
+	    "restart in 200ms");
+}
+
+/*
+ * While no spawn can start (busy), services that would spawn are held
+ * in order, the others go on; a held service can still be stopped.
+ */
+static void
+test_busy_holds_spawns(void **state)
+{
+	struct svc	*a, *b, *c;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", "b", "[service]\nexec = x\n",
+	    "c", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	b = S("b");
+	c = S("c");
+	EV(svc_start(c));
+	expect_log("spawn c;c>starting;c>ready;");
+	W.busy = true;
+	EV(svc_start(b));
+	EV(svc_start(a));
+	EV(svc_stop(c));			/* not held back */
+	expect_log("c:TERM;c:CONT;c>stopping;");
+	assert_int_equal(b->state, SVC_STOPPED);
+	assert_true(b->held && a->held);
+	EV(svc_stop(a));			/* leaves the held list */
+	assert_false(a->held);
+	EV(svc_set_run(&W.set));		/* still busy: nothing */
+	expect_log("");
+	W.busy = false;
+	EV(svc_set_unhold(&W.set));
+	expect_log("spawn b;b>starting;b>ready;");
+	assert_int_equal(a->state, SVC_STOPPED);
+	assert_false(b->held);
 }
 
 #define T_(f)	cmocka_unit_test_teardown(f, world_free)
@@ -786,6 +892,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T_(test_exec_ready_and_backoff),
+		T_(test_exec_seen_later),
+		T_(test_busy_holds_spawns),
 		T_(test_backoff_resets_when_stable),
 		T_(test_start_limit),
 		T_(test_start_limit_window),
