@@ -61,6 +61,7 @@
 #endif
 
 #define SPAWN_STACK	(64 * 1024)
+#define SPAWN_MAP	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK)
 #define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
 
 static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
@@ -163,14 +164,15 @@ spawn_init(void)
 static char *
 spawn_stack_new(void)
 {
+	size_t	 len = SPAWN_STACK + 4096;
 	char	*p;
 
-	p = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, SPAWN_MAP, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	if (mprotect(p, 4096, PROT_NONE) < 0) {
-		munmap(p, SPAWN_STACK + 4096);
+		munmap(p, len);
 		return NULL;
 	}
 	return p + 4096;
@@ -245,8 +247,7 @@ spawn_own_fds(int *need, int n, int top)
 	long	rc;
 	int	i, j, x, lo = 3;
 
-	if ((rc = SYS(SYS_close_range, top + 1, ~0U,
-	    CLOSE_RANGE_UNSHARE)) < 0) {
+	if (SYS(SYS_close_range, top + 1, ~0U, CLOSE_RANGE_UNSHARE) < 0) {
 		/* Before Linux 5.9: a copy of all of it. */
 		if ((rc = SYS(SYS_unshare, CLONE_FILES)) < 0)
 			return rc;
@@ -463,6 +464,9 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 			errno = (int)-pid;
 			pid = -1;
 		}
+#else
+		pid = -1;
+		errno = ENOSYS;
 #endif
 	} else {
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
@@ -506,7 +510,7 @@ spawn_poll(struct spawn_proc *p)
 		} else if (n == 0) {
 			p->over = true;
 		} else if (n > 0) {
-			p->stage = STAGE_EXEC;	/* writes this small are whole */
+			p->stage = STAGE_EXEC;	/* small writes are whole */
 			p->err = EIO;
 		} else if (errno != EINTR) {
 			return 0;

@@ -416,6 +416,26 @@ sup_out_wanted(const struct svc_def *d)
 	return !d->console && (d->log.sink != SINK_NONE || d->log.buffer);
 }
 
+/* The spawn is over: its slot is free for the next. */
+static void
+sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
+{
+	ev_io_stop(sup->loop, &sp->io);
+	spawn_release(&sp->proc);
+	sp->ss->spawn = NULL;
+	sp->ss = NULL;
+	sup->nspawns--;
+	svc_def_free(sp->old_def);
+	sp->old_def = NULL;
+	sup_env_free(sp->old_envp);
+	sp->old_envp = NULL;
+	if (!TAILQ_EMPTY(&sup->set.held)) {
+		/* Next turn, after the death this may come with. */
+		ev_timer_set(&sup->spawn_w, 0., 0.);
+		ev_timer_start(sup->loop, &sup->spawn_w);
+	}
+}
+
 /*
  * What the child of a spawn said: it exec'd, or why it could not.  Once
  * dead (its pidfd said so), the spawn ends, whatever it said.
@@ -424,26 +444,13 @@ static void
 sup_spawn_check(struct sup *sup, struct sup_spawn *sp, bool dead)
 {
 	struct spawn_proc	*p = &sp->proc;
-	struct sup_svc		*ss = sp->ss;
+	struct svc		*s = &sp->ss->svc;
 
 	if (!spawn_poll(p) && !dead)
 		return;
-	ev_io_stop(sup->loop, &sp->io);
-	spawn_release(p);
-	sp->ss = NULL;
-	ss->spawn = NULL;
-	sup->nspawns--;
-	svc_def_free(sp->old_def);
-	sp->old_def = NULL;
-	sup_env_free(sp->old_envp);
-	sp->old_envp = NULL;
+	sup_spawn_end(sup, sp);
 	if (p->over || p->err)
-		svc_exec(&ss->svc, p->stage, p->err);
-	if (!TAILQ_EMPTY(&sup->set.held)) {
-		/* Next turn, after the death this may come with. */
-		ev_timer_set(&sup->spawn_w, 0., 0.);
-		ev_timer_start(sup->loop, &sup->spawn_w);
-	}
+		svc_exec(s, p->stage, p->err);
 }
 
 static void
@@ -1091,7 +1098,7 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
 	}
 	if (ss->spawn != NULL)
-		sup_spawn_check(sup, ss->spawn, true);
+		sup_spawn_end(sup, ss->spawn);
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);

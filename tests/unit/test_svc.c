@@ -615,7 +615,8 @@ test_requires_failed(void **state)
 	    "db2", "[service]\nexec = x\nready = notify\nrestart = never\n",
 	    "api", "[service]\nexec = x\nrequires = db2\n", NULL);
 	EV(svc_start(S("web")));
-	expect_log("spawn db;db>starting;db>ready;spawn web;web>starting;web>ready;");
+	expect_log("spawn db;db>starting;db>ready;spawn web;web>starting;"
+	    "web>ready;");
 	die(S("db"), 1, 0);
 	expect_log("db>failed;");
 	assert_int_equal(S("web")->state, SVC_READY);	/* keeps running */
@@ -675,7 +676,8 @@ test_restart_with_dependent(void **state)
 	die(S("web"), 0, SIGTERM);
 	expect_log("web>stopped;db:TERM;db:CONT;db>stopping;");
 	die(S("db"), 0, SIGTERM);
-	expect_log("db>stopped;spawn db;db>starting;db>ready;spawn web;web>starting;web>ready;");
+	expect_log("db>stopped;spawn db;db>starting;db>ready;spawn web;"
+	    "web>starting;web>ready;");
 	assert_int_equal(S("db")->starts, starts + 1);
 	assert_int_equal(S("db")->restarts, 0);
 	assert_false(S("db")->restart_req || S("web")->restart_req);
