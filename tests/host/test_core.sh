@@ -585,6 +585,30 @@ t_pid1_shutdown() {
 	grep -q "all services stopped" "$T/log" || fail "no orderly stop"
 }
 
+# As PID 1, pidvisor is a session of its own, weighted as nice -10 where
+# the kernel has autogroup; each service is a session too, at nice 0.
+t_pid1_session() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	ctl wait a ready --timeout=5s
+	local pid sid
+	# stat field 6 is the session; the comm is in field 2.
+	sid() { ns sed 's/.*) //' /proc/"$1"/stat | cut -d' ' -f4; }
+	expect_eq "$(sid 1)" 1 "pidvisor's session"
+	pid=$(field a pid)
+	expect_eq "$(sid "$pid")" "$pid" "the service's session"
+	if [ -e /proc/"$PV_PID"/autogroup ]; then
+		expect_match "$(cat /proc/"$PV_PID"/autogroup)" ' nice -10$' \
+		    "pidvisor's autogroup"
+		expect_match "$(ns cat /proc/"$pid"/autogroup)" ' nice 0$' \
+		    "the service's autogroup"
+	fi
+	pv_down
+}
+
 # The supervisor never signals by PID: no kill() anywhere in its code.
 t_no_kill_by_pid() {
 	if grep -nE '(^|[^_a-z])kill[[:space:]]*\(' "$ROOT"/supervisor/*.c; then
