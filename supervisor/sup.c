@@ -429,11 +429,21 @@ sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 	sp->old_def = NULL;
 	sup_env_free(sp->old_envp);
 	sp->old_envp = NULL;
-	if (!TAILQ_EMPTY(&sup->set.held)) {
-		/* Next turn, after the death this may come with. */
-		ev_timer_set(&sup->spawn_w, 0., 0.);
-		ev_timer_start(sup->loop, &sup->spawn_w);
-	}
+}
+
+/* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
+static bool
+sup_busy(struct svc_set *set)
+{
+	return container_of(set, struct sup, set)->nspawns >= SUP_SPAWNS;
+}
+
+/* A spawn ended: the services held for it go on. */
+static void
+sup_unhold(struct sup *sup)
+{
+	if (!TAILQ_EMPTY(&sup->set.held) && !sup_busy(&sup->set))
+		svc_set_unhold(&sup->set);
 }
 
 /*
@@ -457,8 +467,10 @@ static void
 sup_on_exec(struct ev_loop *loop, ev_io *w, int revents)
 {
 	(void)revents;
-	sup_spawn_check(ev_userdata(loop), container_of(w, struct sup_spawn,
-	    io), false);
+	struct sup	*sup = ev_userdata(loop);
+
+	sup_spawn_check(sup, container_of(w, struct sup_spawn, io), false);
+	sup_unhold(sup);
 }
 
 /*
@@ -510,6 +522,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	else
 		sig = si.si_status;
 	svc_died(s, code, sig);
+	sup_unhold(sup);
 	return true;
 }
 
@@ -526,13 +539,6 @@ sup_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	svc_timeout(&container_of(w, struct sup_svc, timer)->svc);
-}
-
-/* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
-static bool
-sup_busy(struct svc_set *set)
-{
-	return container_of(set, struct sup, set)->nspawns >= SUP_SPAWNS;
 }
 
 /* svc_ops: start the process of a service. */
@@ -1097,8 +1103,11 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		close(ss->cgfd);
 		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
 	}
-	if (ss->spawn != NULL)
+	if (ss->spawn != NULL) {
 		sup_spawn_end(sup, ss->spawn);
+		ev_timer_set(&sup->spawn_w, 0., 0.);	/* for the held */
+		ev_timer_start(sup->loop, &sup->spawn_w);
+	}
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);
