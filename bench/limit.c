@@ -31,6 +31,8 @@
 
 extern char **environ;
 
+static struct spawn_proc	proc;	/* one at a time; keeps its stack */
+
 
 /* Start argv; the pidfd, or exit. */
 static int
@@ -44,15 +46,12 @@ start(char **argv, int ready_pipe)
 	};
 	struct spawn_result	res;
 
-	static struct spawn_proc p;
-
-	spawn_proc_init(&p);
-	if (spawn_start(&p, &r, &res) < 0 || spawn_wait(&p, res.pidfd) < 0 ||
-	    p.err) {
+	if (spawn_start(&proc, &r, &res) < 0 ||
+	    spawn_wait(&proc, res.pidfd) < 0 || proc.err) {
 		fprintf(stderr, "limit: spawn %s failed\n", argv[0]);
 		exit(1);
 	}
-	spawn_release(&p);
+	spawn_release(&proc);
 	return res.pidfd;
 }
 
@@ -198,6 +197,7 @@ int
 main(int argc, char **argv)
 {
 	spawn_init();
+	spawn_proc_init(&proc);
 	if (argc == 6 && strcmp(argv[1], "latency") == 0)
 		return latency(atoi(argv[2]), atoi(argv[3]), argv[4], argv[5]);
 	if (argc == 6 && strcmp(argv[1], "throughput") == 0)
