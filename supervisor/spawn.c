@@ -23,8 +23,9 @@
  * 10,000 services that was 1.8 ms of every spawn.  sup.c keeps the fds
  * it holds for long above SPAWN_FD_LOW, so that those the child needs
  * are low.  Until the child has its copy, we keep the fds it needs open;
- * it says when it has them (SPAWN_HELLO), and closes those of other
- * spawns in flight, whose EOF would otherwise wait for its exec.
+ * it says when it has them (SPAWN_HELLO), and closes the low fds it
+ * does not need: we go on meanwhile, and the peer of a client socket or
+ * a pipe we close must not wait for its exec to see EOF.
  *
  * exit_signal is 0: a child that dies before exec sends no SIGCHLD and
  * is invisible to waitid(P_ALL).  Note that exec resets exit_signal to
@@ -237,8 +238,7 @@ spawn_exec(const struct spawn_req *r)
 
 /*
  * Child, sharing our fd table: take a private copy of the fds up to top,
- * then close all of them but those in need[]: the pipes of other spawns
- * in flight wait for EOF.
+ * then close all of them but those in need[] (see the top of the file).
  */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static long

@@ -424,18 +424,29 @@ sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 	spawn_release(&sp->proc);
 	sp->ss->spawn = NULL;
 	sp->ss = NULL;
-	sup->nspawns--;
 	svc_def_free(sp->old_def);
 	sp->old_def = NULL;
 	sup_env_free(sp->old_envp);
 	sp->old_envp = NULL;
 }
 
+/* A free spawn slot; NULL while SUP_SPAWNS are in flight. */
+static struct sup_spawn *
+sup_spawn_slot(struct sup *sup)
+{
+	size_t	i;
+
+	for (i = 0; i < SUP_SPAWNS; i++)
+		if (sup->spawns[i].ss == NULL)
+			return &sup->spawns[i];
+	return NULL;
+}
+
 /* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
 static bool
 sup_busy(struct svc_set *set)
 {
-	return container_of(set, struct sup, set)->nspawns >= SUP_SPAWNS;
+	return sup_spawn_slot(container_of(set, struct sup, set)) == NULL;
 }
 
 /* A spawn ended: the services held for it go on. */
@@ -466,9 +477,9 @@ sup_spawn_check(struct sup *sup, struct sup_spawn *sp, bool dead)
 static void
 sup_on_exec(struct ev_loop *loop, ev_io *w, int revents)
 {
-	(void)revents;
 	struct sup	*sup = ev_userdata(loop);
 
+	(void)revents;
 	sup_spawn_check(sup, container_of(w, struct sup_spawn, io), false);
 	sup_unhold(sup);
 }
@@ -560,11 +571,9 @@ sup_spawn(struct svc *s)
 		.stdio = { -1, -1, -1 }, .cgroup_fd = -1,
 	};
 	struct spawn_result	 res;
-	struct sup_spawn	*sp = sup->spawns;
+	struct sup_spawn	*sp = sup_spawn_slot(sup);	/* not busy */
 	int			 p[2] = { -1, -1 }, rc;
 
-	while (sp->ss != NULL)		/* sup_busy() said there is one */
-		sp++;
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
@@ -602,7 +611,6 @@ sup_spawn(struct svc *s)
 	}
 	sp->ss = ss;
 	ss->spawn = sp;
-	sup->nspawns++;
 	ev_io_set(&sp->io, sp->proc.errfd, EV_READ);
 	ev_io_start(sup->loop, &sp->io);
 	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
@@ -1103,11 +1111,8 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		close(ss->cgfd);
 		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
 	}
-	if (ss->spawn != NULL) {
+	if (ss->spawn != NULL)		/* at exit only: it had a process */
 		sup_spawn_end(sup, ss->spawn);
-		ev_timer_set(&sup->spawn_w, 0., 0.);	/* for the held */
-		ev_timer_start(sup->loop, &sup->spawn_w);
-	}
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);

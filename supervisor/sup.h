@@ -106,7 +106,6 @@ struct sup {
 	ev_prepare	  turn_w;	/* a new turn: a new spawn budget */
 	ev_timer	  spawn_w;	/* more spawns than one turn takes */
 	struct sup_spawn  spawns[SUP_SPAWNS];
-	unsigned	  nspawns;	/* in flight */
 	struct cgroups	  cg;
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */

@@ -567,10 +567,8 @@ svc_exec(struct svc *s, int stage, int err)
 	if (err) {
 		if (s->state == SVC_STARTING)
 			s->set->ops->timer_stop(s);	/* no ready timeout */
-		s->pending.why = WHY_EXEC;
+		s->pending = why(WHY_EXEC, err);
 		s->pending.stage = (uint8_t)stage;
-		s->pending.code = err;
-		s->pending.dep = NULL;
 		return;
 	}
 	if (s->def->ready == READY_EXEC)

@@ -594,7 +594,7 @@ t_pid1_session() {
 	EOF
 	pv_up
 	ctl wait a ready --timeout=5s
-	local pid sid
+	local pid
 	# stat field 6 is the session; the comm is in field 2.
 	sid() { ns sed 's/.*) //' /proc/"$1"/stat | cut -d' ' -f4; }
 	expect_eq "$(sid 1)" 1 "pidvisor's session"
