@@ -130,6 +130,32 @@ pressure_now(struct sup *sup, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)n - 1, buf);
 }
 
+/*
+ * The total stall (us) of the trigger's kind, from the PSI file; -1 if
+ * it cannot be read.
+ */
+static int64_t
+pressure_total(struct sup *sup)
+{
+	char		 buf[256], *p;
+	long long	 v;
+	ssize_t		 r;
+	int		 fd;
+
+	if ((fd = open(sup->pr.file, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	p = sup->conf.sup.pressure_full ? strstr(buf, "full ") : buf;
+	if (p == NULL || (p = strstr(p, "total=")) == NULL ||
+	    sscanf(p, "total=%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
 /* The record of the kill in flight. */
 static struct kill_rec *
 pressure_cur(struct pressure *pr)
@@ -160,6 +186,25 @@ pressure_done(struct sup *sup)
 	    reclaim_path_name(k->path), death, back);
 	pr->inflight = NULL;
 	pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
+	pr->total_done = pressure_total(sup);
+}
+
+/*
+ * Does this event come from stall after the last kill took effect?  The
+ * kernel reports a window's stall once the window is over, so an event
+ * may come after a kill for stall that happened before it: a kill on
+ * that would take one victim too many.  It counts only if, since the
+ * last kill's memory came back, at least the trigger's stall happened.
+ */
+static bool
+pressure_fresh(struct sup *sup)
+{
+	struct pressure	*pr = &sup->pr;
+	int64_t		 t;
+
+	if (pr->total_done < 0 || (t = pressure_total(sup)) < 0)
+		return true;
+	return t - pr->total_done >= (int64_t)sup->conf.sup.pressure_stall;
 }
 
 /*
@@ -297,9 +342,16 @@ pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	while (epoll_wait(pr->ep_fd, &ev, 1, 0) > 0)
 		;
+	pr->last_event = mono_ms();	/* victims wait for calm from here */
 	if (pr->inflight || mono_ms() < pr->quiet_until ||
 	    sup->phase != SUP_RUNNING)
 		return;
+	if (!pressure_fresh(sup)) {
+		pr->nstale++;
+		log_debug("pressure: an event for stall from before the last "
+		    "kill; no kill");
+		return;
+	}
 	cand = calloc(sup->set.n + 1, sizeof(*cand));
 	who = calloc(sup->set.n + 1, sizeof(*who));
 	if (cand == NULL || who == NULL)
@@ -337,6 +389,7 @@ pressure_init(struct sup *sup)
 	int			 n;
 
 	pr->psi_fd = pr->ep_fd = -1;
+	pr->total_done = -1;
 	pr->path = (uint8_t)pressure_probe();
 	ev_init(&pr->poll, pressure_on_poll);
 	if (sc->pressure_stall == 0) {
@@ -424,7 +477,8 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 		buf_json_str(b, sup->cg.base);
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
-		buf_printf(b, ",\"kills_total\":%u,\"kills\":[", pr->nkills);
+		buf_printf(b, ",\"stale_events\":%u,\"kills_total\":%u,"
+		    "\"kills\":[", pr->nstale, pr->nkills);
 		for (i = first; i < pr->nkills; i++) {
 			struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
 
@@ -452,6 +506,9 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 	if (psi[0] && psi[strlen(psi) - 1] != '\n')
 		buf_puts(b, "\n");
 	buf_printf(b, "kills: %u\n", pr->nkills);
+	if (pr->nstale)
+		buf_printf(b, "events ignored (stall from before a kill): "
+		    "%u\n", pr->nstale);
 	for (i = first; i < pr->nkills; i++) {
 		struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
 		time_t		 t = (time_t)(k->when_ms / 1000);

@@ -45,7 +45,12 @@ struct pressure {
 	struct sup_svc	*inflight;	/* never more than one kill */
 	int64_t		 t0_us;
 	int64_t		 quiet_until;	/* cool-down, mono ms */
+	int64_t		 last_event;	/* the last trigger, mono ms */
+	int64_t		 last_grant;	/* a victim last restarted, mono ms */
+	int64_t		 total_done;	/* stall total (us) at the last kill's
+					 * end; -1: none yet */
 	unsigned	 nkills;
+	unsigned	 nstale;	/* events from before the last kill */
 	struct kill_rec	 hist[KILL_HISTORY];
 };
 
