@@ -76,6 +76,20 @@ cgroup_read_u64(int dirfd, const char *file, uint64_t *v)
 	return 0;
 }
 
+/* A limit (memory.high, memory.max): a number, or UINT64_MAX for max. */
+int
+cgroup_read_limit(int dirfd, const char *file, uint64_t *v)
+{
+	char	buf[64];
+	ssize_t	n;
+
+	if ((n = cg_read(dirfd, file, buf, sizeof(buf))) < 0)
+		return (int)n;
+	*v = strncmp(buf, "max", 3) == 0 ? UINT64_MAX :
+	    strtoull(buf, NULL, 10);
+	return 0;
+}
+
 /* oom and oom_kill from memory.events. */
 int
 cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill)

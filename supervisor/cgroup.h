@@ -18,6 +18,7 @@ void	cgroup_fini(struct cgroups *);
 int	cgroup_svc_open(struct cgroups *, const struct svc_def *);
 void	cgroup_svc_remove(struct cgroups *, const char *);
 int	cgroup_read_u64(int, const char *, uint64_t *);
+int	cgroup_read_limit(int, const char *, uint64_t *);
 int	cgroup_events(int, uint64_t *, uint64_t *);
 int	cgroup_kill(int);
 int	cgroup_signal(int, int);

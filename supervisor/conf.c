@@ -37,7 +37,8 @@ enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
 	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
 	K_USER, K_GROUP, K_WORKDIR, K_ENV, K_UMASK, K_LIMIT_NOFILE, K_ENABLED, K_LOG,
 	K_LOG_BUFFER, K_LOG_FILE_MAX, K_LOG_FILE_KEEP, K_CONSOLE, K_MEMORY_MAX,
-	K_MEMORY_HIGH, K_PIDS_MAX, K_KILL_MODE, K_KILL_PRIORITY, K__COUNT };
+	K_MEMORY_HIGH, K_PIDS_MAX, K_KILL_MODE, K_KILL_PRIORITY, K_OOM_SCORE_ADJ,
+	K__COUNT };
 
 struct parse_ctx {
 	struct conf	*c;
@@ -121,6 +122,8 @@ conf_init(struct conf *c)
 	c->sup.log.file_max = 1 << 20;
 	c->sup.log.file_keep = 5;
 	c->sup.pressure_cooldown = 2000;
+	c->sup.pressure_calm = 10000;
+	c->sup.pressure_calm_max = 300000;
 	c->etc = "/etc";
 }
 
@@ -705,6 +708,21 @@ k_kill_priority(struct parse_ctx *p, struct svc_def *d, const char *v)
 	return NULL;
 }
 
+/* oom_score_adj: -1000 (never) to 1000 (first), the kernel's scale. */
+static const char *
+k_oom_score_adj(struct parse_ctx *p, struct svc_def *d, const char *v)
+{
+	uint64_t	n;
+	bool		neg = v[0] == '-';
+
+	if (parse_u64(v + neg, 1000, &n) < 0)
+		return bad(p, "oom_score_adj: expected a number from -1000 to "
+		    "1000, not '%s'", v);
+	d->oom_score_adj = neg ? -(int32_t)n : (int32_t)n;
+	d->set_oom_score_adj = true;
+	return NULL;
+}
+
 static const char *
 k_console(struct parse_ctx *p, struct svc_def *d, const char *v)
 {
@@ -751,6 +769,7 @@ static const struct svc_key {
 	[K_PIDS_MAX] = { "pids_max", k_pids_max, false, false },
 	[K_KILL_MODE] = { "kill_mode", k_kill_mode, false, false },
 	[K_KILL_PRIORITY] = { "kill_priority", k_kill_priority, false, false },
+	[K_OOM_SCORE_ADJ] = { "oom_score_adj", k_oom_score_adj, false, false },
 };
 
 
@@ -1010,7 +1029,9 @@ svc_def_equal(const struct svc_def *a, const struct svc_def *b)
 	    a->memory_max == b->memory_max &&
 	    a->memory_high == b->memory_high && a->pids_max == b->pids_max &&
 	    a->kill_mode == b->kill_mode &&
-	    a->kill_priority == b->kill_priority;
+	    a->kill_priority == b->kill_priority &&
+	    a->set_oom_score_adj == b->set_oom_score_adj &&
+	    a->oom_score_adj == b->oom_score_adj;
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -1146,6 +1167,10 @@ conf_sup_key(void *user, const char *section, const char *name,
 		why = key_limit(p, name, v, 1 << 20, &s->cgroup_memory_high);
 	} else if (!strcmp(name, "pressure_cooldown")) {
 		why = key_duration(p, name, v, &s->pressure_cooldown);
+	} else if (!strcmp(name, "pressure_calm")) {
+		why = key_duration(p, name, v, &s->pressure_calm);
+	} else if (!strcmp(name, "pressure_calm_max")) {
+		why = key_duration(p, name, v, &s->pressure_calm_max);
 	} else if (!strcmp(name, "pressure")) {
 		why = sup_pressure(p, s, v);
 	} else if (!strcmp(name, "log_dir")) {

@@ -77,6 +77,7 @@ struct svc_def {
 	uint64_t	  memory_high;
 	uint64_t	  pids_max;		/* 0: not set */
 	int32_t		  kill_priority;	/* KILL_PRIORITY_NEVER or >= 0 */
+	int32_t		  oom_score_adj;	/* if set_oom_score_adj */
 	uint32_t	  restart_delay;	/* all durations in ms */
 	uint32_t	  restart_delay_max;
 	uint32_t	  start_limit_burst;	/* 0: no limit */
@@ -95,6 +96,7 @@ struct svc_def {
 	bool		  set_gid;
 	bool		  set_umask;
 	bool		  set_nofile;
+	bool		  set_oom_score_adj;
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
 };
@@ -111,6 +113,8 @@ struct sup_conf {
 	uint32_t	 pressure_stall;	/* us; 0: the killer is off */
 	uint32_t	 pressure_window;	/* us */
 	uint32_t	 pressure_cooldown;	/* ms */
+	uint32_t	 pressure_calm;		/* ms; 0: restart victims at once */
+	uint32_t	 pressure_calm_max;	/* ms */
 	bool		 pressure_full;		/* "full" rather than "some" */
 	mode_t		 control_mode;
 	uint32_t	 max_clients;

@@ -90,10 +90,11 @@ pid1_setup(struct sup *sup)
 	}
 	/* Ctrl-Alt-Del: send us SIGINT instead of rebooting at once. */
 	sys_reboot(RB_DISABLE_CAD);
-	if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) >= 0) {
-		(void)!write(fd, "-1000", 5);
-		close(fd);
-	}
+	/*
+	 * No oom_score_adj of our own: the kernel never picks the global
+	 * init, and in a container the runtime chose ours.  Services
+	 * inherit it, unless they set their own (spawn.c).
+	 */
 	/*
 	 * Every service is a session of its own (setsid), and where the
 	 * kernel groups the CPU by session (autogroup, Debian's default),

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,7 +268,7 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
 	snprintf(k->name, sizeof(k->name), "%s", s->def->name);
 	snprintf(k->psi, sizeof(k->psi), "%s", psi);
 	k->priority = s->def->kill_priority;
-	k->memory = pressure_svc_memory(sup, ss);
+	k->memory = ss->mem_need = pressure_svc_memory(sup, ss);
 	k->rss = pressure_rss(ss);
 	k->death_us = k->back_us = -1;
 	k->path = pr->path;
@@ -323,6 +324,97 @@ pressure_forget(struct sup *sup, struct sup_svc *ss)
 {
 	if (sup->pr.inflight == ss)
 		pressure_done(sup);
+}
+
+/*
+ * Memory that could be had now without pressure: MemAvailable, and no
+ * more than is left under the services' parent cgroup's memory.high
+ * and memory.max.
+ */
+static uint64_t
+pressure_room(struct sup *sup)
+{
+	uint64_t	 room = UINT64_MAX, v, cur, lim = UINT64_MAX;
+	char		 buf[4096], *p;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)) >= 0) {
+		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			if ((p = strstr(buf, "MemAvailable:")) != NULL &&
+			    sscanf(p, "MemAvailable: %" SCNu64, &v) == 1)
+				room = v << 10;
+		}
+		close(fd);
+	}
+	if (sup->cg.base_fd < 0 ||
+	    cgroup_read_u64(sup->cg.base_fd, "memory.current", &cur) < 0)
+		return room;
+	if (cgroup_read_limit(sup->cg.base_fd, "memory.high", &v) == 0)
+		lim = v;
+	if (cgroup_read_limit(sup->cg.base_fd, "memory.max", &v) == 0 &&
+	    v < lim)
+		lim = v;
+	if (lim != UINT64_MAX)
+		v = lim > cur ? lim - cur : 0;
+	return lim != UINT64_MAX && v < room ? v : room;
+}
+
+/* Rank for restarts after a kill: the most important first. */
+static bool
+pressure_before(const struct svc *a, const struct svc *b)
+{
+	int32_t	pa = a->def->kill_priority, pb = b->def->kill_priority;
+
+	if (pa != pb)
+		return pa < pb;		/* never (-1) first */
+	return a->since < b->since;
+}
+
+/*
+ * svc_ops' hold, for a service killed for memory pressure whose restart
+ * is due: how many ms it must still wait.  It restarts once the trigger
+ * has been quiet for pressure_calm (at least one window), there is room
+ * for what it held when it was killed, and no more important victim is
+ * still waiting; one such restart per pressure_calm, so that the next
+ * one sees whether this one brought the pressure back.  It waits at most
+ * pressure_calm_max from its death (*until), then restarts anyway.
+ */
+int64_t
+pressure_hold(struct sup *sup, struct sup_svc *ss, int64_t *until)
+{
+	const struct sup_conf	*sc = &sup->conf.sup;
+	struct pressure		*pr = &sup->pr;
+	struct svc		*s = &ss->svc;
+	int64_t			 now = mono_ms(), calm, wait = 0, t;
+	size_t			 i;
+
+	*until = s->since + sc->pressure_calm_max;
+	if (pr->psi_fd < 0 || sc->pressure_calm == 0 || now >= *until)
+		return 0;
+	calm = sc->pressure_calm;
+	if (calm < sc->pressure_window / 1000)
+		calm = sc->pressure_window / 1000;
+	if (pr->last_event && (t = pr->last_event + calm - now) > wait)
+		wait = t;
+	if (pr->last_grant && (t = pr->last_grant + calm - now) > wait)
+		wait = t;
+	if (wait == 0) {
+		for (i = 0; i < sup->set.n; i++) {
+			struct svc	*o = sup->set.v[i];
+
+			if (o != s && o->mem_wait && pressure_before(o, s))
+				break;
+		}
+		if (i < sup->set.n || pressure_room(sup) < ss->mem_need)
+			wait = 1000;	/* look again */
+	}
+	if (wait == 0) {
+		pr->last_grant = now;
+		return 0;
+	}
+	return wait < *until - now ? wait : *until - now;
 }
 
 /* The trigger fired: pick a victim, unless a kill is under way. */

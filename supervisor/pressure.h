@@ -64,5 +64,6 @@ void		 pressure_forget(struct sup *, struct sup_svc *);
 void		 pressure_report(struct sup *, struct buf *, bool);
 const char	*reclaim_path_name(enum reclaim_path);
 uint64_t	 pressure_svc_memory(struct sup *, struct sup_svc *);
+int64_t		 pressure_hold(struct sup *, struct sup_svc *, int64_t *);
 
 #endif

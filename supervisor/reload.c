@@ -46,6 +46,9 @@ reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
 		log_level = n->log_level;
 	o->log_level = n->log_level;
 	o->set_log_level = n->set_log_level;
+	o->pressure_cooldown = n->pressure_cooldown;
+	o->pressure_calm = n->pressure_calm;
+	o->pressure_calm_max = n->pressure_calm_max;
 	o->max_clients = n->max_clients;
 	o->client_timeout = n->client_timeout;
 	o->log = n->log;	/* new services' defaults: already in them */

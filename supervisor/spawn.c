@@ -32,6 +32,14 @@
  * SIGCHLD (fs/exec.c, de_thread), so a running service is visible to
  * P_ALL; sup.c keeps the orphan reaper from stealing it.
  *
+ * A service's own oom_score_adj is written by the child before it drops
+ * its credentials.  The kernel (__set_oom_adj() in fs/proc/base.c)
+ * writes the value into every process that shares the writer's memory,
+ * except the global init: a CLONE_VM child would write it into us too.
+ * So as the global init the child writes it; anywhere else (a container,
+ * a PID namespace, under another init) such a service is spawned
+ * fork-style, with memory of its own.
+ *
  * Where clone3 answers ENOSYS (Linux 5.2, seccomp sandboxes that refuse
  * what they cannot inspect, valgrind), the old clone(2) takes
  * CLONE_PIDFD too, fork-style; the child then joins its cgroup itself,
@@ -42,6 +50,7 @@
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,6 +76,7 @@
 
 static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
 static bool	spawn_clone3_enosys;	/* clone(2) instead */
+static bool	spawn_oom_shared;	/* an oom_score_adj write reaches us */
 
 struct spawn_report {
 	int32_t	stage;
@@ -149,10 +159,24 @@ spawn_no_clone3(void)
 	return spawn_clone3_enosys;
 }
 
+/*
+ * Are we the global init, PID 1 of the initial PID namespace?  Its
+ * /proc/self/ns/pid has the fixed inode PROC_PID_INIT_INO.
+ */
+bool
+spawn_global_init(void)
+{
+	struct stat	st;
+
+	return getpid() == 1 && stat("/proc/self/ns/pid", &st) == 0 &&
+	    st.st_ino == 0xeffffffcU;
+}
+
 /* Probe clone3 (a zero size is EINVAL where it exists). */
 int
 spawn_init(void)
 {
+	spawn_oom_shared = !spawn_global_init();
 	spawn_clone3_enosys = syscall(SYS_clone3, NULL, 0) < 0 &&
 	    errno == ENOSYS;
 #if defined(__x86_64__)
@@ -346,6 +370,17 @@ spawn_child(void *arg)
 	rl.rlim_max = r->nofile_max;
 	if ((rc = SYS(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL)) < 0)
 		spawn_fail(fd, STAGE_RLIMIT, rc);
+	/* Before the credentials change: lowering it takes privilege. */
+	if (r->set_oom_score_adj) {
+		if ((rc = SYS(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj",
+		    O_WRONLY | O_CLOEXEC)) < 0)
+			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
+		i = (int)rc;
+		rc = SYS(SYS_write, i, p->oom_adj, strlen(p->oom_adj));
+		SYS(SYS_close, i);
+		if (rc < 0)
+			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
+	}
 	if (r->set_umask)
 		SYS(SYS_umask, r->umask);
 	if (r->workdir && (rc = SYS(SYS_chdir, r->workdir)) < 0)
@@ -422,8 +457,14 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	struct clone_args	 args;
 	int			 errpipe[2], pidfd = -1, err, i;
 	long			 pid;
+	bool			 vm;
 
 	p->req = *req;
+	if (req->set_oom_score_adj)
+		snprintf(p->oom_adj, sizeof(p->oom_adj), "%d",
+		    req->oom_score_adj);
+	/* Memory of its own where its oom_score_adj would be ours too. */
+	vm = spawn_vm && !(req->set_oom_score_adj && spawn_oom_shared);
 	p->nkeep = 0;
 	p->over = false;
 	p->stage = p->err = 0;
@@ -448,13 +489,12 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)r->cgroup_fd;
 	}
-	p->shared_fds = spawn_vm;
+	p->shared_fds = vm;
 	p->join_cgroup = spawn_clone3_enosys && r->cgroup_fd >= 0;
-	if (spawn_vm && p->stack == NULL &&
-	    (p->stack = spawn_stack_new()) == NULL) {
+	if (vm && p->stack == NULL && (p->stack = spawn_stack_new()) == NULL) {
 		pid = -1;
 		errno = ENOMEM;
-	} else if (spawn_vm) {
+	} else if (vm) {
 #if defined(__x86_64__)
 		args.flags |= CLONE_VM | CLONE_FILES;
 		args.stack = (uint64_t)(uintptr_t)p->stack;

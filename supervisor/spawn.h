@@ -32,6 +32,8 @@ struct spawn_req {
 	int		 cgroup_fd;	/* CLONE_INTO_CGROUP; -1: ours */
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
+	int		 oom_score_adj;	/* if set_oom_score_adj */
+	bool		 set_oom_score_adj;
 	bool		 set_uid;
 	bool		 set_gid;
 	bool		 set_umask;
@@ -55,6 +57,7 @@ struct spawn_proc {
 						 * own copies: errpipe, low dups,
 						 * the ready pipe */
 	int			 nkeep;
+	char			 oom_adj[8];	/* oom_score_adj, as text */
 	bool			 shared_fds;	/* CLONE_FILES */
 	bool			 join_cgroup;	/* not CLONE_INTO_CGROUP */
 	bool			 over;		/* exec'd or failed */
@@ -70,6 +73,7 @@ struct spawn_proc {
 #define SPAWN_FD_LOW	256
 
 int	spawn_init(void);
+bool	spawn_global_init(void);
 bool	spawn_no_clone3(void);
 int	spawn_fd_keep(int);
 void	spawn_proc_init(struct spawn_proc *);

@@ -485,6 +485,23 @@ sup_on_exec(struct ev_loop *loop, ev_io *w, int revents)
 }
 
 /*
+ * A service died of SIGKILL: if the kernel's OOM killer killed in its
+ * cgroup meanwhile (memory.events counts kills by the global OOM killer
+ * and at memory_max alike), that is why.
+ */
+static void
+sup_oom_check(struct sup_svc *ss)
+{
+	uint64_t	oom, kills;
+
+	if (ss->cgfd < 0 || cgroup_events(ss->cgfd, &oom, &kills) < 0)
+		return;
+	if (kills > ss->oom_kills)
+		svc_oom_killed(&ss->svc);
+	ss->oom_kills = kills;
+}
+
+/*
  * Collect the exit status of a service through its pidfd.  Returns false
  * if it has not exited (a spurious wake-up).  What the service said
  * before it died (READY=1, its readiness line, its output) is read first.
@@ -532,6 +549,8 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 		code = si.si_status;
 	else
 		sig = si.si_status;
+	if (sig == SIGKILL)
+		sup_oom_check(ss);
 	svc_died(s, code, sig);
 	sup_unhold(sup);
 	return true;
@@ -569,6 +588,8 @@ sup_spawn(struct svc *s)
 		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
 		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
 		.stdio = { -1, -1, -1 }, .cgroup_fd = -1,
+		.oom_score_adj = d->oom_score_adj,
+		.set_oom_score_adj = d->set_oom_score_adj,
 	};
 	struct spawn_result	 res;
 	struct sup_spawn	*sp = sup_spawn_slot(sup);	/* not busy */
@@ -577,10 +598,17 @@ sup_spawn(struct svc *s)
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		sup_notify_drain(sup);
-	if (sup->cg.base_fd >= 0 && ss->cgfd < 0 &&
-	    (ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg, d))) < 0) {
-		log_warn("%s: no cgroup: %s", d->name, strerror(-ss->cgfd));
-		ss->cgfd = -1;
+	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
+		uint64_t	oom;
+
+		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg,
+		    d))) < 0) {
+			log_warn("%s: no cgroup: %s", d->name,
+			    strerror(-ss->cgfd));
+			ss->cgfd = -1;
+		} else {
+			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
+		}
 	}
 	req.cgroup_fd = ss->cgfd;
 	if (!d->console) {
@@ -748,6 +776,13 @@ sup_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
 	((struct sup *)ev_userdata(loop))->set.spawns = 0;
 }
 
+/* svc_ops: a service killed for memory waits for memory (pressure.c). */
+static int64_t
+sup_hold(struct svc *s, int64_t *until)
+{
+	return pressure_hold(sup_of(s), sup_svc_of(s), until);
+}
+
 static const struct svc_ops sup_ops = {
 	.spawn = sup_spawn,
 	.busy = sup_busy,
@@ -757,6 +792,7 @@ static const struct svc_ops sup_ops = {
 	.changed = sup_changed,
 	.now = sup_now,
 	.defer = sup_defer,
+	.hold = sup_hold,
 };
 
 /* Apply one sd_notify datagram from the service's main process. */

@@ -70,6 +70,8 @@ struct sup_svc {
 	struct svc_out	 *out;		/* NULL until it first runs */
 	struct sup_spawn *spawn;	/* until its child has exec'd */
 	int		  cgfd;		/* its cgroup; -1: none yet */
+	uint64_t	  oom_kills;	/* its cgroup's oom_kill, last seen */
+	uint64_t	  mem_need;	/* what it held when killed for memory */
 	bool		  removing;	/* gone from the configuration */
 	uint8_t		  fate;		/* reload.c: what happens to it */
 };

@@ -72,6 +72,8 @@ svc_set_state(struct svc *s, enum svc_state st, struct svc_reason r)
 
 	s->state = (uint8_t)st;
 	s->reason = r;
+	if (st != SVC_BACKOFF)
+		s->mem_wait = false;
 	s->since = svc_now(s);
 	svc_kick_around(s);
 	s->set->ops->changed(s, from);
@@ -236,8 +238,10 @@ svc_start(struct svc *s)
 {
 	svc_want(s, true);
 	svc_fresh(s);
-	if (s->state == SVC_BACKOFF)
+	if (s->state == SVC_BACKOFF) {
 		s->due = true;
+		s->mem_waived = true;	/* asked for: no wait for memory */
+	}
 	svc_set_run(s->set);
 }
 
@@ -377,6 +381,7 @@ svc_spawn(struct svc *s)
 	}
 	s->limit_count++;
 	s->due = false;
+	s->mem_waived = false;
 	s->kill_sent = false;
 	s->pending = why(WHY_NONE, 0);
 	s->ready_at = 0;
@@ -427,6 +432,7 @@ svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed)
 	if (spawn_failed && delay < 100)
 		delay = 100;	/* never retry a failing clone in a loop */
 	s->restarts++;
+	s->mem_waived = false;
 	s->due_at = now + delay;
 	if (delay == 0) {
 		s->due = true;
@@ -481,6 +487,32 @@ svc_blocking_stop(struct svc *s)
 	return NULL;
 }
 
+/*
+ * A service killed for memory pressure that is due to restart waits
+ * until the supervisor says there is memory for it (ops->hold), unless
+ * a command asked for it.  True while it waits.
+ */
+static bool
+svc_hold_for_memory(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+	int64_t			 wait, until = 0;
+
+	if (s->last.why != WHY_PRESSURE || s->mem_waived || ops->hold == NULL ||
+	    (wait = ops->hold(s, &until)) <= 0) {
+		s->mem_wait = false;
+		return false;
+	}
+	s->due = false;
+	s->due_at = until;
+	ops->timer(s, (uint32_t)wait);
+	if (!s->mem_wait) {
+		s->mem_wait = true;
+		ops->changed(s, (enum svc_state)s->state);
+	}
+	return true;
+}
+
 /* A stopped, failed or backing-off service that is wanted up. */
 static void
 svc_step_down(struct svc *s)
@@ -502,6 +534,8 @@ svc_step_down(struct svc *s)
 		return;
 	}
 	if (s->state == SVC_BACKOFF && !s->due)
+		return;
+	if (s->state == SVC_BACKOFF && svc_hold_for_memory(s))
 		return;
 	if ((dep = svc_unready_req(s)) != NULL) {
 		struct svc_reason	r = why(WHY_WAITING, 0);
@@ -621,6 +655,14 @@ svc_pressure_killed(struct svc *s)
 		s->pending = why(WHY_PRESSURE, 0);
 }
 
+/* Event: the kernel's OOM killer killed it; say so when it dies. */
+void
+svc_oom_killed(struct svc *s)
+{
+	if (svc_has_process(s) && s->pending.why == WHY_NONE)
+		s->pending = why(WHY_OOM, 0);
+}
+
 /* Event: STATUS=text. */
 int
 svc_status_text(struct svc *s, const char *text, size_t len)
@@ -734,6 +776,7 @@ spawn_stage_name(enum spawn_stage st)
 		[STAGE_CHDIR] = "chdir", [STAGE_SETGROUPS] = "setgroups",
 		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
 		[STAGE_CGROUP] = "cgroup",
+		[STAGE_OOM_SCORE_ADJ] = "oom_score_adj",
 	};
 
 	return st < STAGE__COUNT ? names[st] : "spawn";
@@ -800,6 +843,9 @@ reason_format(const struct svc_reason *r, char *out, size_t n)
 	case WHY_PRESSURE:
 		snprintf(out, n, "killed for memory pressure");
 		break;
+	case WHY_OOM:
+		snprintf(out, n, "killed by the kernel's OOM killer");
+		break;
 	default:
 		snprintf(out, n, "?");
 	}
@@ -820,7 +866,8 @@ svc_reason_format(const struct svc *s, char *out, size_t n)
 	} else if (s->state == SVC_BACKOFF) {
 		format_duration(when, sizeof(when), s->due ? 0 :
 		    s->due_at - svc_now((struct svc *)s));
-		snprintf(out + strlen(out), n - strlen(out),
+		snprintf(out + strlen(out), n - strlen(out), s->mem_wait ?
+		    "; waiting for memory, restart in at most %s" :
 		    "; restart in %s", when);
 	}
 }

@@ -51,6 +51,7 @@ enum svc_why {
 	WHY_STOP_KILLED,	/* ... and needed SIGKILL */
 	WHY_SELF_STOPPING,	/* the service sent STOPPING=1 */
 	WHY_PRESSURE,		/* killed for memory pressure */
+	WHY_OOM,		/* killed by the kernel's OOM killer */
 };
 
 /* Where in the child set-up a spawn failed (WHY_EXEC). */
@@ -64,6 +65,7 @@ enum spawn_stage {
 	STAGE_SETGID,
 	STAGE_SETUID,
 	STAGE_CGROUP,		/* joining it, where clone3 is missing */
+	STAGE_OOM_SCORE_ADJ,
 	STAGE__COUNT
 };
 
@@ -93,6 +95,10 @@ struct svc_ops {
 	/* Work is left over (spawn_max reached): call svc_set_run() again
 	 * soon, after other events had their turn. */
 	void	(*defer)(struct svc_set *);
+	/* A service killed for memory pressure is due to restart: how many
+	 * ms it must still wait for memory (0: none; NULL: never), and in
+	 * *until the latest it will wait. */
+	int64_t	(*hold)(struct svc *, int64_t *until);
 };
 
 struct svc {
@@ -127,6 +133,8 @@ struct svc {
 	bool			  queued;	/* in the queue or held */
 	bool			  held;		/* waiting for a spawn */
 	bool			  execing;	/* spawned, exec not yet seen */
+	bool			  mem_wait;	/* BACKOFF: held for memory */
+	bool			  mem_waived;	/* a command: do not hold */
 	TAILQ_ENTRY(svc)	  q;
 };
 
@@ -168,6 +176,7 @@ void		 svc_timeout(struct svc *);
 void		 svc_watchdog(struct svc *);
 void		 svc_stopping(struct svc *);
 void		 svc_pressure_killed(struct svc *);
+void		 svc_oom_killed(struct svc *);
 int		 svc_status_text(struct svc *, const char *, size_t);
 
 bool		 svc_has_process(const struct svc *);

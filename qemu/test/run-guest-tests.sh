@@ -125,7 +125,18 @@ t_pid_reuse() {
 t_torture() {
 	secs=15
 	min=1000
-	if grep -q pidvisor.test=torture /proc/cmdline; then
+	# pidvisor.only=t_a,t_b: only these (qemu/test.sh --only), then power off.
+only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$only" ]; then
+	for t in $(echo "$only" | tr , ' '); do
+		tap "guest $t" timeout 120 "$0" --one "$t"
+	done
+	echo "# guest: $n tests, $failed failed" >&3
+	$CTL poweroff
+	exit 0
+fi
+
+if grep -q pidvisor.test=torture /proc/cmdline; then
 		secs=60
 		min=100000
 	fi
@@ -251,38 +262,97 @@ t_no_clone3() {
 	return 0
 }
 
-# Real memory pressure: memory.high on the services' cgroup, a spike.
-# The killer takes the highest kill_priority, then the biggest; never
-# the protected one; reclaims by the kill-and-reap flag; the victims
-# come back by their policy once the spike is gone.
+# until SECONDS CMD...: poll CMD until it succeeds, at most SECONDS.
+until_ok() {
+	_deadline=$(($(cut -d. -f1 /proc/uptime) + $1))
+	shift
+	until "$@"; do
+		[ "$(cut -d. -f1 /proc/uptime)" -ge "$_deadline" ] && return 1
+		sleep 0.1
+	done
+}
+
+kills() {
+	$CTL pressure | sed -n 's/^kills: //p'
+}
+
+waiting_for_memory() {
+	$CTL status "$1" | grep -q "killed for memory pressure; waiting for memory"
+}
+
+uptime_ms() {
+	$CTL status "$1" --json | sed 's/.*"uptime_ms":\([0-9]*\).*/\1/'
+}
+
+# Real memory pressure: memory.high on the services' cgroup, a spike held
+# until the test ends it.  The killer takes the highest kill_priority,
+# then the biggest; never the protected one; reclaims by the
+# kill-and-reap flag.  A victim does not come back while the spike holds
+# its memory (it would be killed again): it waits for memory, says so,
+# and nothing is killed twice.  Once the spike is gone they come back,
+# the most important first, one per pressure_calm.
 t_pressure() {
 	for s in mem-low mem-high-small mem-high-big mem-protected; do
 		$CTL start $s --wait --timeout=30s || fail "$s did not start"
 	done
 	protected=$(field mem-protected 3)
 	$CTL start mem-pusher
-	i=0
-	while [ $i -lt 900 ]; do
-		n=$($CTL pressure | sed -n 's/^kills: //p')
-		[ "$n" -ge 3 ] && break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	until_ok 90 sh -c '[ "$(pidvisorctl pressure | sed -n "s/^kills: //p")" -ge 3 ]' ||
+	    fail "fewer than 3 kills: $($CTL pressure)"
 	$CTL pressure
 	expect_eq "$($CTL pressure | awk '/ priority /{print $2}' | head -3 |
 	    tr '\n' ' ')" "mem-high-big mem-high-small mem-low " "victims"
 	expect_eq "$($CTL pressure | grep ' priority ' | head -3 |
 	    grep -c ', reap, ')" 3 "kills by reap"
 	expect_eq "$(field mem-protected 3)" "$protected" "protected pid"
-	$CTL wait mem-pusher stopped --timeout=60s || fail "spike not over"
 	for s in mem-high-big mem-high-small mem-low; do
+		until_ok 30 waiting_for_memory $s ||
+		    fail "$s is not waiting for memory: $($CTL status $s)"
+	done
+	$CTL status
+	expect_eq "$(kills)" 3 "kills while the spike holds"
+	$CTL stop mem-pusher --wait --timeout=30s || fail "spike not over"
+	for s in mem-low mem-high-big mem-high-small; do
 		$CTL wait $s ready --timeout=60s || fail "$s did not come back"
 		[ "$(field $s 5)" -ge 1 ] || fail "$s: no restart counted"
 	done
+	expect_eq "$(kills)" 3 "kills in all (no kill/restart thrash)"
+	low=$(uptime_ms mem-low)
+	big=$(uptime_ms mem-high-big)
+	small=$(uptime_ms mem-high-small)
+	[ "$low" -gt "$big" ] && [ "$big" -gt "$small" ] ||
+	    fail "not back in order: up for $low, $big, $small ms"
 	for s in mem-low mem-high-small mem-high-big mem-protected; do
 		$CTL stop $s --wait --timeout=20s
 	done
 	return 0
+}
+
+# The kernel's OOM killer may kill a service: PID 1's own oom_score_adj
+# is not the services' (a service that sets its own gets it), and one
+# that goes over its memory_max is killed by the kernel, says so, and
+# comes back by its policy.
+t_oom() {
+	expect_eq "$(cat /proc/1/oom_score_adj)" 0 "PID 1's oom_score_adj"
+	$CTL start oom-adj --wait --timeout=20s || fail "oom-adj"
+	expect_eq "$(cat /proc/"$(field oom-adj 3)"/oom_score_adj)" 300 \
+	    "oom-adj's"
+	expect_eq "$(cat /proc/1/oom_score_adj)" 0 "PID 1's, after"
+	$CTL stop oom-adj --wait --timeout=20s || fail "oom-adj stop"
+	$CTL start oom-hog
+	for i in 1 2; do
+		$CTL wait oom-hog backoff --timeout=60s ||
+		    fail "not killed: $($CTL status oom-hog)"
+		$CTL status oom-hog
+		$CTL status oom-hog | grep -q \
+		    "backoff .* killed by the kernel's OOM killer; restart in" ||
+		    fail "reason: $($CTL status oom-hog)"
+		$CTL wait oom-hog ready --timeout=60s || fail "no restart"
+	done
+	n=$($CTL status oom-hog | sed -n 's/.*oom_kill \([0-9]*\)).*/\1/p')
+	[ "${n:-0}" -ge 2 ] || fail "oom_kill count: $($CTL status oom-hog)"
+	[ "$(field oom-hog 5)" -ge 2 ] || fail "restarts: $(field oom-hog 5)"
+	$CTL stop oom-hog --wait --timeout=20s || fail "oom-hog stop"
 }
 
 # stop_timeout: SIGKILL for what ignores SIGTERM.
@@ -328,6 +398,17 @@ if grep -q pidvisor.test=cad /proc/cmdline; then
 	exit 0
 fi
 
+# pidvisor.only=t_a,t_b: only these (qemu/test.sh --only), then power off.
+only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$only" ]; then
+	for t in $(echo "$only" | tr , ' '); do
+		tap "guest $t" timeout 120 "$0" --one "$t"
+	done
+	echo "# guest: $n tests, $failed failed" >&3
+	$CTL poweroff
+	exit 0
+fi
+
 if grep -q pidvisor.test=torture /proc/cmdline; then
 	tap "guest t_torture (full)" timeout 3300 "$0" --one t_torture
 	echo "# guest: $n tests, $failed failed" >&3
@@ -343,7 +424,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
-    t_pressure \
+    t_pressure t_oom \
     t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done

@@ -85,3 +85,49 @@ t_no_cgroups() {
 	expect_match "$(ctl pressure | sed -n 's/^cgroups: //p')" "." "cgroups"
 	pv_down
 }
+
+# oom_score_adj: a service gets its own value, else pidvisor's (which
+# pidvisor never changes).  Here pidvisor is not the global init, and
+# the kernel writes a process's oom_score_adj into every process that
+# shares its memory: the value of a service must never become ours.
+# Lowering it takes CAP_SYS_RESOURCE; without, the reason says so.
+t_oom_score_adj() {
+	pv_dir
+	svc adj <<-EOF
+	exec = $H sleep=forever
+	oom_score_adj = 500
+	EOF
+	svc plain <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc low <<-EOF
+	exec = $H sleep=forever
+	oom_score_adj = -1
+	restart = never
+	EOF
+	pv_up
+	local own pid
+	own=$(cat /proc/"$PV_PID"/oom_score_adj)
+	expect_eq "$own" "$(cat /proc/self/oom_score_adj)" "pidvisor's own"
+	expect_rc 0 ctl wait adj ready --timeout=5s
+	expect_rc 0 ctl wait plain ready --timeout=5s
+	pid=$(field adj pid)
+	expect_eq "$(ns cat /proc/"$pid"/oom_score_adj)" 500 "adj's"
+	expect_eq "$(ns cat /proc/"$(field plain pid)"/oom_score_adj)" \
+	    "$own" "plain's"
+	expect_rc 0 ctl restart adj --wait --timeout=5s
+	[ "$(field adj pid)" != "$pid" ] || fail "adj did not restart"
+	expect_eq "$(ns cat /proc/"$(field adj pid)"/oom_score_adj)" 500 \
+	    "adj's, restarted"
+	expect_eq "$(cat /proc/"$PV_PID"/oom_score_adj)" "$own" \
+	    "pidvisor's own, after two spawns with 500"
+	if (echo -1 >/proc/self/oom_score_adj) 2>/dev/null; then
+		expect_rc 0 ctl wait low ready --timeout=5s
+		expect_eq "$(ns cat /proc/"$(field low pid)"/oom_score_adj)" -1
+	else
+		expect_rc 0 ctl wait low failed --timeout=5s
+		expect_eq "$(field low reason)" \
+		    "oom_score_adj: Permission denied" "low's reason"
+	fi
+	pv_down
+}

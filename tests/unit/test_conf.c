@@ -300,6 +300,15 @@ test_memory_keys(void **state)
 	free(errs);
 	errs = parse(&c, "d", "[service]\nexec = x\n");
 	free(errs);
+	errs = parse(&c, "e", "[service]\nexec = x\noom_score_adj = -1000\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	errs = parse(&c, "f", "[service]\nexec = x\noom_score_adj = 1000\n");
+	free(errs);
+	assert_false(c.defs[3]->set_oom_score_adj);
+	assert_true(c.defs[4]->set_oom_score_adj);
+	assert_int_equal(c.defs[4]->oom_score_adj, -1000);
+	assert_int_equal(c.defs[5]->oom_score_adj, 1000);
 	assert_int_equal(c.defs[0]->memory_max, 256 << 20);
 	assert_int_equal(c.defs[0]->memory_high, 200 << 20);
 	assert_int_equal(c.defs[0]->pids_max, 64);
@@ -325,6 +334,15 @@ test_memory_keys(void **state)
 	expect("[service]\nexec = x\nkill_priority = -1\n", "web.ini:3: "
 	    "kill_priority: expected a number from 0 to 1000 or never, not "
 	    "'-1'\n");
+	expect("[service]\nexec = x\noom_score_adj = -1001\n", "web.ini:3: "
+	    "oom_score_adj: expected a number from -1000 to 1000, not "
+	    "'-1001'\n");
+	expect("[service]\nexec = x\noom_score_adj = --5\n", "web.ini:3: "
+	    "oom_score_adj: expected a number from -1000 to 1000, not "
+	    "'--5'\n");
+	expect("[service]\nexec = x\noom_score_adj = 1001\n", "web.ini:3: "
+	    "oom_score_adj: expected a number from -1000 to 1000, not "
+	    "'1001'\n");
 }
 
 /* The killer's trigger and the cgroup settings of pidvisor.ini. */
@@ -339,7 +357,10 @@ test_pressure_keys(void **state)
 	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
 	    "pressure = full 50000 2000000\npressure_file = cgroup\n"
 	    "pressure_cooldown = 500ms\ncgroup_root = /sys/fs/cgroup/x\n"
-	    "cgroup_memory_high = 1G\n"), 0);
+	    "cgroup_memory_high = 1G\npressure_calm = 3s\n"
+	    "pressure_calm_max = 2m\n"), 0);
+	assert_int_equal(c.sup.pressure_calm, 3000);
+	assert_int_equal(c.sup.pressure_calm_max, 120000);
 	assert_true(c.sup.pressure_full);
 	assert_int_equal(c.sup.pressure_stall, 50000);
 	assert_int_equal(c.sup.pressure_window, 2000000);
@@ -350,6 +371,8 @@ test_pressure_keys(void **state)
 	conf_free(&c);
 
 	conf_init(&c);
+	assert_int_equal(c.sup.pressure_calm, 10000);
+	assert_int_equal(c.sup.pressure_calm_max, 300000);
 	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
 	    "pressure = some 1 100\npressure = most 1 1000000\n"
 	    "pressure = some 2000000 1000000\npressure_file = relative\n"), -EINVAL);
@@ -380,6 +403,8 @@ test_def_equal(void **state)
 		    "log = none\n",
 		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=1\n"
 		    "stop_timeout = 3s\n",
+		"[service]\nexec = /bin/a b\nrequires = db\nenv = A=1\n"
+		    "oom_score_adj = 0\n",
 	};
 	struct conf	c;
 	size_t		i;

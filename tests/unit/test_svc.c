@@ -36,6 +36,8 @@ static struct {
 	int		 nexecing;
 	bool		 quiet;		/* do not log transitions */
 	bool		 busy;		/* ops->busy */
+	int64_t		 hold;		/* ops->hold: ms to wait for memory */
+	int		 holds;		/* calls of ops->hold */
 	int		 defers;	/* calls of ops->defer */
 	struct buf	 log;
 } W;
@@ -128,10 +130,19 @@ f_busy(struct svc_set *set)
 	return W.busy;
 }
 
+static int64_t
+f_hold(struct svc *s, int64_t *until)
+{
+	(void)s;
+	W.holds++;
+	*until = W.now + 60000;
+	return W.hold;
+}
+
 static const struct svc_ops fake_ops = {
 	.spawn = f_spawn, .busy = f_busy, .signal = f_signal, .timer = f_timer,
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
-	.defer = f_defer,
+	.defer = f_defer, .hold = f_hold,
 };
 
 /* Make the services of the parsed W.conf, driven by the fake ops. */
@@ -887,6 +898,86 @@ test_busy_holds_spawns(void **state)
 	assert_false(b->held);
 }
 
+/*
+ * Killed for memory pressure: once its back-off is over, a service waits
+ * as long as ops->hold says, and says so; a command starts it at once; a
+ * death of any other kind never waits; a stop ends the wait.
+ */
+static void
+test_pressure_hold(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstart_limit_burst = 0\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	log_clear();
+	svc_pressure_killed(a);
+	die(a, 0, SIGKILL);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "killed for memory pressure; restart "
+	    "in 100ms");
+	W.hold = 5000;
+	fire(a);
+	expect_log("");
+	assert_true(a->mem_wait);
+	assert_int_equal(T(a)->timer - W.now, 5000);
+	assert_string_equal(reason(a), "killed for memory pressure; waiting "
+	    "for memory, restart in at most 1m00s");
+	W.hold = 0;
+	fire(a);
+	expect_log("spawn a;a>starting;a>ready;");
+	assert_false(a->mem_wait);
+
+	/* A command does not wait. */
+	svc_pressure_killed(a);
+	die(a, 0, SIGKILL);
+	W.hold = 5000;
+	fire(a);
+	log_clear();
+	assert_true(a->mem_wait);
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;a>ready;");
+
+	/* Nor does any other death; the hold is not even asked. */
+	W.holds = 0;
+	die(a, 0, SIGKILL);
+	fire(a);
+	expect_log("a>backoff;spawn a;a>starting;a>ready;");
+	assert_int_equal(W.holds, 0);
+
+	/* A stop while it waits: stopped, no longer waiting. */
+	svc_pressure_killed(a);
+	die(a, 0, SIGKILL);
+	fire(a);
+	assert_true(a->mem_wait);
+	log_clear();
+	EV(svc_stop(a));
+	expect_log("a>stopped;");
+	assert_false(a->mem_wait);
+	assert_int_equal(T(a)->timer, -1);
+}
+
+/* The kernel's OOM killer: the reason says so. */
+static void
+test_oom_killed(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nrestart = on-failure\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	svc_oom_killed(a);
+	die(a, 0, SIGKILL);
+	assert_int_equal(a->state, SVC_BACKOFF);
+	assert_string_equal(reason(a), "killed by the kernel's OOM killer; "
+	    "restart in 100ms");
+	fire(a);
+	assert_int_equal(a->state, SVC_READY);
+}
+
 #define T_(f)	cmocka_unit_test_teardown(f, world_free)
 
 int
@@ -917,6 +1008,8 @@ main(void)
 		T_(test_status_text),
 		T_(test_long_chain),
 		T_(test_spawns_per_turn),
+		T_(test_pressure_hold),
+		T_(test_oom_killed),
 	};
 
 	return cmocka_run_group_tests_name("svc", tests, NULL, NULL);
