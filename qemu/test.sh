@@ -1,5 +1,5 @@
 #!/bin/bash
-# qemu/test.sh [--stock] - the guest tier, as TAP on stdout.
+# qemu/test.sh [--stock] [--only T1,T2...] - the guest tier, as TAP.
 #
 # Boot 1: the guest test runner (qemu/test/run-guest-tests.sh) as a
 # service of pidvisor-as-init; its TAP comes back over the second serial
@@ -7,12 +7,22 @@
 # is SIGINT to init.  Here we add what only the host can see: that QEMU
 # exited, and in time, and what the console said about the shutdown.
 # --stock boots the same initramfs on the kernel without our series.
+# --only runs the named guest tests in one boot, and nothing else (to
+# run one test many times: see qemu/repeat.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/qemu/qemu.sh"
 out=$top/build/qemu
 kernel=$top/build/kernel/bzImage
-[ "${1:-}" = --stock ] && kernel=$top/build/kernel/bzImage-stock
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) kernel=$top/build/kernel/bzImage-stock ;;
+	--only) only=$2; shift ;;
+	*) echo "usage: qemu/test.sh [--stock] [--only T1,T2...]" >&2; exit 2 ;;
+	esac
+	shift
+done
 initrd=$out/initramfs-test.cpio.gz
 n=0
 
@@ -47,6 +57,18 @@ in_order() {
 	b=$(grep -n -m1 -e "$3" "$1" | cut -d: -f1)
 	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]
 }
+
+if [ -n "$only" ]; then
+	boot only "pidvisor.only=$only" 240
+	console=$out/console-only.log
+	cat "$out/results-only.tap"
+	[ "$rc" = 0 ] || echo "not ok - qemu: QEMU exit $rc"
+	grep -qE 'Kernel panic|runtime error|Sanitizer' "$console" &&
+	    echo "not ok - qemu: panic or sanitizer report"
+	grep -q '^# guest: [0-9]* tests' "$out/results-only.tap" ||
+	    echo "not ok - qemu: the guest runner did not finish"
+	exit 0
+fi
 
 boot tests "" 240
 console=$out/console-tests.log
