@@ -106,6 +106,10 @@ if [ $stock = 0 ]; then
 		gcc -static -O2 -g -pthread -Wall -isystem usr/include \
 		    -I"$sdir" -o "$out/selftests/$t" "$src"
 	done
+	# upstream's process_mrelease() test, which the series must not break
+	gcc -static -O2 -g -Wall -isystem usr/include -include sys/syscall.h \
+	    -Itools/testing/selftests/vm -o "$out/selftests/mrelease_test" \
+	    tools/testing/selftests/vm/mrelease_test.c
 fi
 echo "$key" >"$image.key"
 echo "kernel: $image"

@@ -129,7 +129,11 @@ t_torture() {
 only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ -n "$only" ]; then
 	for t in $(echo "$only" | tr , ' '); do
-		tap "guest $t" timeout 120 "$0" --one "$t"
+		if [ "$t" = selftests ]; then
+			run_selftests
+		else
+			tap "guest $t" timeout 120 "$0" --one "$t"
+		fi
 	done
 	echo "# guest: $n tests, $failed failed" >&3
 	$CTL poweroff
@@ -355,6 +359,109 @@ t_oom() {
 	$CTL stop oom-hog --wait --timeout=20s || fail "oom-hog stop"
 }
 
+# The state letter of a process (R, S, D, Z...).
+state_of() {
+	sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' /proc/"$1"/stat 2>/dev/null
+}
+
+in_d_state() {
+	[ "$(state_of "$1")" = D ]
+}
+
+# Is a thread of process $1 in D state?
+thread_in_d() {
+	for t in /proc/"$1"/task/*; do
+		[ "$(state_of "$1/task/${t##*/}")" = D ] && return 0
+	done
+	return 1
+}
+
+# answers CTL...: the supervisor answers status, ten times running.
+answers() {
+	i=0
+	while [ $i -lt 10 ]; do
+		timeout 5 "$@" status >/dev/null ||
+		    fail "status did not answer while the reclaim is stuck"
+		i=$((i + 1))
+	done
+}
+
+# reclaim_blocked CTL...: kill the service "locked" for memory while its
+# mmap_lock is held, and check that the supervisor behind CTL keeps
+# answering.  A reader stuck in a FUSE read that never ends holds the
+# lock for reading (peek through /proc/PID/mem); a writer queued behind
+# it (clear_refs) makes every later reader wait too: process_mrelease(),
+# the kernel's OOM reaper, and the victim's own exit.  A supervisor that
+# reclaimed on its loop would stop answering here until the read ends.
+reclaim_blocked() {
+	rm -f /tmp/locked.addr /tmp/fh.log
+	/test/fuse-hang /tmp/fh >/tmp/fh.log 2>&1 &
+	fh=$!
+	# Whatever happens, the hung reads end with the test.
+	trap 'kill -TERM $fh 2>/dev/null' EXIT
+	until_ok 10 grep -q ready /tmp/fh.log || fail "no FUSE mount"
+	"$@" start locked --wait --timeout=20s || fail "locked did not start"
+	until_ok 10 test -s /tmp/locked.addr || fail "locked mapped nothing"
+	pid=$("$@" status locked | awk 'NR == 2 { print $3 }')
+	/test/svc-helper peek="$pid:$(cat /tmp/locked.addr)" &
+	peek=$!
+	until_ok 10 grep -q "read held" /tmp/fh.log ||
+	    fail "the read did not reach the file system"
+	/test/svc-helper clear-refs="$pid" &
+	writer=$!
+	until_ok 10 in_d_state $writer || fail "the writer is not waiting"
+	"$@" pressure kill locked || fail "pressure kill"
+	answers "$@"
+	# The victim is stuck on its own exit, its memory not reaped.
+	until_ok 10 in_d_state "$pid" || fail "the victim is not stuck"
+	rss=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\).*/\1/p' \
+	    /proc/"$pid"/status)
+	[ "${rss:-0}" -ge 30000 ] ||
+	    fail "its memory came back ($rss kB): the lock was not held"
+	if [ "$reaper" = kernel ]; then
+		# The OOM reaper tried the lock, and gave up.
+		until_ok 10 sh -c "dmesg | grep -q 'unable to reap pid:$pid '" ||
+		    fail "the OOM reaper did not try"
+		answers "$@"
+	else
+		# Our reaper thread sleeps in process_mrelease().
+		until_ok 10 thread_in_d $pv || fail "no thread of $pv is stuck"
+		answers "$@"
+	fi
+	"$@" pressure | grep ' locked priority' || true
+	kill -TERM $fh
+	wait $peek $writer $fh
+	trap - EXIT
+	"$@" wait locked failed --timeout=30s ||
+	    fail "not reaped once the lock was free: $("$@" status locked)"
+}
+
+# The killer never waits for a victim's mmap_lock: not PID 1 with our
+# kernel's reap (the OOM reaper tries the lock and gives up), not a
+# second pidvisor that reaps with process_mrelease() (in its thread).
+t_reclaim_blocked() {
+	reaper=kernel
+	reclaim_blocked $CTL
+	$CTL pressure | grep -q ' locked priority .*, reap, ' ||
+	    fail "PID 1 did not reclaim by reap: $($CTL pressure)"
+	d=/tmp/nest
+	mkdir -p $d/conf/services
+	printf '[supervisor]\ncgroup_root = none\npressure_reclaim = mrelease\n' \
+	    >$d/conf/pidvisor.ini
+	cp /etc/pidvisor/services/locked.ini $d/conf/services/
+	/sbin/init -c $d/conf -s $d/ctl.sock >$d/log 2>&1 &
+	pv=$!
+	until_ok 10 $CTL -s $d/ctl.sock version >/dev/null 2>&1 ||
+	    fail "the second pidvisor did not start: $(cat $d/log)"
+	reaper=thread
+	reclaim_blocked $CTL -s $d/ctl.sock
+	$CTL -s $d/ctl.sock pressure | grep -q ' locked priority .*, mrelease, ' ||
+	    fail "no reclaim by mrelease: $($CTL -s $d/ctl.sock pressure)"
+	kill -TERM $pv
+	wait $pv
+	rm -rf $d
+}
+
 # stop_timeout: SIGKILL for what ignores SIGTERM.
 t_stop_timeout() {
 	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
@@ -383,6 +490,27 @@ tap() {
 	fi
 }
 
+# The pidfd selftests of our tree (upstream's and the series'), and
+# upstream's process_mrelease() test, which the series must not break.
+run_selftests() {
+	cd "$T" || return
+	for t in pidfd_test pidfd_fdinfo_test pidfd_open_test \
+	    pidfd_poll_test pidfd_wait pidfd_getfd_test pidfd_setns_test \
+	    pidfd_reaped_test pidfd_pgrp_test pidfd_reap_test mrelease_test; do
+		if [ -x "$T/$t" ]; then
+			tap "selftest $t" timeout 300 "$T/$t"
+			# The series' own tests: their log too, pass or fail.
+			case $t in pidfd_reaped_test|pidfd_pgrp_test|pidfd_reap_test)
+				[ $rc = 0 ] && grep -vE '^(TAP|1\.\.|# *RUN|# Starting)' \
+				    /tmp/out | sed 's/^/#   /' >&3
+			esac
+		else
+			tap "selftest $t" sh -c "echo $t was not built; exit 1"
+		fi
+	done
+	cd /
+}
+
 if [ "${1:-}" = --one ]; then
 	"$2"
 	exit $?
@@ -402,7 +530,11 @@ fi
 only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ -n "$only" ]; then
 	for t in $(echo "$only" | tr , ' '); do
-		tap "guest $t" timeout 120 "$0" --one "$t"
+		if [ "$t" = selftests ]; then
+			run_selftests
+		else
+			tap "guest $t" timeout 120 "$0" --one "$t"
+		fi
 	done
 	echo "# guest: $n tests, $failed failed" >&3
 	$CTL poweroff
@@ -424,26 +556,11 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
-    t_pressure t_oom \
+    t_pressure t_oom t_reclaim_blocked \
     t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 
-cd "$T"
-for t in pidfd_test pidfd_fdinfo_test pidfd_open_test pidfd_poll_test \
-    pidfd_wait pidfd_getfd_test pidfd_setns_test \
-    pidfd_reaped_test pidfd_pgrp_test pidfd_reap_test; do
-	if [ -x "$T/$t" ]; then
-		tap "selftest $t" timeout 300 "$T/$t"
-		# The series' own tests: their log too, pass or fail.
-		case $t in pidfd_reaped_test|pidfd_pgrp_test|pidfd_reap_test)
-			[ $rc = 0 ] && grep -vE '^(TAP|1\.\.|# *RUN|# Starting)' \
-			    /tmp/out | sed 's/^/#   /' >&3
-		esac
-	else
-		tap "selftest $t" sh -c "echo $t was not built; exit 1"
-	fi
-done
-
+run_selftests
 echo "# guest: $n tests, $failed failed" >&3
 $CTL poweroff
