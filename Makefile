@@ -7,7 +7,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
-DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c \
+DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
 		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -220,6 +220,9 @@ $(B)/guest/torture: tests/torture/torture.c
 $(B)/guest/noclone3: tests/host/noclone3.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/guest/fuse-hang: tests/host/fuse-hang.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -o $@ $<
 
 kernel:
 	@kernel/build.sh
@@ -235,7 +238,7 @@ $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
 	@qemu/mkinitramfs.sh run $@
 
 $(B)/qemu/initramfs-test.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/guest/svc-helper \
-    $(B)/guest/torture $(B)/guest/noclone3 \
+    $(B)/guest/torture $(B)/guest/noclone3 $(B)/guest/fuse-hang \
     $(B)/kernel/bzImage
 	@rm -f $(B)/guest/pidfd_*
 	@cp $(B)/kernel/selftests/* $(B)/guest/

@@ -7,7 +7,7 @@
  * SIZE_MB, then is killed through its pidfd by
  *   kill      SIGKILL; the victim frees its memory as it exits
  *   mrelease  SIGKILL, then process_mrelease() reaps it here
- *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_REAP): both at once
+ *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_LOCAL_REAP): both at once
  * while one busy process per CPU keeps the CPUs taken (the victim then
  * has to compete to run its own exit).  "Back" is when MemFree has
  * regained 90% of the victim's size; "dead" when the pidfd says so.
@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PIDFD_SIGNAL_REAP
-#define PIDFD_SIGNAL_REAP	(1U << 16)
+#ifndef PIDFD_SIGNAL_LOCAL_REAP
+#define PIDFD_SIGNAL_LOCAL_REAP	(1U << 30)
 #endif
 #ifndef SYS_process_mrelease
 #define SYS_process_mrelease	448
@@ -110,7 +110,7 @@ one(int mb, int path, double *back_ms, double *dead_ms)
 	t0 = now_us();
 	if (path == P_REAP) {
 		rc = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL,
-		    PIDFD_SIGNAL_REAP);
+		    PIDFD_SIGNAL_LOCAL_REAP);
 	} else {
 		rc = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		if (rc == 0 && path == P_MRELEASE)

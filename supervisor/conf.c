@@ -1167,6 +1167,19 @@ conf_sup_key(void *user, const char *section, const char *name,
 		why = key_limit(p, name, v, 1 << 20, &s->cgroup_memory_high);
 	} else if (!strcmp(name, "pressure_cooldown")) {
 		why = key_duration(p, name, v, &s->pressure_cooldown);
+	} else if (!strcmp(name, "pressure_reclaim")) {
+		static const char *const paths[] = {
+			"auto", "kill", "mrelease", "reap",
+		};
+
+		for (i = 0; i < ARRAY_SIZE(paths); i++)
+			if (!strcmp(v, paths[i]))
+				break;
+		if (i == ARRAY_SIZE(paths))
+			why = bad(p, "pressure_reclaim: expected auto, reap, "
+			    "mrelease or kill, not '%s'", v);
+		else
+			s->pressure_reclaim = (uint8_t)i;
 	} else if (!strcmp(name, "pressure_calm")) {
 		why = key_duration(p, name, v, &s->pressure_calm);
 	} else if (!strcmp(name, "pressure_calm_max")) {

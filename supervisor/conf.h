@@ -116,6 +116,7 @@ struct sup_conf {
 	uint32_t	 pressure_calm;		/* ms; 0: restart victims at once */
 	uint32_t	 pressure_calm_max;	/* ms */
 	bool		 pressure_full;		/* "full" rather than "some" */
+	uint8_t		 pressure_reclaim;	/* enum reclaim_path + 1; 0 auto */
 	mode_t		 control_mode;
 	uint32_t	 max_clients;
 	uint32_t	 client_timeout;	/* ms */

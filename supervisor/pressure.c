@@ -7,19 +7,26 @@
  * epoll set of its own whose fd the loop watches.  On a trigger, with no
  * kill in flight and past the cool-down, the killer picks the service
  * with the highest kill_priority (then the most memory), kills it
- * through its pidfd and takes its memory back at once by the best path
- * the kernel has (probed once): PIDFD_SIGNAL_REAP, which kills and reaps
- * in one call; else SIGKILL and process_mrelease(); else SIGKILL alone.
- * Then it times the death (from the pidfd) and the memory coming back.
+ * through its pidfd and has its memory taken back at once by the best
+ * path the kernel has (probed once, or pressure_reclaim): our kernel's
+ * PIDFD_SIGNAL_LOCAL_REAP, which kills and hands the victim to the
+ * kernel's OOM reaper; else SIGKILL, then process_mrelease() in a thread
+ * of its own (reaper.c); else SIGKILL alone.  Nothing here ever waits
+ * for a victim's mmap_lock on the loop.  Then it times the death (from
+ * the pidfd) and the memory coming back.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,16 +59,101 @@ reclaim_path_name(enum reclaim_path p)
 	}
 }
 
+/* A child for the probe: it waits to be killed. */
+static int
+pressure_probe_child(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Start one, sharing our memory or not; its pidfd, or -1. */
+static int
+pressure_probe_spawn(char *stack, size_t size, bool share_vm)
+{
+	int	pidfd = -1;
+
+	/* exit_signal 0: nobody but its pidfd hears of its death. */
+	if (clone(pressure_probe_child, stack + size, CLONE_PIDFD |
+	    (share_vm ? CLONE_VM : 0), NULL, &pidfd) < 0)
+		return -1;
+	return pidfd;
+}
+
+/* Kill (if need be) and reap a probe child. */
+static void
+pressure_probe_end(int pidfd, bool kill)
+{
+	siginfo_t	si;
+
+	if (kill)
+		sys_pidfd_send_signal(pidfd, SIGKILL, 0);
+	waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED | __WALL);
+	close(pidfd);
+}
+
 /*
- * The best reclaim path this kernel has.  Each probe uses fd -1: the
- * flags are checked before the fd, so EBADF means "known", EINVAL (or
- * ENOSYS) means "not here".
+ * Has this kernel our PIDFD_SIGNAL_LOCAL_REAP, meaning what it means in
+ * our series?  Bit 30 is a local extension: that it is taken (EBADF on
+ * no fd) is not enough, another kernel could give it another meaning.
+ * So ask it of two children: one that shares our memory (CLONE_VM),
+ * whose memory must not be reaped, so the call must fail with EINVAL and
+ * send nothing; and one that does not, which it must kill.
+ */
+static bool
+pressure_probe_reap(void)
+{
+	struct pollfd	 pfd = { .events = POLLIN };
+	const size_t	 size = 64 * 1024;
+	char		*stack;
+	siginfo_t	 si;
+	bool		 ok = false;
+	int		 fd;
+
+	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_LOCAL_REAP) == 0 ||
+	    errno != EBADF)
+		return false;
+#ifdef PV_MEMCHECK
+	return true;		/* no CLONE_VM children under valgrind */
+#endif
+	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return false;
+	if ((fd = pressure_probe_spawn(stack, size, true)) >= 0) {
+		ok = sys_pidfd_send_signal(fd, SIGKILL,
+		    PIDFD_SIGNAL_LOCAL_REAP) < 0 && errno == EINVAL;
+		pfd.fd = fd;
+		ok = ok && poll(&pfd, 1, 0) == 0;	/* still alive */
+		pressure_probe_end(fd, true);
+	}
+	if (ok && (fd = pressure_probe_spawn(stack, size, false)) >= 0) {
+		ok = sys_pidfd_send_signal(fd, SIGKILL,
+		    PIDFD_SIGNAL_LOCAL_REAP) == 0;
+		memset(&si, 0, sizeof(si));
+		ok = ok && waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
+		    __WALL) == 0 && si.si_code == CLD_KILLED &&
+		    si.si_status == SIGKILL;
+		pressure_probe_end(fd, !ok);
+	} else {
+		ok = false;
+	}
+	munmap(stack, size);
+	return ok;
+}
+
+/*
+ * The best reclaim path this kernel has.  The process_mrelease() probe
+ * uses fd -1: flags are checked before the fd, so EBADF means "there",
+ * EINVAL or ENOSYS "not here".
  */
 static enum reclaim_path
 pressure_probe(void)
 {
-	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_REAP) < 0 &&
-	    errno == EBADF)
+	if (pressure_probe_reap())
 		return RECLAIM_REAP;
 	if (sys_process_mrelease(-1, 0) < 0 && errno == EBADF)
 		return RECLAIM_MRELEASE;
@@ -182,9 +274,11 @@ pressure_done(struct sup *sup)
 	else
 		snprintf(back, sizeof(back), "not within 10 s");
 	log_info("pressure: killed %s (kill_priority %d, %.1f MiB) on %s; "
-	    "reclaim by %s; dead after %s, memory back after %s", k->name,
-	    (int)k->priority, k->memory / 1048576.0, k->psi,
-	    reclaim_path_name(k->path), death, back);
+	    "reclaim by %s%s%s%s; dead after %s, memory back after %s",
+	    k->name, (int)k->priority, k->memory / 1048576.0, k->psi,
+	    reclaim_path_name(k->path), k->reap_err ? " (no reap: " : "",
+	    k->reap_err ? strerror(k->reap_err) : "",
+	    k->reap_err ? ")" : "", death, back);
 	pr->inflight = NULL;
 	pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
 	pr->total_done = pressure_total(sup);
@@ -245,6 +339,58 @@ pressure_on_poll(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /*
+ * SIGKILL through pidfd, by the path of the kill record k; 0 or -errno.
+ * Never waits for the victim: the kernel's reap is queued, our
+ * process_mrelease() is the reaper thread's.  Where a reap cannot be
+ * had, k says why and the kill is a plain one.
+ */
+static int
+pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd)
+{
+	int	rc;
+
+	if (k->path == RECLAIM_REAP) {
+		if (sys_pidfd_send_signal(pidfd, SIGKILL,
+		    PIDFD_SIGNAL_LOCAL_REAP) == 0)
+			return 0;
+		/* EINVAL: its memory may not be reaped (shared with a
+		 * process outside it, a core dump); nothing was sent. */
+		if ((rc = errno) != EINVAL)
+			return -rc;
+		k->reap_err = rc;
+		k->path = RECLAIM_KILL;
+	}
+	if ((rc = pidfd_signal(pidfd, SIGKILL)) < 0)
+		return rc;
+	if (k->path == RECLAIM_MRELEASE &&
+	    (rc = reaper_submit(&pr->reaper, pidfd, pr->nkills)) < 0) {
+		k->reap_err = -rc;	/* EBUSY: stuck on an earlier one */
+		k->path = RECLAIM_KILL;
+	}
+	return 0;
+}
+
+/* The reaper thread's process_mrelease() came back. */
+static void
+pressure_on_reaped(struct ev_loop *loop, const struct reaper_result *res)
+{
+	struct sup	*sup = ev_userdata(loop);
+	struct pressure	*pr = &sup->pr;
+	struct kill_rec	*k = pressure_cur(pr);
+
+	if (res->seq != pr->nkills || pr->inflight == NULL) {
+		log_debug("pressure: a reap of an earlier kill came back after "
+		    "%.1f ms", res->took_us / 1000.0);
+		return;
+	}
+	k->reaped_us = now_us() - pr->t0_us;
+	/* ESRCH, EINVAL: it had already let go of its memory itself. */
+	if (res->err && res->err != ESRCH && res->err != EINVAL)
+		k->reap_err = res->err;
+	pressure_check(sup);
+}
+
+/*
  * Kill a service for memory pressure and take its memory back.  psi
  * says what triggered it.  0, or -errno if nothing was killed.
  */
@@ -270,17 +416,10 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
 	k->priority = s->def->kill_priority;
 	k->memory = ss->mem_need = pressure_svc_memory(sup, ss);
 	k->rss = pressure_rss(ss);
-	k->death_us = k->back_us = -1;
+	k->death_us = k->back_us = k->reaped_us = -1;
 	k->path = pr->path;
 	pr->t0_us = now_us();
-	if (k->path == RECLAIM_REAP) {
-		rc = sys_pidfd_send_signal(s->pidfd, SIGKILL,
-		    PIDFD_SIGNAL_REAP) < 0 ? -errno : 0;
-	} else {
-		rc = pidfd_signal(s->pidfd, SIGKILL);
-		if (rc == 0 && k->path == RECLAIM_MRELEASE)
-			sys_process_mrelease(s->pidfd, 0);
-	}
+	rc = pressure_sigkill(pr, k, s->pidfd);
 	if (rc < 0) {
 		pr->nkills--;
 		return rc;
@@ -478,11 +617,25 @@ pressure_init(struct sup *sup)
 	struct pressure		*pr = &sup->pr;
 	struct epoll_event	 ev = { .events = EPOLLPRI };
 	char			 trig[64];
-	int			 n;
+	int			 n, rc;
 
 	pr->psi_fd = pr->ep_fd = -1;
 	pr->total_done = -1;
-	pr->path = (uint8_t)pressure_probe();
+	pr->best = (uint8_t)pressure_probe();
+	pr->path = pr->best;
+	if (sc->pressure_reclaim) {
+		pr->path = sc->pressure_reclaim - 1;
+		if (pr->path > pr->best)
+			log_warn("pressure: reclaim by %s asked for, but this "
+			    "kernel has %s at best", reclaim_path_name(
+			    pr->path), reclaim_path_name(pr->best));
+	}
+	if (pr->path == RECLAIM_MRELEASE &&
+	    (rc = reaper_start(&pr->reaper, sup->loop, pressure_on_reaped)) < 0) {
+		log_warn("pressure: no reaper thread (%s): reclaim by kill",
+		    strerror(-rc));
+		pr->path = RECLAIM_KILL;
+	}
 	ev_init(&pr->poll, pressure_on_poll);
 	if (sc->pressure_stall == 0) {
 		snprintf(pr->why, sizeof(pr->why), "pressure = off");
@@ -527,6 +680,7 @@ pressure_fini(struct sup *sup)
 	if (sup->loop) {
 		ev_io_stop(sup->loop, &pr->w);
 		ev_timer_stop(sup->loop, &pr->poll);
+		reaper_stop(&pr->reaper, sup->loop);
 	}
 	if (pr->ep_fd >= 0)
 		close(pr->ep_fd);
@@ -564,8 +718,9 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 		buf_puts(b, ",\"off_because\":");
 		buf_json_str(b, pr->psi_fd >= 0 ? NULL : pr->why);
 		buf_printf(b, ",\"cooldown_ms\":%u,\"reclaim\":\"%s\","
-		    "\"cgroups\":", sc->pressure_cooldown,
-		    reclaim_path_name(pr->path));
+		    "\"reclaim_best\":\"%s\",\"cgroups\":",
+		    sc->pressure_cooldown, reclaim_path_name(pr->path),
+		    reclaim_path_name(pr->best));
 		buf_json_str(b, sup->cg.base);
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
@@ -582,8 +737,13 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 			    (unsigned long long)k->memory);
 			buf_json_str(b, k->psi);
 			buf_printf(b, ",\"path\":\"%s\",\"death_us\":%lld,"
-			    "\"back_us\":%lld}", reclaim_path_name(k->path),
-			    (long long)k->death_us, (long long)k->back_us);
+			    "\"back_us\":%lld,\"reaped_us\":%lld,"
+			    "\"no_reap\":", reclaim_path_name(k->path),
+			    (long long)k->death_us, (long long)k->back_us,
+			    (long long)k->reaped_us);
+			buf_json_str(b, k->reap_err ? strerror(k->reap_err) :
+			    NULL);
+			buf_puts(b, "}");
 		}
 		buf_puts(b, "]}\n");
 		return;
@@ -609,8 +769,11 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 		gmtime_r(&t, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		buf_printf(b, "%s %s priority %d, %.1f MiB, %s, %s, dead %.1f ms, "
-		    "memory back %.1f ms\n", when, k->name, (int)k->priority,
-		    k->memory / 1048576.0, k->psi, reclaim_path_name(k->path),
-		    k->death_us / 1000.0, k->back_us / 1000.0);
+		    "memory back %.1f ms%s%s%s\n", when, k->name,
+		    (int)k->priority, k->memory / 1048576.0, k->psi,
+		    reclaim_path_name(k->path), k->death_us / 1000.0,
+		    k->back_us / 1000.0, k->reap_err ? " (no reap: " : "",
+		    k->reap_err ? strerror(k->reap_err) : "",
+		    k->reap_err ? ")" : "");
 	}
 }

@@ -9,13 +9,17 @@
 #include <ev.h>
 
 #include "conf.h"
+#include "reaper.h"
 #include "util.h"
 
-/* How the victim's memory comes back, fastest first. */
+/* How the victim's memory comes back (pressure_reclaim counts from 1). */
 enum reclaim_path {
 	RECLAIM_KILL,		/* SIGKILL; the victim frees it as it exits */
-	RECLAIM_MRELEASE,	/* SIGKILL, then process_mrelease() */
-	RECLAIM_REAP,		/* pidfd_send_signal(PIDFD_SIGNAL_REAP) */
+	RECLAIM_MRELEASE,	/* SIGKILL, then process_mrelease() in the
+				 * reaper thread */
+	RECLAIM_REAP,		/* PIDFD_SIGNAL_LOCAL_REAP: the kernel's OOM
+				 * reaper, at once */
+	RECLAIM__COUNT
 };
 
 struct kill_rec {
@@ -24,8 +28,10 @@ struct kill_rec {
 	uint64_t	rss;		/* the victim's, at the kill */
 	int64_t		death_us;	/* kill to pidfd death; -1 not yet */
 	int64_t		back_us;	/* kill to memory back; -1 not yet */
+	int64_t		reaped_us;	/* kill to process_mrelease's return */
 	int32_t		priority;
-	uint8_t		path;		/* enum reclaim_path */
+	int32_t		reap_err;	/* why there was no reap; 0: none */
+	uint8_t		path;		/* enum reclaim_path: what was done */
 	char		name[SVC_NAME_MAX + 1];
 	char		psi[48];	/* the pressure that triggered it */
 };
@@ -41,7 +47,10 @@ struct pressure {
 	ev_timer	 poll;		/* watches the memory come back */
 	char		 file[PATH_MAX];
 	char		 why[128];	/* why the killer is off */
-	uint8_t		 path;		/* the best this kernel has */
+	uint8_t		 path;		/* the best this kernel has, or the
+					 * one pressure_reclaim asks for */
+	uint8_t		 best;		/* the best this kernel has */
+	struct reaper	 reaper;	/* process_mrelease() off the loop */
 	struct sup_svc	*inflight;	/* never more than one kill */
 	int64_t		 t0_us;
 	int64_t		 quiet_until;	/* cool-down, mono ms */

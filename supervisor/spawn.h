@@ -7,12 +7,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* pidfd_send_signal() flags: upstream's (Linux 6.9) and our series'. */
+/*
+ * pidfd_send_signal() flags: upstream's (Linux 6.9), and our series'
+ * local extension (kernel/patches/0003), which another kernel could use
+ * for something else: pressure.c probes what it does, not only whether
+ * it is taken.
+ */
 #ifndef PIDFD_SIGNAL_PROCESS_GROUP
 #define PIDFD_SIGNAL_PROCESS_GROUP	(1U << 2)
 #endif
-#ifndef PIDFD_SIGNAL_REAP
-#define PIDFD_SIGNAL_REAP		(1U << 16)
+#ifndef PIDFD_SIGNAL_LOCAL_REAP
+#define PIDFD_SIGNAL_LOCAL_REAP		(1U << 30)
 #endif
 
 /* Everything the child needs, prepared by the parent before the clone. */

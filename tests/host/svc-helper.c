@@ -22,6 +22,12 @@
  *                      exit 1 on timeout (used by the tests, not as a service)
  *   waitpid=PID:MS     wait (pidfd) until process PID exits; exit 1 on
  *                      timeout (used by the tests, not as a service)
+ *   map=FILE:OUT       map FILE shared and read-only, without touching it;
+ *                      write the address (hex) to OUT
+ *   peek=PID:ADDR      read a byte of process PID's memory at ADDR through
+ *                      /proc/PID/mem (its mmap_lock held meanwhile)
+ *   clear-refs=PID     write 5 to /proc/PID/clear_refs, which takes
+ *                      PID's mmap_lock for writing
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +68,57 @@ alloc_mb(long mb)
 	memset(p, 0x5a, len);
 	chunks[nchunks].p = p;
 	chunks[nchunks++].len = len;
+}
+
+static int	write_str(const char *, const char *);
+
+/* Map file shared and read-only, untouched; its address goes to out. */
+static int
+map_file(const char *file, const char *out)
+{
+	char	 line[32];
+	void	*p;
+	int	 fd;
+
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
+		perror("svc-helper: map");
+		return -1;
+	}
+	p = mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		perror("svc-helper: map");
+		return -1;
+	}
+	snprintf(line, sizeof(line), "%lx\n", (unsigned long)p);
+	return write_str(out, line);
+}
+
+/* Read a byte at addr of the memory file path; 0, or 1 on error. */
+static int
+peek(const char *path, unsigned long long addr, char *c)
+{
+	int	fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 1;
+	rc = pread(fd, c, 1, (off_t)addr) == 1 ? 0 : 1;
+	close(fd);
+	return rc;
+}
+
+/* Write str into the file at path (made if need be); 0, or 1 on error. */
+static int
+write_str(const char *path, const char *str)
+{
+	int	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int	rc;
+
+	if (fd < 0)
+		return 1;
+	rc = write(fd, str, strlen(str)) == (ssize_t)strlen(str) ? 0 : 1;
+	close(fd);
+	return rc;
 }
 
 static long long
@@ -291,6 +348,21 @@ main(int argc, char **argv)
 			return waitfile(v);
 		} else if (!strcmp(a, "waitpid")) {
 			return waitexit(v);
+		} else if (!strcmp(a, "map")) {
+			char	*out = split(v);
+
+			if (map_file(v, out) < 0)
+				return 1;
+		} else if (!strcmp(a, "peek")) {
+			char	 path[64], c, *addr = split(v);
+
+			snprintf(path, sizeof(path), "/proc/%s/mem", v);
+			return peek(path, strtoull(addr, NULL, 16), &c);
+		} else if (!strcmp(a, "clear-refs")) {
+			char	path[64];
+
+			snprintf(path, sizeof(path), "/proc/%s/clear_refs", v);
+			return write_str(path, "5");
 		} else {
 			fprintf(stderr, "svc-helper: unknown action %s\n", a);
 			return 2;
