@@ -278,14 +278,28 @@ $(B)/bench/harness: bench/harness.c bench/bench.h
 	$(CC) $(WARN) -O2 -o $@ $<
 $(B)/bench/reclaim: bench/reclaim.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -static -o $@ $<
+	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
+$(B)/bench/hh: bench/hh.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
 $(B)/qemu/initramfs-bench.cpio.gz: $(STATIC) $(B)/bench/reclaim \
-    $(wildcard qemu/bench/*.sh qemu/bench/conf/services/*.ini) \
+    $(B)/bench/hh $(B)/guest/svc-helper \
+    $(wildcard qemu/bench/*.sh qemu/bench/conf/services/*.ini \
+    qemu/bench/hh/*/*.ini) \
     qemu/mkinitramfs.sh $(B)/kernel/bzImage
 	@qemu/mkinitramfs.sh bench $@
 
-bench-deps: deps
+bench-deps: deps $(B)/earlyoom/usr/bin/earlyoom
 	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_BENCH)"
+
+# Debian's earlyoom for the guest's head-to-head, unpacked, not installed:
+# the package would start a killer on this machine.
+$(B)/earlyoom/usr/bin/earlyoom:
+	@mkdir -p $(B)/earlyoom
+	cd $(B)/earlyoom && rm -f earlyoom_*.deb && \
+	    (apt-get download earlyoom || \
+	     (apt-get update -q && apt-get download earlyoom)) && \
+	    dpkg-deb -x earlyoom_*.deb . && rm -f earlyoom_*.deb
 
 bench-bins: all kernel
 	@$(MAKE) --no-print-directory $(BENCH_BINS)

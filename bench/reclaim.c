@@ -1,27 +1,44 @@
 /*
- * reclaim.c - how fast a killed process's memory comes back, by path.
+ * reclaim.c - how fast a killed process's memory comes back, by path,
+ * when the victim cannot run its own exit.
  *
- *   reclaim RUNS SIZE_MB...
+ *   reclaim RUNS RESTRICT SIZE_MB...
  *
- * For each size, RUNS times each path: a victim allocates and touches
- * SIZE_MB, then is killed through its pidfd by
+ * The case of the article this project began with: the victim sits in a
+ * cgroup that gets almost no CPU (RESTRICT "weight": cpu.weight 1;
+ * "max": cpu.max of 5 ms per 100 ms; "none": no cgroup of its own), and
+ * one busy process per CPU keeps the CPUs taken, so a plain SIGKILL
+ * returns its memory only as fast as it gets to run its exit.  For each
+ * size, RUNS victims of SIZE_MB (allocated and touched before they are
+ * moved into their cgroup) are killed through their pidfd by each path:
  *   kill      SIGKILL; the victim frees its memory as it exits
- *   mrelease  SIGKILL, then process_mrelease() reaps it here
- *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_LOCAL_REAP): both at once
- * while one busy process per CPU keeps the CPUs taken (the victim then
- * has to compete to run its own exit).  "Back" is when MemFree has
- * regained 90% of the victim's size; "dead" when the pidfd says so.
- * Prints one "size_mb= path= back_ms= dead_ms= runs=" line per pair
- * (medians), the paths the kernel does not have as "missing".
+ *   boost     move the victim to a cgroup of its own with the default
+ *             share, then SIGKILL (what reviewers of the 2019 RFC
+ *             proposed instead of a kernel reap)
+ *   mrelease  SIGKILL, then process_mrelease() from a worker thread, as
+ *             a killer that must not block does it (lmkd, pidvisor)
+ *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_LOCAL_REAP): the
+ *             kernel's OOM reaper, at once (our kernel series, 0003)
+ * "Back" is when MemFree has regained 90% of the victim's size, polled
+ * every millisecond; "dead" when the pidfd says so.  Prints one line per
+ * pair, the medians:
+ *   restrict=R size_mb=N path=P back_ms=X dead_ms=Y runs=N timeouts=T
+ * (a run not over in 180 s counts as 180 s, and in T; mrelease adds
+ * esrch=E, the calls that found the victim had no mm left: it was past
+ * exit_mm(), and its own exit_mmap() frees the memory), and "missing"
+ * for a path the kernel does not have.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,8 +51,14 @@
 #define SYS_process_mrelease	448
 #endif
 
-enum { P_KILL, P_MRELEASE, P_REAP, P__COUNT };
-static const char *const pname[] = { "kill", "mrelease", "reap" };
+#define CG		"/sys/fs/cgroup/reclaim"
+#define TIMEOUT_US	(180LL * 1000000)
+
+enum { P_KILL, P_BOOST, P_MRELEASE, P_REAP, P__COUNT };
+static const char *const pname[] = { "kill", "boost", "mrelease", "reap" };
+
+static int	req[2], res[2];		/* to and from the worker thread */
+static int	nesrch;			/* process_mrelease(): no mm left */
 
 static long long
 now_us(void)
@@ -46,24 +69,84 @@ now_us(void)
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-/* MemFree in bytes, read fast. */
+/* MemFree in bytes. */
 static long long
 mem_free(void)
 {
-	static char	buf[4096];
-	FILE		*f = fopen("/proc/meminfo", "r");
-	long long	 kb = 0;
-	char		*p;
-	size_t		 n;
+	char		buf[4096], *p;
+	long long	kb = 0;
+	ssize_t		n;
+	int		fd;
 
-	if (f == NULL)
+	if ((fd = open("/proc/meminfo", O_RDONLY)) < 0)
 		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
 	buf[n] = '\0';
 	if ((p = strstr(buf, "MemFree:")) != NULL)
 		kb = atoll(p + 8);
 	return kb * 1024;
+}
+
+static int
+put(const char *path, const char *val)
+{
+	int	fd = open(path, O_WRONLY), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+static int
+move(const char *cg, pid_t pid)
+{
+	char	path[128], v[32];
+
+	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", CG, cg);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	return put(path, v);
+}
+
+/* The cgroups: busy (the hogs), victim (restricted), boost (plain). */
+static int
+cgroups(const char *restrict_)
+{
+	mkdir(CG, 0755);
+	if (put("/sys/fs/cgroup/cgroup.subtree_control", "+cpu") < 0 ||
+	    put(CG "/cgroup.subtree_control", "+cpu") < 0) {
+		perror("reclaim: the cpu controller");
+		return -1;
+	}
+	mkdir(CG "/busy", 0755);
+	mkdir(CG "/victim", 0755);
+	mkdir(CG "/boost", 0755);
+	put(CG "/victim/cpu.weight", "100");
+	put(CG "/victim/cpu.max", "max 100000");
+	if (!strcmp(restrict_, "weight"))
+		return put(CG "/victim/cpu.weight", "1");
+	if (!strcmp(restrict_, "max"))
+		return put(CG "/victim/cpu.max", "5000 100000");
+	return 0;
+}
+
+/* The worker: process_mrelease() on each pidfd it is given. */
+static void *
+worker(void *arg)
+{
+	int	fd, err;
+
+	(void)arg;
+	while (read(req[0], &fd, sizeof(fd)) == sizeof(fd)) {
+		err = syscall(SYS_process_mrelease, fd, 0) < 0 ? errno : 0;
+		if (write(res[1], &err, sizeof(err)) != sizeof(err))
+			break;
+	}
+	return NULL;
 }
 
 static int
@@ -74,16 +157,17 @@ cmpd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One kill of a victim of mb MiB by path; times in ms. */
+/* One kill of a victim of mb MiB by path; times in ms.  -1: no such path. */
 static int
-one(int mb, int path, double *back_ms, double *dead_ms)
+one(int mb, int path, const char *cg, double *back_ms, double *dead_ms)
 {
-	int		p[2], pidfd, rc;
+	int		p[2], pidfd, rc = 0, err;
 	pid_t		pid;
 	char		c;
 	long long	before, t0, t, back = -1, dead = -1;
 	struct pollfd	pf;
 	siginfo_t	si;
+	struct timespec	ms = { 0, 1000000 };
 
 	if (pipe(p) < 0)
 		return -1;
@@ -105,19 +189,37 @@ one(int mb, int path, double *back_ms, double *dead_ms)
 		return -1;
 	close(p[0]);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (cg && move(cg, pid) < 0) {
+		perror("reclaim: the victim's cgroup");
+		return -1;
+	}
 	before = mem_free();
 
 	t0 = now_us();
-	if (path == P_REAP) {
+	switch (path) {
+	case P_REAP:
 		rc = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL,
 		    PIDFD_SIGNAL_LOCAL_REAP);
-	} else {
-		rc = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		if (rc == 0 && path == P_MRELEASE)
-			syscall(SYS_process_mrelease, pidfd, 0);
+		break;
+	case P_BOOST:
+		rc = move("boost", pid);
+		/* FALLTHROUGH */
+	case P_KILL:
+	case P_MRELEASE:
+		if (rc == 0)
+			rc = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL,
+			    NULL, 0);
+		if (rc == 0 && path == P_MRELEASE &&
+		    write(req[1], &pidfd, sizeof(pidfd)) != sizeof(pidfd))
+			rc = -1;
+		break;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		kill(pid, SIGKILL);
+		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
+		close(pidfd);
 		return -1;
+	}
 	pf.fd = pidfd;
 	pf.events = POLLIN;
 	while (back < 0 || dead < 0) {
@@ -126,51 +228,79 @@ one(int mb, int path, double *back_ms, double *dead_ms)
 			back = t;
 		if (dead < 0 && poll(&pf, 1, 0) == 1)
 			dead = t;
-		if (t - t0 > 60000000)
+		if (t - t0 > TIMEOUT_US)
 			break;
+		nanosleep(&ms, NULL);
 	}
+	if (path == P_MRELEASE && read(res[0], &err, sizeof(err)) ==
+	    sizeof(err) && err == ESRCH)
+		nesrch++;
 	waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
 	close(pidfd);
-	*back_ms = back < 0 ? -1 : (back - t0) / 1000.0;
-	*dead_ms = dead < 0 ? -1 : (dead - t0) / 1000.0;
-	return 0;
+	/* Not within the time out: counted as the time out. */
+	*back_ms = ((back < 0 ? t0 + TIMEOUT_US : back) - t0) / 1000.0;
+	*dead_ms = ((dead < 0 ? t0 + TIMEOUT_US : dead) - t0) / 1000.0;
+	return back < 0 || dead < 0 ? 1 : 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	int	runs, i, s, path, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	pid_t	*hog;
-	double	*back, *dead;
+	int		 runs, i, s, path, rc, late;
+	int		 ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	const char	*restrict_, *cg;
+	pthread_t	 th;
+	pid_t		*hog;
+	double		*back, *dead;
 
-	if (argc < 3)
+	if (argc < 4) {
+		fprintf(stderr, "usage: reclaim RUNS weight|max|none "
+		    "SIZE_MB...\n");
 		return 2;
+	}
 	runs = atoi(argv[1]);
+	restrict_ = argv[2];
+	cg = strcmp(restrict_, "none") ? "victim" : NULL;
+	if (cgroups(restrict_) < 0 || pipe(req) < 0 || pipe(res) < 0 ||
+	    pthread_create(&th, NULL, worker, NULL))
+		return 1;
 	back = calloc((size_t)runs, sizeof(*back));
 	dead = calloc((size_t)runs, sizeof(*dead));
 	hog = calloc((size_t)ncpu, sizeof(*hog));
-	for (i = 0; i < ncpu; i++)
+	for (i = 0; i < ncpu; i++) {
 		if ((hog[i] = fork()) == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			for (;;)
 				;
 		}
-	for (s = 2; s < argc; s++) {
+		move("busy", hog[i]);
+	}
+	for (s = 3; s < argc; s++) {
 		for (path = 0; path < P__COUNT; path++) {
-			for (i = 0; i < runs; i++)
-				if (one(atoi(argv[s]), path, &back[i],
-				    &dead[i]) < 0)
+			if (!cg && path == P_BOOST)
+				continue;
+			nesrch = 0;
+			for (i = late = 0; i < runs; i++) {
+				if ((rc = one(atoi(argv[s]), path, cg, &back[i],
+				    &dead[i])) < 0)
 					break;
+				late += rc;
+			}
 			if (i < runs) {
-				printf("size_mb=%s path=%s missing\n", argv[s],
-				    pname[path]);
+				printf("restrict=%s size_mb=%s path=%s missing\n",
+				    restrict_, argv[s], pname[path]);
+				fflush(stdout);
 				continue;
 			}
 			qsort(back, (size_t)runs, sizeof(*back), cmpd);
 			qsort(dead, (size_t)runs, sizeof(*dead), cmpd);
-			printf("size_mb=%s path=%s back_ms=%.2f dead_ms=%.2f "
-			    "runs=%d\n", argv[s], pname[path], back[runs / 2],
-			    dead[runs / 2], runs);
+			printf("restrict=%s size_mb=%s path=%s back_ms=%.2f "
+			    "dead_ms=%.2f runs=%d timeouts=%d", restrict_,
+			    argv[s], pname[path], back[runs / 2],
+			    dead[runs / 2], runs, late);
+			if (path == P_MRELEASE)
+				printf(" esrch=%d", nesrch);
+			printf("\n");
 			fflush(stdout);
 		}
 	}
@@ -178,5 +308,9 @@ main(int argc, char **argv)
 		kill(hog[i], SIGKILL);
 	while (wait(NULL) > 0)
 		;
+	rmdir(CG "/busy");
+	rmdir(CG "/victim");
+	rmdir(CG "/boost");
+	rmdir(CG);
 	return 0;
 }

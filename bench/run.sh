@@ -355,28 +355,64 @@ cleanup_procs
 
 # 7. Reclaim (the memory-pressure issue), in the guest on our kernel:
 # kill to memory back, by path, ratio to plain SIGKILL.
-echo "reclaim, in the guest" >&2
-if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 32); else
-	r=$("$top/qemu/bench.sh" 3 256 1024); fi
-for size in $(sed -n 's/^size_mb=\([0-9]*\) path=kill .*/\1/p' <<<"$r"); do
-	for path in kill mrelease reap; do
-		line=$(grep "^size_mb=$size path=$path " <<<"$r" || true)
-		if [ -z "$line" ] || grep -q missing <<<"$line"; then
-			continue
-		fi
-		[ $path = kill ] && LIMITV[rec$size]=$(kv back_ms "$line")
-		ratio=$(awk -v a="$(kv back_ms "$line")" -v b="${LIMITV[rec$size]}" \
-		    'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-		ROWS+=("$(printf "%-34s %-12s %12s %-8s %8s" \
-		    "reclaim ${size} MiB (memory back)" "$path" \
-		    "$(kv back_ms "$line")" ms "$ratio")")
-		printf '{"figure":"reclaim %s MiB","who":"%s","value":%s,"unit":"ms","dead_ms":%s,"ratio_to_kill":%s}\n' \
-		    "$size" "$path" "$(kv back_ms "$line")" \
-		    "$(kv dead_ms "$line")" "$ratio" >>"$JSON"
+echo "reclaim under CPU contention, in the guest" >&2
+if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 weight 32); else
+	r=$("$top/qemu/bench.sh" 7 weight,max 256 1024); fi
+for rs in weight max; do
+	[ $rs = weight ] && label="cpu.weight 1" || label="cpu.max 5ms/100ms"
+	for size in $(sed -n "s/^restrict=$rs size_mb=\([0-9]*\) path=kill .*/\1/p" <<<"$r"); do
+		for path in kill boost mrelease reap; do
+			line=$(grep "^restrict=$rs size_mb=$size path=$path " <<<"$r" ||
+			    true)
+			if [ -z "$line" ] || grep -q missing <<<"$line"; then
+				continue
+			fi
+			[ $path = kill ] && LIMITV[rec$rs$size]=$(kv back_ms "$line")
+			ratio=$(awk -v a="$(kv back_ms "$line")" \
+			    -v b="${LIMITV[rec$rs$size]}" \
+			    'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+			ROWS+=("$(printf "%-34s %-12s %12s %-8s %8s" \
+			    "reclaim $size MiB, $label" "$path" \
+			    "$(kv back_ms "$line")" ms "$ratio")")
+			printf '{"figure":"reclaim %s MiB, %s","who":"%s","value":%s,"unit":"ms","dead_ms":%s,"timeouts":%s,"ratio_to_kill":%s}\n' \
+			    "$size" "$label" "$path" "$(kv back_ms "$line")" \
+			    "$(kv dead_ms "$line")" "$(kv timeouts "$line")" \
+			    "$ratio" >>"$JSON"
+		done
 	done
 done
+
+# The head-to-head of low-memory killers (qemu/hh.sh), its own table.
+echo "head-to-head of low-memory killers, in the guest" >&2
+if [ $smoke = 1 ]; then hh=$("$top/qemu/hh.sh" 1 8 reap); else
+	hh=$("$top/qemu/hh.sh" 3 40 kernel earlyoom earlyoom-prefer reap \
+	    mrelease kill); fi
+HH=()
+while read -r line; do
+	c=$(kv contender "$line")
+	[ -z "$c" ] && continue
+	if grep -q missing <<<"$line"; then
+		HH+=("$(printf "%-16s missing" "$c")")
+		continue
+	fi
+	HH+=("$(printf "%-16s %10s %9s %9s %6s %6s %6s %10s %10s" "$c" \
+	    "$(kv full_stall_ms "$line")" "$(kv rtt_p99_ms "$line")" \
+	    "$(kv rtt_max_ms "$line")" "$(kv kills "$line")" \
+	    "$(kv wrong "$line")" "$(kv oom_kills "$line")" \
+	    "$(kv back_median_ms "$line")" "$(kv back_max_ms "$line")")")
+	printf '{"figure":"head-to-head","who":"%s","full_stall_ms":%s,"rtt_p50_ms":%s,"rtt_p99_ms":%s,"rtt_max_ms":%s,"kills":%s,"wrong":%s,"oom_kills":%s,"episodes":%s,"back_median_ms":%s,"back_max_ms":%s}\n' \
+	    "$c" "$(kv full_stall_ms "$line")" "$(kv rtt_p50_ms "$line")" \
+	    "$(kv rtt_p99_ms "$line")" "$(kv rtt_max_ms "$line")" \
+	    "$(kv kills "$line")" "$(kv wrong "$line")" \
+	    "$(kv oom_kills "$line")" "$(kv episodes "$line")" \
+	    "$(kv back_median_ms "$line")" "$(kv back_max_ms "$line")" >>"$JSON"
+done <<<"$hh"
 
 echo
 printf "%-34s %-12s %12s %-8s %8s\n" FIGURE WHO VALUE UNIT "VS LIMIT"
 printf '%s\n' "${ROWS[@]}"
+echo
+printf "%-16s %10s %9s %9s %6s %6s %6s %10s %10s\n" CONTENDER "STALL MS" \
+    "RTT P99" "RTT MAX" KILLS WRONG "OOM K" "BACK MED" "BACK MAX"
+printf '%s\n' "${HH[@]}"
 echo "(JSON lines in $JSON)"

@@ -59,6 +59,41 @@ dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
 		echo "dir /bench 0755 0 0"
 		echo "file /bench/run-guest-bench.sh $top/qemu/bench/run-guest-bench.sh 0755 0 0"
 		echo "file /bench/reclaim $top/build/bench/reclaim 0755 0 0"
+		# The head-to-head (qemu/bench/hh-run.sh): one configuration
+		# per contender, /etc/pidvisor-hh/NAME (booted with -c).
+		echo "file /bench/hh-run.sh $top/qemu/bench/hh-run.sh 0755 0 0"
+		echo "file /bench/hh $top/build/bench/hh 0755 0 0"
+		echo "file /bench/svc-helper $top/build/guest/svc-helper 0755 0 0"
+		echo "slink /bench/lat /bench/hh 0777 0 0"
+		for n in bg80 bg60 bg40 workload; do
+			echo "slink /bench/$n /bench/svc-helper 0777 0 0"
+		done
+		# Debian's earlyoom (make bench-deps unpacks it) and what
+		# it is linked with.
+		eo=$top/build/earlyoom/usr/bin/earlyoom
+		if [ -x "$eo" ]; then
+			echo "file /bench/earlyoom $eo 0755 0 0"
+			for lib in $(ldd "$eo" | grep -o '/[^ ]*'); do
+				d=
+				for part in $(dirname "$lib" | tr / ' '); do
+					d=$d/$part
+					echo "dir $d 0755 0 0"
+				done
+				echo "file $lib $(readlink -f "$lib") 0755 0 0"
+			done
+		fi
+		echo "dir /etc/pidvisor-hh 0755 0 0"
+		for d in "$top"/qemu/bench/hh/*/; do
+			c=$(basename "$d")
+			[ "$c" = common ] && continue
+			echo "dir /etc/pidvisor-hh/$c 0755 0 0"
+			echo "dir /etc/pidvisor-hh/$c/services 0755 0 0"
+			echo "file /etc/pidvisor-hh/$c/pidvisor.ini $d/pidvisor.ini 0644 0 0"
+			for f in "$top"/qemu/bench/hh/common/*.ini "$d"/*.ini; do
+				[ "$(basename "$f")" = pidvisor.ini ] && continue
+				echo "file /etc/pidvisor-hh/$c/services/$(basename "$f") $f 0644 0 0"
+			done
+		done
 		;;
 	*)
 		echo "mkinitramfs: unknown profile $profile" >&2

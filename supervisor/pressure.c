@@ -553,6 +553,8 @@ pressure_hold(struct sup *sup, struct sup_svc *ss, int64_t *until)
 		pr->last_grant = now;
 		return 0;
 	}
+	log_debug("pressure: %s waits %lld ms for memory", s->def->name,
+	    (long long)wait);
 	return wait < *until - now ? wait : *until - now;
 }
 
@@ -670,6 +672,16 @@ pressure_init(struct sup *sup)
 	ev_io_start(sup->loop, &pr->w);
 	log_info("pressure: %s on %s; reclaim by %s", trig, pr->file,
 	    reclaim_path_name(pr->path));
+#if !defined(__SANITIZE_ADDRESS__) && !defined(PV_MEMCHECK)
+	/*
+	 * A killer whose own pages are swapped out stalls like everyone
+	 * else, just when it must act: lock ours, as lmkd does.  (Not in
+	 * the sanitizer and memcheck builds, which map terabytes.)
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
+		log_warn("pressure: mlockall: %s: our own memory may be "
+		    "swapped out", strerror(errno));
+#endif
 }
 
 void

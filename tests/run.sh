@@ -61,7 +61,11 @@ for tier in "${tiers[@]}"; do
 		        (.value > 0 or (.figure | startswith("idle"))))] |
 		        length' build/bench.json) && [ "$n" -ge 9 ] &&
 		    [ "$(jq -s '[.[] | select(.who == "limit")] | length' \
-		        build/bench.json)" -ge 4 ]; then
+		        build/bench.json)" -ge 4 ] &&
+		    [ "$(jq -s '[.[] | select(.figure | startswith("reclaim"))] |
+		        length' build/bench.json)" -ge 3 ] &&
+		    [ "$(jq -s '[.[] | select(.figure == "head-to-head" and
+		        .rtt_p99_ms > 0)] | length' build/bench.json)" -ge 1 ]; then
 			echo "ok - bench smoke: $n pidvisor figures" |
 			    tee -a "$results"
 		else

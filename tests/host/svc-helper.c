@@ -14,6 +14,9 @@
  *   alloc=MB           allocate MB MiB and touch every page
  *   grow=MB:STEP:MS    allocate MB MiB, STEP MiB every MS milliseconds
  *   free               give back everything allocated
+ *   cycle=MB:STEP:MS:HOLD:PAUSE
+ *                      for ever: grow to MB MiB, STEP MiB every MS ms,
+ *                      hold HOLD ms, give it all back, wait PAUSE ms
  *   orphans=N          leave N orphans: each child forks a grandchild
  *                      named "orphan" that lives 100 ms, and exits
  *   sleep=MS           sleep; sleep=forever never returns
@@ -33,6 +36,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +54,29 @@ static char	term_file[512], term_tag[64];
 static struct chunk { void *p; size_t len; } chunks[4096];
 static int	nchunks;
 
+/*
+ * Fill with data that compresses about 3:1, as a real service's memory
+ * does in zram: a third of each page random (xorshift), the rest zeros.
+ */
+static void
+fill(char *p, size_t len)
+{
+	static uint64_t	x = 0x9e3779b97f4a7c15ULL;
+	uint64_t	*q = (uint64_t *)(void *)p;
+	size_t		i;
+
+	for (i = 0; i < len / sizeof(*q); i++) {
+		if (i % 512 < 170) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			q[i] = x;
+		} else {
+			q[i] = 0;
+		}
+	}
+}
+
 /* Allocate mb MiB of anonymous memory and touch every page. */
 static void
 alloc_mb(long mb)
@@ -65,7 +92,7 @@ alloc_mb(long mb)
 		perror("svc-helper: mmap");
 		exit(3);
 	}
-	memset(p, 0x5a, len);
+	fill(p, len);
 	chunks[nchunks].p = p;
 	chunks[nchunks++].len = len;
 }
@@ -329,6 +356,29 @@ main(int argc, char **argv)
 				alloc_mb(n);
 				left -= n;
 				usleep((useconds_t)atol(ms) * 1000);
+			}
+		} else if (!strcmp(a, "cycle")) {
+			char	*pause_ms = split(v), *hold = split(v);
+			char	*ms = split(v), *step = split(v);
+
+			for (;;) {
+				long	left = atol(v);
+
+				while (left > 0) {
+					long	n = left < atol(step) ? left :
+					    atol(step);
+
+					alloc_mb(n);
+					left -= n;
+					usleep((useconds_t)atol(ms) * 1000);
+				}
+				usleep((useconds_t)atol(hold) * 1000);
+				while (nchunks > 0) {
+					nchunks--;
+					munmap(chunks[nchunks].p,
+					    chunks[nchunks].len);
+				}
+				usleep((useconds_t)atol(pause_ms) * 1000);
 			}
 		} else if (!strcmp(a, "free")) {
 			while (nchunks > 0) {
