@@ -8,6 +8,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
+		   output.c notifysock.c env.c pidmap.c status.c \
 		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -107,7 +108,7 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 	$(CC) $(FAULT_WRAP) -o $@ $^ -lev -linih
 
 # Unit tests: cmocka, against the sanitized objects.
-UNIT		 = conf svc proto util svclog victim
+UNIT		 = conf svc proto util svclog victim parts
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 
 $(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/util.o
@@ -119,6 +120,10 @@ $(B)/asan/test_util: tests/unit/test_util.c $(B)/asan/util.o
 $(B)/asan/test_svclog: tests/unit/test_svclog.c $(B)/asan/svclog.o \
     $(B)/asan/util.o
 $(B)/asan/test_victim: tests/unit/test_victim.c $(B)/asan/victim.o
+$(B)/asan/test_parts: tests/unit/test_parts.c $(B)/asan/env.o \
+    $(B)/asan/pidmap.o $(B)/asan/output.o $(B)/asan/svclog.o \
+    $(B)/asan/spawn.o $(B)/asan/status.o $(B)/asan/svc.o $(B)/asan/conf.o \
+    $(B)/asan/util.o
 
 $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev

@@ -13,6 +13,7 @@
  * and lets us tell continuation lines apart.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,14 +33,6 @@
 #define CONF_FILE_MAX	(1 << 20)
 #define GROUPS_MAX	64
 
-enum { K_EXEC, K_RESTART, K_RESTART_DELAY, K_RESTART_DELAY_MAX,
-	K_START_LIMIT_BURST, K_START_LIMIT_INTERVAL, K_READY, K_READY_TIMEOUT,
-	K_WATCHDOG, K_REQUIRES, K_AFTER, K_STOP_SIGNAL, K_STOP_TIMEOUT,
-	K_USER, K_GROUP, K_WORKDIR, K_ENV, K_UMASK, K_LIMIT_NOFILE, K_ENABLED, K_LOG,
-	K_LOG_BUFFER, K_LOG_FILE_MAX, K_LOG_FILE_KEEP, K_CONSOLE, K_MEMORY_MAX,
-	K_MEMORY_HIGH, K_PIDS_MAX, K_KILL_MODE, K_KILL_PRIORITY, K_OOM_SCORE_ADJ,
-	K__COUNT };
-
 struct parse_ctx {
 	struct conf	*c;
 	const char	*file;
@@ -52,9 +45,14 @@ struct parse_ctx {
 	bool		 have_key;	/* a key was seen in this section */
 	bool		 section_reported;
 	struct svc_def	*def;		/* NULL while parsing pidvisor.ini */
+	void		*obj;		/* what the keys fill: def or &c->sup */
+	const struct conf_key *key;	/* the key being parsed */
+	uint8_t		 section;	/* enum conf_section of the file */
+	bool		 exec_bad;	/* the exec line was reported */
 	struct buf	 exec;
 	int		 exec_line;
 	int		 key_line[K__COUNT];	/* of each key in the table */
+	uint64_t	 given;		/* keys given, by table index */
 	char		 why[256];
 };
 
@@ -196,6 +194,25 @@ conf_name_valid(const char *s)
 }
 
 /*
+ * A line too long to be read: if it gives exec, exec was given (its
+ * error is the long line, not a missing exec).
+ */
+static void
+conf_long_key(struct parse_ctx *p, const char *s, size_t len)
+{
+	size_t	skip = strspn(s, " \t"), n;
+
+	s += skip;
+	len -= skip;
+	n = strcspn(s, "=: \t");
+	if (p->section == SEC_SERVICE && n == 4 && n < len &&
+	    strncmp(s, "exec", 4) == 0) {
+		p->exec_bad = true;
+		p->exec_line = p->line;
+	}
+}
+
+/*
  * inih's reader: hand out the next line, without its newline.  A line
  * that does not fit inih's buffer is reported and truncated; the rest of
  * it is skipped so that inih does not see it as a line of its own.
@@ -220,6 +237,7 @@ conf_read_line(char *str, int num, void *stream)
 		    "bytes; continue a long value on indented lines)", max);
 		p->bad_line = p->line;
 		len = max;
+		conf_long_key(p, s, len);
 	}
 	memcpy(str, s, len);
 	str[len] = '\0';
@@ -364,9 +382,9 @@ key_str(char **dst, const char *v)
 }
 
 static const char *
-k_exec(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_exec(struct parse_ctx *p, void *obj, const char *v)
 {
-	(void)d;
+	(void)obj;
 	if (p->cont) {
 		if (buf_puts(&p->exec, " ") < 0)
 			return strerror(ENOMEM);
@@ -379,8 +397,10 @@ k_exec(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_restart(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_restart(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (!strcmp(v, "always"))
 		d->restart = RESTART_ALWAYS;
 	else if (!strcmp(v, "on-failure"))
@@ -394,20 +414,25 @@ k_restart(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_restart_delay(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_restart_delay(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "restart_delay", v, &d->restart_delay);
 }
 
 static const char *
-k_restart_delay_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_restart_delay_max(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "restart_delay_max", v, &d->restart_delay_max);
 }
 
 static const char *
-k_start_limit_burst(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	uint64_t	n;
 
 	if (parse_u64(v, 100000, &n) < 0)
@@ -418,15 +443,18 @@ k_start_limit_burst(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_start_limit_interval(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_start_limit_interval(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "start_limit_interval", v,
 	    &d->start_limit_interval);
 }
 
 static const char *
-k_ready(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_ready(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	uint64_t	n;
 
 	if (!strcmp(v, "exec")) {
@@ -445,32 +473,41 @@ k_ready(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_ready_timeout(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_ready_timeout(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "ready_timeout", v, &d->ready_timeout);
 }
 
 static const char *
-k_watchdog(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_watchdog(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "watchdog", v, &d->watchdog);
 }
 
 static const char *
-k_requires(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_requires(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_deps(p, "requires", v, &d->requires, &d->nrequires);
 }
 
 static const char *
-k_after(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_after(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_deps(p, "after", v, &d->after, &d->nafter);
 }
 
 static const char *
-k_stop_signal(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_stop_signal(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	int	sig = signal_parse(v);
 
 	if (sig < 0 || sig == SIGSTOP)
@@ -480,36 +517,45 @@ k_stop_signal(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_stop_timeout(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_stop_timeout(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_duration(p, "stop_timeout", v, &d->stop_timeout);
 }
 
 static const char *
-k_user(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_user(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	(void)p;
 	return key_str(&d->user, v);
 }
 
 static const char *
-k_group(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_group(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	(void)p;
 	return key_str(&d->group, v);
 }
 
 static const char *
-k_workdir(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_workdir(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (v[0] != '/')
 		return bad(p, "workdir: '%s' is not an absolute path", v);
 	return key_str(&d->workdir, v);
 }
 
 static const char *
-k_env(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_env(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	size_t	  n = strv_len(d->env), klen = strcspn(v, "="), i;
 	char	**env;
 
@@ -537,8 +583,10 @@ k_env(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_umask(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_umask(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (parse_mode(v, &d->umask) < 0)
 		return bad(p, "umask: expected an octal mode such as 022, "
 		    "not '%s'", v);
@@ -547,8 +595,10 @@ k_umask(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_limit_nofile(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_limit_nofile(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (parse_u64(v, 1U << 30, &d->limit_nofile) < 0 ||
 	    d->limit_nofile == 0)
 		return bad(p, "limit_nofile: expected a number from 1 to "
@@ -558,8 +608,10 @@ k_limit_nofile(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_enabled(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_enabled(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (parse_bool(v, &d->enabled) < 0)
 		return bad(p, "enabled: expected yes or no, not '%s'", v);
 	return NULL;
@@ -613,26 +665,34 @@ key_log(struct parse_ctx *p, const char *key, const char *v,
 }
 
 static const char *
-k_log(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_log(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_log(p, "log", v, &d->log);
 }
 
 static const char *
-k_log_buffer(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_log_buffer(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_log(p, "log_buffer", v, &d->log);
 }
 
 static const char *
-k_log_file_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_log_file_max(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_log(p, "log_file_max", v, &d->log);
 }
 
 static const char *
-k_log_file_keep(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_log_file_keep(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_log(p, "log_file_keep", v, &d->log);
 }
 
@@ -653,20 +713,26 @@ key_limit(struct parse_ctx *p, const char *key, const char *v, uint64_t min,
 }
 
 static const char *
-k_memory_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_memory_max(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_limit(p, "memory_max", v, 1 << 20, &d->memory_max);
 }
 
 static const char *
-k_memory_high(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_memory_high(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	return key_limit(p, "memory_high", v, 1 << 20, &d->memory_high);
 }
 
 static const char *
-k_pids_max(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_pids_max(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (!strcmp(v, "max")) {
 		d->pids_max = 0;
 		return NULL;
@@ -678,8 +744,10 @@ k_pids_max(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_kill_mode(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_kill_mode(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (!strcmp(v, "process"))
 		d->kill_mode = KILL_PROCESS;
 	else if (!strcmp(v, "group"))
@@ -693,8 +761,9 @@ k_kill_mode(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_kill_priority(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_kill_priority(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	uint64_t	n;
 
 	if (!strcmp(v, "never")) {
@@ -710,8 +779,9 @@ k_kill_priority(struct parse_ctx *p, struct svc_def *d, const char *v)
 
 /* oom_score_adj: -1000 (never) to 1000 (first), the kernel's scale. */
 static const char *
-k_oom_score_adj(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_oom_score_adj(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
 	uint64_t	n;
 	bool		neg = v[0] == '-';
 
@@ -724,111 +794,726 @@ k_oom_score_adj(struct parse_ctx *p, struct svc_def *d, const char *v)
 }
 
 static const char *
-k_console(struct parse_ctx *p, struct svc_def *d, const char *v)
+k_console(struct parse_ctx *p, void *obj, const char *v)
 {
+	struct svc_def	*d = obj;
+
 	if (parse_bool(v, &d->console) < 0)
 		return bad(p, "console: expected yes or no, not '%s'", v);
 	return NULL;
 }
 
-/* The keys of [service]; cont: the value may go on over indented lines. */
-static const struct svc_key {
-	const char	*name;
-	const char	*(*parse)(struct parse_ctx *, struct svc_def *,
-			    const char *);
-	bool		 repeat;
-	bool		 cont;
-} svc_keys[K__COUNT] = {
-	[K_EXEC] = { "exec", k_exec, false, true },
-	[K_RESTART] = { "restart", k_restart, false, false },
-	[K_RESTART_DELAY] = { "restart_delay", k_restart_delay, false, false },
-	[K_RESTART_DELAY_MAX] = { "restart_delay_max", k_restart_delay_max, false, false },
-	[K_START_LIMIT_BURST] = { "start_limit_burst", k_start_limit_burst, false, false },
-	[K_START_LIMIT_INTERVAL] = { "start_limit_interval", k_start_limit_interval, false, false },
-	[K_READY] = { "ready", k_ready, false, false },
-	[K_READY_TIMEOUT] = { "ready_timeout", k_ready_timeout, false, false },
-	[K_WATCHDOG] = { "watchdog", k_watchdog, false, false },
-	[K_REQUIRES] = { "requires", k_requires, true, true },
-	[K_AFTER] = { "after", k_after, true, true },
-	[K_STOP_SIGNAL] = { "stop_signal", k_stop_signal, false, false },
-	[K_STOP_TIMEOUT] = { "stop_timeout", k_stop_timeout, false, false },
-	[K_USER] = { "user", k_user, false, false },
-	[K_GROUP] = { "group", k_group, false, false },
-	[K_WORKDIR] = { "workdir", k_workdir, false, false },
-	[K_ENV] = { "env", k_env, true, true },
-	[K_UMASK] = { "umask", k_umask, false, false },
-	[K_LIMIT_NOFILE] = { "limit_nofile", k_limit_nofile, false, false },
-	[K_ENABLED] = { "enabled", k_enabled, false, false },
-	[K_LOG] = { "log", k_log, false, false },
-	[K_LOG_BUFFER] = { "log_buffer", k_log_buffer, false, false },
-	[K_LOG_FILE_MAX] = { "log_file_max", k_log_file_max, false, false },
-	[K_LOG_FILE_KEEP] = { "log_file_keep", k_log_file_keep, false, false },
-	[K_CONSOLE] = { "console", k_console, false, false },
-	[K_MEMORY_MAX] = { "memory_max", k_memory_max, false, false },
-	[K_MEMORY_HIGH] = { "memory_high", k_memory_high, false, false },
-	[K_PIDS_MAX] = { "pids_max", k_pids_max, false, false },
-	[K_KILL_MODE] = { "kill_mode", k_kill_mode, false, false },
-	[K_KILL_PRIORITY] = { "kill_priority", k_kill_priority, false, false },
-	[K_OOM_SCORE_ADJ] = { "oom_score_adj", k_oom_score_adj, false, false },
+/* [supervisor]: control_socket, notify_socket: absolute socket paths. */
+static const char *
+s_socket(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	const char	*name = p->key->name;
+
+	if (v[0] != '/')
+		return bad(p, "%s: '%s' is not an absolute path", name, v);
+	if (strlen(v) >= 108)
+		return bad(p, "%s: path too long for a unix socket", name);
+	return key_str(name[0] == 'c' ? &s->control_socket :
+	    &s->notify_socket, v);
+}
+
+static const char *
+s_control_mode(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+
+	if (parse_mode(v, &s->control_mode) < 0)
+		return bad(p, "control_mode: expected an octal mode such as "
+		    "0600, not '%s'", v);
+	return NULL;
+}
+
+static const char *
+s_max_clients(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	uint64_t	 n;
+
+	if (parse_u64(v, 4096, &n) < 0 || n == 0)
+		return bad(p, "max_clients: expected a number from 1 to 4096, "
+		    "not '%s'", v);
+	s->max_clients = (uint32_t)n;
+	return NULL;
+}
+
+/* log, log_buffer, log_file_max, log_file_keep: the services' default. */
+static const char *
+s_log(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_log(p, p->key->name, v, &((struct sup_conf *)obj)->log);
+}
+
+/* cgroup_root, pressure_file: a path, none, or (pressure_file) cgroup. */
+static const char *
+s_path_or_none(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	const char	*name = p->key->name;
+
+	if (v[0] != '/' && strcmp(v, "none") && strcmp(v, "cgroup"))
+		return bad(p, "%s: '%s' is not an absolute path", name, v);
+	return key_str(name[0] == 'c' ? &s->cgroup_root : &s->pressure_file,
+	    v);
+}
+
+static const char *
+s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_limit(p, "cgroup_memory_high", v, 1 << 20,
+	    &((struct sup_conf *)obj)->cgroup_memory_high);
+}
+
+/* pressure_cooldown, pressure_calm, pressure_calm_max, client_timeout. */
+static const char *
+s_duration(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_duration(p, p->key->name, v,
+	    (uint32_t *)(void *)((char *)obj + p->key->f[0].off));
+}
+
+static const char *const reclaim_names[] = {
+	"auto", "kill", "mrelease", "reap", NULL,
 };
 
+static const char *
+s_pressure_reclaim(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	size_t		 i;
 
+	for (i = 0; reclaim_names[i]; i++)
+		if (!strcmp(v, reclaim_names[i]))
+			break;
+	if (reclaim_names[i] == NULL)
+		return bad(p, "pressure_reclaim: expected auto, reap, mrelease "
+		    "or kill, not '%s'", v);
+	s->pressure_reclaim = (uint8_t)i;
+	return NULL;
+}
+
+/*
+ * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
+ * both in microseconds as the kernel takes them (some 150000 1000000:
+ * 150 ms of stall within any second).
+ */
+static const char *
+s_pressure(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	char		 kind[8];
+	unsigned long	 stall, window;
+	int		 n = 0;
+
+	if (!strcmp(v, "off")) {
+		s->pressure_stall = 0;
+		return NULL;
+	}
+	if (sscanf(v, "%7s %lu %lu %n", kind, &stall, &window, &n) != 3 ||
+	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
+	    stall == 0 || window < 500000 || window > 10000000 ||
+	    stall > window)
+		return bad(p, "pressure: expected off or some|full STALL "
+		    "WINDOW in microseconds, window from 500000 to 10000000, "
+		    "not '%s'", v);
+	s->pressure_full = kind[0] == 'f';
+	s->pressure_stall = (uint32_t)stall;
+	s->pressure_window = (uint32_t)window;
+	return NULL;
+}
+
+static const char *
+s_log_dir(struct parse_ctx *p, void *obj, const char *v)
+{
+	if (v[0] != '/')
+		return bad(p, "log_dir: '%s' is not an absolute path", v);
+	return key_str(&((struct sup_conf *)obj)->log_dir, v);
+}
+
+static const char *const level_names[] = {
+	[LOG_ERR] = "error", [LOG_WARN] = "warning", [LOG_INFO] = "info",
+	[LOG_DEBUG] = "debug", NULL,
+};
+
+static const char *
+s_log_level(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	size_t		 i;
+
+	for (i = 0; level_names[i]; i++)
+		if (!strcmp(v, level_names[i]))
+			break;
+	if (level_names[i] == NULL)
+		return bad(p, "log_level: expected error, warning, info or "
+		    "debug, not '%s'", v);
+	s->log_level = (int)i;
+	s->set_log_level = true;
+	return NULL;
+}
+
+static const char *const restart_names[] = {
+	[RESTART_ALWAYS] = "always", [RESTART_ON_FAILURE] = "on-failure",
+	[RESTART_NEVER] = "never", NULL,
+};
+static const char *const kill_mode_names[] = {
+	[KILL_PROCESS] = "process", [KILL_GROUP] = "group",
+	[KILL_CGROUP] = "cgroup", NULL,
+};
+
+#define SF(m, k)	{ offsetof(struct svc_def, m), 0, k }
+#define SFN(m, n, k)	{ offsetof(struct svc_def, m), \
+			  offsetof(struct svc_def, n), k }
+#define GF(m, k)	{ offsetof(struct sup_conf, m), 0, k }
+#define SVC(n, fn, fl, show, nm, ...) \
+	{ n, SEC_SERVICE, fl, show, fn, nm, { __VA_ARGS__ } }
+#define SUP(n, fn, fl, show, nm, ...) \
+	{ n, SEC_SUPERVISOR, fl, show, fn, nm, { __VA_ARGS__ } }
+
+/*
+ * Every key of both sections: what parses it, how it shows, and the
+ * fields it sets (what reload and svc_def_equal compare).  A service
+ * whose keys differ restarts on reload (but for enabled); a supervisor
+ * key is applied at once (KEY_LIVE) or reported as needing a restart of
+ * pidvisor.  KEY_CONT: the value may go on over indented lines.
+ */
+const struct conf_key conf_keys[K__COUNT] = {
+	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
+	    SF(argv, F_STRV)),
+	[K_RESTART] = SVC("restart", k_restart, 0, SHOW_ENUM, restart_names,
+	    SF(restart, F_U8)),
+	[K_RESTART_DELAY] = SVC("restart_delay", k_restart_delay, 0, SHOW_DURATION, NULL,
+	    SF(restart_delay, F_U32)),
+	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", k_restart_delay_max, 0, SHOW_DURATION, NULL,
+	    SF(restart_delay_max, F_U32)),
+	[K_START_LIMIT_BURST] = SVC("start_limit_burst", k_start_limit_burst, 0, SHOW_NUMBER, NULL,
+	    SF(start_limit_burst, F_U32)),
+	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", k_start_limit_interval, 0, SHOW_DURATION, NULL,
+	    SF(start_limit_interval, F_U32)),
+	[K_READY] = SVC("ready", k_ready, 0, SHOW_READY, NULL,
+	    SF(ready, F_U8), SF(ready_fd, F_I32)),
+	[K_READY_TIMEOUT] = SVC("ready_timeout", k_ready_timeout, 0, SHOW_DURATION, NULL,
+	    SF(ready_timeout, F_U32)),
+	[K_WATCHDOG] = SVC("watchdog", k_watchdog, 0, SHOW_DURATION, NULL,
+	    SF(watchdog, F_U32)),
+	[K_REQUIRES] = SVC("requires", k_requires, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	    SFN(requires, nrequires, F_DEPS)),
+	[K_AFTER] = SVC("after", k_after, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	    SFN(after, nafter, F_DEPS)),
+	[K_STOP_SIGNAL] = SVC("stop_signal", k_stop_signal, 0, SHOW_SIGNAL, NULL,
+	    SF(stop_signal, F_I32)),
+	[K_STOP_TIMEOUT] = SVC("stop_timeout", k_stop_timeout, 0, SHOW_DURATION, NULL,
+	    SF(stop_timeout, F_U32)),
+	[K_USER] = SVC("user", k_user, 0, SHOW_STR, NULL,
+	    SF(user, F_STR), SF(uid, F_U32), SFN(groups, ngroups, F_GIDS), SF(set_uid, F_BOOL)),
+	[K_GROUP] = SVC("group", k_group, 0, SHOW_STR, NULL,
+	    SF(group, F_STR), SF(gid, F_U32), SF(set_gid, F_BOOL)),
+	[K_WORKDIR] = SVC("workdir", k_workdir, 0, SHOW_STR, NULL,
+	    SF(workdir, F_STR)),
+	[K_ENV] = SVC("env", k_env, KEY_REPEAT | KEY_CONT, SHOW_ENV, NULL,
+	    SF(env, F_STRV)),
+	[K_UMASK] = SVC("umask", k_umask, 0, SHOW_MODE, NULL,
+	    SF(umask, F_U32), SF(set_umask, F_BOOL)),
+	[K_LIMIT_NOFILE] = SVC("limit_nofile", k_limit_nofile, 0, SHOW_NUMBER, NULL,
+	    SF(limit_nofile, F_U64), SF(set_nofile, F_BOOL)),
+	[K_ENABLED] = SVC("enabled", k_enabled, KEY_LIVE, SHOW_BOOL, NULL,
+	    SF(enabled, F_BOOL)),
+	[K_LOG] = SVC("log", k_log, 0, SHOW_ENUM, sink_names,
+	    SF(log.sink, F_U8)),
+	[K_LOG_BUFFER] = SVC("log_buffer", k_log_buffer, 0, SHOW_SIZE, NULL,
+	    SF(log.buffer, F_U32)),
+	[K_LOG_FILE_MAX] = SVC("log_file_max", k_log_file_max, 0, SHOW_SIZE, NULL,
+	    SF(log.file_max, F_U64)),
+	[K_LOG_FILE_KEEP] = SVC("log_file_keep", k_log_file_keep, 0, SHOW_NUMBER, NULL,
+	    SF(log.file_keep, F_U32)),
+	[K_CONSOLE] = SVC("console", k_console, 0, SHOW_BOOL, NULL,
+	    SF(console, F_BOOL)),
+	[K_MEMORY_MAX] = SVC("memory_max", k_memory_max, 0, SHOW_LIMIT, NULL,
+	    SF(memory_max, F_U64)),
+	[K_MEMORY_HIGH] = SVC("memory_high", k_memory_high, 0, SHOW_LIMIT, NULL,
+	    SF(memory_high, F_U64)),
+	[K_PIDS_MAX] = SVC("pids_max", k_pids_max, 0, SHOW_COUNT, NULL,
+	    SF(pids_max, F_U64)),
+	[K_KILL_MODE] = SVC("kill_mode", k_kill_mode, 0, SHOW_ENUM, kill_mode_names,
+	    SF(kill_mode, F_U8)),
+	[K_KILL_PRIORITY] = SVC("kill_priority", k_kill_priority, 0, SHOW_PRIORITY, NULL,
+	    SF(kill_priority, F_I32)),
+	[K_OOM_SCORE_ADJ] = SVC("oom_score_adj", k_oom_score_adj, 0, SHOW_NUMBER, NULL,
+	    SF(oom_score_adj, F_I32), SF(set_oom_score_adj, F_BOOL)),
+
+	[K_CONTROL_SOCKET] = SUP("control_socket", s_socket, 0, SHOW_STR, NULL,
+	    GF(control_socket, F_STR)),
+	[K_NOTIFY_SOCKET] = SUP("notify_socket", s_socket, 0, SHOW_STR, NULL,
+	    GF(notify_socket, F_STR)),
+	[K_CONTROL_MODE] = SUP("control_mode", s_control_mode, 0, SHOW_MODE, NULL,
+	    GF(control_mode, F_U32)),
+	[K_MAX_CLIENTS] = SUP("max_clients", s_max_clients, KEY_LIVE, SHOW_NUMBER, NULL,
+	    GF(max_clients, F_U32)),
+	[K_CLIENT_TIMEOUT] = SUP("client_timeout", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(client_timeout, F_U32)),
+	[K_SUP_LOG] = SUP("log", s_log, KEY_LIVE, SHOW_ENUM, sink_names,
+	    GF(log.sink, F_U8)),
+	[K_SUP_LOG_BUFFER] = SUP("log_buffer", s_log, KEY_LIVE, SHOW_SIZE, NULL,
+	    GF(log.buffer, F_U32)),
+	[K_SUP_LOG_FILE_MAX] = SUP("log_file_max", s_log, KEY_LIVE, SHOW_SIZE, NULL,
+	    GF(log.file_max, F_U64)),
+	[K_SUP_LOG_FILE_KEEP] = SUP("log_file_keep", s_log, KEY_LIVE, SHOW_NUMBER, NULL,
+	    GF(log.file_keep, F_U32)),
+	[K_LOG_DIR] = SUP("log_dir", s_log_dir, 0, SHOW_STR, NULL,
+	    GF(log_dir, F_STR)),
+	[K_LOG_LEVEL] = SUP("log_level", s_log_level, KEY_LIVE, SHOW_ENUM, level_names,
+	    GF(log_level, F_I32), GF(set_log_level, F_BOOL)),
+	[K_CGROUP_ROOT] = SUP("cgroup_root", s_path_or_none, 0, SHOW_STR, NULL,
+	    GF(cgroup_root, F_STR)),
+	[K_CGROUP_MEMORY_HIGH] = SUP("cgroup_memory_high", s_cgroup_memory_high, 0, SHOW_LIMIT, NULL,
+	    GF(cgroup_memory_high, F_U64)),
+	[K_PRESSURE] = SUP("pressure", s_pressure, 0, SHOW_PRESSURE, NULL,
+	    GF(pressure_stall, F_U32), GF(pressure_window, F_U32), GF(pressure_full, F_BOOL)),
+	[K_PRESSURE_FILE] = SUP("pressure_file", s_path_or_none, 0, SHOW_STR, NULL,
+	    GF(pressure_file, F_STR)),
+	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", s_pressure_reclaim, 0, SHOW_ENUM, reclaim_names,
+	    GF(pressure_reclaim, F_U8)),
+	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_cooldown, F_U32)),
+	[K_PRESSURE_CALM] = SUP("pressure_calm", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_calm, F_U32)),
+	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_calm_max, F_U32)),
+};
+
+#undef SF
+#undef SFN
+#undef GF
+#undef SVC
+#undef SUP
+
+static const char *const section_names[] = {
+	[SEC_SERVICE] = "service", [SEC_SUPERVISOR] = "supervisor",
+};
+
+/* The key of a section by name, or NULL. */
+const struct conf_key *
+conf_key_find(enum conf_section sec, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < K__COUNT; i++)
+		if (conf_keys[i].section == sec &&
+		    strcmp(conf_keys[i].name, name) == 0)
+			return &conf_keys[i];
+	return NULL;
+}
+
+/* Edit distance of two short words (bounded: 0 for longer ones). */
+static size_t
+conf_distance(const char *a, const char *b)
+{
+	size_t	la = strlen(a), lb = strlen(b), i, j;
+	size_t	row[64], prev, tmp;
+
+	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = tolower((unsigned char)a[i - 1]) ==
+			    tolower((unsigned char)b[j - 1]) ? prev :
+			    1 + (prev < row[j] ? (prev < row[j - 1] ? prev :
+			    row[j - 1]) : (row[j] < row[j - 1] ? row[j] :
+			    row[j - 1]));
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* systemd's names for what pidvisor has, for a hint. */
+static const struct {
+	const char	*systemd;
+	const char	*ours;
+} conf_systemd[] = {
+	{ "ExecStart", "exec" }, { "Restart", "restart" },
+	{ "RestartSec", "restart_delay" }, { "Type", "ready" },
+	{ "User", "user" }, { "Group", "group" },
+	{ "WorkingDirectory", "workdir" }, { "Environment", "env" },
+	{ "Requires", "requires" }, { "Wants", "requires" },
+	{ "After", "after" }, { "KillSignal", "stop_signal" },
+	{ "KillMode", "kill_mode" }, { "TimeoutStopSec", "stop_timeout" },
+	{ "TimeoutStartSec", "ready_timeout" }, { "WatchdogSec", "watchdog" },
+	{ "UMask", "umask" }, { "LimitNOFILE", "limit_nofile" },
+	{ "MemoryMax", "memory_max" }, { "MemoryHigh", "memory_high" },
+	{ "TasksMax", "pids_max" }, { "OOMScoreAdjust", "oom_score_adj" },
+	{ "StartLimitBurst", "start_limit_burst" },
+	{ "StartLimitIntervalSec", "start_limit_interval" },
+};
+
+/* An unknown key: say so, with the key that was probably meant. */
+static void
+conf_unknown_key(struct parse_ctx *p, const char *name)
+{
+	size_t	i, d, best = SIZE_MAX;
+	const char *near = NULL;
+
+	for (i = 0; i < ARRAY_SIZE(conf_systemd); i++) {
+		if (strcmp(name, conf_systemd[i].systemd) == 0) {
+			conf_error(p->c, p->file, p->line, "unknown key '%s' "
+			    "(systemd's name; pidvisor's is '%s')", name,
+			    conf_systemd[i].ours);
+			return;
+		}
+	}
+	for (i = 0; i < K__COUNT; i++) {
+		if (conf_keys[i].section != p->section)
+			continue;
+		d = conf_distance(name, conf_keys[i].name);
+		if (d < best) {
+			best = d;
+			near = conf_keys[i].name;
+		}
+	}
+	/* Close enough to be a typo: at most a third of it wrong. */
+	if (near && best > 0 && best <= 2 && best * 3 <= strlen(name))
+		conf_error(p->c, p->file, p->line, "unknown key '%s' (did you "
+		    "mean '%s'?)", name, near);
+	else
+		conf_error(p->c, p->file, p->line, "unknown key '%s'", name);
+}
 
 /* Complain about a key outside the section the file is about. */
-static int
-conf_misplaced(struct parse_ctx *p, const char *section, const char *name,
-    const char *want)
+static void
+conf_misplaced(struct parse_ctx *p, const char *section, const char *name)
 {
+	const char	*want = section_names[p->section];
+
 	if (section[0] == '\0') {
 		conf_error(p->c, p->file, p->line, "key '%s' outside the "
 		    "[%s] section", name, want);
 	} else if (!p->section_reported) {
-		conf_error(p->c, p->file, p->section_line, "unknown section "
-		    "[%s] (expected [%s])", section, want);
+		if (strcasecmp(section, want) == 0)
+			conf_error(p->c, p->file, p->section_line, "unknown "
+			    "section [%s] (section names are lower-case: "
+			    "[%s])", section, want);
+		else if (!strcmp(section, "Unit") || !strcmp(section,
+		    "Install"))
+			conf_error(p->c, p->file, p->section_line, "unknown "
+			    "section [%s] (systemd's; pidvisor has one "
+			    "section, [%s], where requires and after go too)",
+			    section, want);
+		else
+			conf_error(p->c, p->file, p->section_line, "unknown "
+			    "section [%s] (expected [%s])", section, want);
 		p->section_reported = true;
 	}
-	return 1;
 }
 
-/* inih handler for services/NAME.ini. */
+/* inih's handler for both files: one key from the table. */
 static int
-conf_service_key(void *user, const char *section, const char *name,
+conf_key(void *user, const char *section, const char *name,
     const char *value)
 {
 	struct parse_ctx	*p = user;
-	const struct svc_key	*k = NULL;
+	const struct conf_key	*k;
 	const char		*why;
 	size_t			 i;
 
 	if (p->line == p->bad_line)
 		return 1;
-	if (strcmp(section, "service") != 0)
-		return conf_misplaced(p, section, name, "service");
-	for (i = 0; i < ARRAY_SIZE(svc_keys); i++)
-		if (strcmp(svc_keys[i].name, name) == 0)
-			k = &svc_keys[i];
-	if (k == NULL) {
-		if (!p->cont)
-			conf_error(p->c, p->file, p->line, "unknown key '%s'",
-			    name);
+	if (strcmp(section, section_names[p->section]) != 0) {
+		conf_misplaced(p, section, name);
 		return 1;
 	}
-	i = (size_t)(k - svc_keys);
-	if (p->cont && !k->cont) {
+	if ((k = conf_key_find(p->section, name)) == NULL) {
+		if (!p->cont)
+			conf_unknown_key(p, name);
+		return 1;
+	}
+	i = (size_t)(k - conf_keys);
+	if (p->cont && !(k->flags & KEY_CONT)) {
 		conf_error(p->c, p->file, p->line, "%s: the value does not "
 		    "go on over more lines", name);
 		return 1;
 	}
-	if (!p->cont && p->key_line[i] && !k->repeat) {
+	if (!p->cont && p->key_line[i] && !(k->flags & KEY_REPEAT)) {
 		conf_error(p->c, p->file, p->line, "'%s' given twice (first "
 		    "on line %d)", name, p->key_line[i]);
 		return 1;
 	}
 	if (!p->cont)
 		p->key_line[i] = p->line;
-	if ((why = k->parse(p, p->def, value)) != NULL)
+	p->given |= 1ULL << i;
+	p->key = k;
+	if ((why = k->parse(p, p->obj, value)) != NULL)
 		conf_error(p->c, p->file, p->line, "%s", why);
 	return 1;
+}
+
+/* Where a field of a key is, in the object it belongs to. */
+static const void *
+field_at(const void *obj, const struct conf_field *f)
+{
+	return (const char *)obj + f->off;
+}
+
+static size_t
+field_count(const void *obj, const struct conf_field *f)
+{
+	return *(const size_t *)(const void *)((const char *)obj + f->cnt);
+}
+
+static bool
+field_equal(const struct conf_field *f, const void *a, const void *b)
+{
+	const void	*x = field_at(a, f), *y = field_at(b, f);
+	size_t		 i, n;
+
+	switch (f->kind) {
+	case F_STR: {
+		const char	*s = *(char *const *)x, *t = *(char *const *)y;
+
+		return (s == NULL || t == NULL) ? s == t : strcmp(s, t) == 0;
+	}
+	case F_STRV:
+		return strv_equal(*(char **const *)x, *(char **const *)y);
+	case F_DEPS: {
+		const struct svc_dep	*s = *(struct svc_dep *const *)x;
+		const struct svc_dep	*t = *(struct svc_dep *const *)y;
+
+		if ((n = field_count(a, f)) != field_count(b, f))
+			return false;
+		for (i = 0; i < n; i++)
+			if (strcmp(s[i].name, t[i].name) != 0)
+				return false;
+		return true;
+	}
+	case F_GIDS:
+		if ((n = field_count(a, f)) != field_count(b, f))
+			return false;
+		return n == 0 || memcmp(*(gid_t *const *)x, *(gid_t *const *)y,
+		    n * sizeof(gid_t)) == 0;
+	case F_BOOL:
+		return *(const bool *)x == *(const bool *)y;
+	case F_U8:
+		return *(const uint8_t *)x == *(const uint8_t *)y;
+	case F_I32:
+	case F_U32:
+		return *(const uint32_t *)x == *(const uint32_t *)y;
+	case F_U64:
+		return *(const uint64_t *)x == *(const uint64_t *)y;
+	}
+	return false;
+}
+
+/* Do a and b hold the same value for key k? */
+bool
+conf_key_equal(const struct conf_key *k, const void *a, const void *b)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(k->f) && k->f[i].kind; i++)
+		if (!field_equal(&k->f[i], a, b))
+			return false;
+	return true;
+}
+
+/*
+ * Would a service defined by b run differently from one defined by a?
+ * Every key of the table but enabled, which only says what starts at
+ * boot.
+ */
+bool
+svc_def_equal(const struct svc_def *a, const struct svc_def *b)
+{
+	size_t	i;
+
+	for (i = 0; i < K__COUNT; i++)
+		if (conf_keys[i].section == SEC_SERVICE &&
+		    !(conf_keys[i].flags & KEY_LIVE) &&
+		    !conf_key_equal(&conf_keys[i], a, b))
+			return false;
+	return true;
+}
+
+/* A scalar field as a number (the first field of a key is what shows). */
+static int64_t
+field_num(const void *obj, const struct conf_field *f)
+{
+	const void	*x = field_at(obj, f);
+
+	switch (f->kind) {
+	case F_BOOL:
+		return *(const bool *)x;
+	case F_U8:
+		return *(const uint8_t *)x;
+	case F_I32:
+		return *(const int32_t *)x;
+	case F_U32:
+		return *(const uint32_t *)x;
+	case F_U64:
+		return (int64_t)*(const uint64_t *)x;
+	}
+	return 0;
+}
+
+/* A size the way the parser takes it: 64M, 4k, or bytes. */
+static void
+show_size(struct buf *b, uint64_t v)
+{
+	static const char	units[] = "kMGT";
+	int			u = -1;
+
+	while (v && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	buf_printf(b, "%llu", (unsigned long long)v);
+	if (u >= 0)
+		buf_add(b, &units[u], 1);
+}
+
+/* The value of key k in obj, the way a file would say it. */
+void
+conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
+{
+	const struct conf_field	*f = &k->f[0];
+	const void		*x = field_at(obj, f);
+	int64_t			 v = field_num(obj, f);
+	size_t			 i, n;
+
+	switch (k->show) {
+	case SHOW_STR:
+		buf_puts(b, *(char *const *)x ? *(char *const *)x : "");
+		break;
+	case SHOW_ARGV:
+	case SHOW_ENV: {
+		char *const	*sv = *(char **const *)x;
+
+		for (i = 0; sv && sv[i]; i++) {
+			if (i > 0)
+				buf_puts(b, k->show == SHOW_ENV ? "\n" : " ");
+			if (k->show == SHOW_ARGV && (sv[i][0] == '\0' ||
+			    strpbrk(sv[i], " \t\"'\\") != NULL))
+				buf_json_str(b, sv[i]);
+			else
+				buf_puts(b, sv[i]);
+		}
+		break;
+	}
+	case SHOW_DEPS: {
+		const struct svc_dep	*d = *(struct svc_dep *const *)x;
+
+		n = field_count(obj, f);
+		for (i = 0; i < n; i++)
+			buf_printf(b, "%s%s", i ? " " : "", d[i].name);
+		break;
+	}
+	case SHOW_ENUM:
+		for (i = 0; k->names[i]; i++)
+			if ((int64_t)i == v)
+				break;
+		buf_puts(b, k->names[i] ? k->names[i] : "?");
+		break;
+	case SHOW_BOOL:
+		buf_puts(b, v ? "yes" : "no");
+		break;
+	case SHOW_NUMBER:
+		buf_printf(b, "%lld", (long long)v);
+		break;
+	case SHOW_DURATION:
+		if (v % 1000 == 0)
+			buf_printf(b, "%llds", (long long)(v / 1000));
+		else
+			buf_printf(b, "%lldms", (long long)v);
+		break;
+	case SHOW_SIZE:
+		show_size(b, (uint64_t)v);
+		break;
+	case SHOW_LIMIT:
+		if (v == 0)
+			buf_puts(b, "max");
+		else
+			show_size(b, (uint64_t)v);
+		break;
+	case SHOW_COUNT:
+		if (v == 0)
+			buf_puts(b, "max");
+		else
+			buf_printf(b, "%lld", (long long)v);
+		break;
+	case SHOW_MODE:
+		buf_printf(b, "%04llo", (unsigned long long)v);
+		break;
+	case SHOW_SIGNAL:
+		buf_puts(b, signal_name((int)v));
+		break;
+	case SHOW_READY:
+		if (v == READY_FD)
+			buf_printf(b, "fd:%lld", (long long)field_num(obj,
+			    &k->f[1]));
+		else
+			buf_puts(b, v == READY_NOTIFY ? "notify" : "exec");
+		break;
+	case SHOW_PRIORITY:
+		if (v == KILL_PRIORITY_NEVER)
+			buf_puts(b, "never");
+		else
+			buf_printf(b, "%lld", (long long)v);
+		break;
+	case SHOW_PRESSURE: {
+		const struct sup_conf	*s = obj;
+
+		if (s->pressure_stall == 0)
+			buf_puts(b, "off");
+		else
+			buf_printf(b, "%s %u %u", s->pressure_full ? "full" :
+			    "some", s->pressure_stall, s->pressure_window);
+		break;
+	}
+	}
+}
+
+/*
+ * Copy key k's fields from src to dst (a live supervisor key on
+ * reload); strings are duplicated.  0, or -ENOMEM (dst unchanged).
+ */
+int
+conf_key_copy(const struct conf_key *k, void *dst, const void *src)
+{
+	static const size_t	size[] = {
+		[F_BOOL] = sizeof(bool), [F_U8] = 1, [F_I32] = 4,
+		[F_U32] = 4, [F_U64] = 8,
+	};
+	size_t			i;
+
+	for (i = 0; i < ARRAY_SIZE(k->f) && k->f[i].kind; i++) {
+		const struct conf_field	*f = &k->f[i];
+		char			*d = (char *)dst + f->off;
+		const char		*s = (const char *)src + f->off;
+
+		if (f->kind == F_STR) {
+			char	*copy = NULL;
+
+			if (*(char *const *)(const void *)s != NULL &&
+			    (copy = strdup(*(char *const *)(const void *)s))
+			    == NULL)
+				return -ENOMEM;
+			free(*(char **)(void *)d);
+			*(char **)(void *)d = copy;
+		} else if (f->kind < ARRAY_SIZE(size) && size[f->kind]) {
+			memcpy(d, s, size[f->kind]);
+		} else {
+			return -EINVAL;		/* not for live keys */
+		}
+	}
+	return 0;
 }
 
 /* Find a user in passwd: by name, or by number. */
@@ -940,7 +1625,9 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	const char	*why;
 	int		 line;
 
-	if (p->exec_line == 0) {
+	if (p->exec_bad) {
+		;	/* said already: its line is too long */
+	} else if (p->exec_line == 0) {
 		conf_error(p->c, p->file, p->section_line ? p->section_line : 1,
 		    "missing required key 'exec'");
 	} else if (p->exec.data == NULL || p->exec.nomem) {
@@ -974,64 +1661,6 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_group(p, d);
 	if (d->user)
 		conf_user(p, d);
-}
-
-static bool
-deps_equal(const struct svc_dep *a, size_t na, const struct svc_dep *b,
-    size_t nb)
-{
-	size_t	i;
-
-	if (na != nb)
-		return false;
-	for (i = 0; i < na; i++)
-		if (strcmp(a[i].name, b[i].name) != 0)
-			return false;
-	return true;
-}
-
-static bool
-str_equal(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
-/*
- * Would a service defined by b run differently from one defined by a?
- * enabled is left out: it only says what starts at boot.
- */
-bool
-svc_def_equal(const struct svc_def *a, const struct svc_def *b)
-{
-	return strv_equal(a->argv, b->argv) && strv_equal(a->env, b->env) &&
-	    deps_equal(a->requires, a->nrequires, b->requires, b->nrequires) &&
-	    deps_equal(a->after, a->nafter, b->after, b->nafter) &&
-	    str_equal(a->workdir, b->workdir) && str_equal(a->user, b->user) &&
-	    str_equal(a->group, b->group) && a->uid == b->uid &&
-	    a->gid == b->gid && a->ngroups == b->ngroups &&
-	    (a->ngroups == 0 || memcmp(a->groups, b->groups,
-	    a->ngroups * sizeof(*a->groups)) == 0) &&
-	    a->limit_nofile == b->limit_nofile &&
-	    a->restart_delay == b->restart_delay &&
-	    a->restart_delay_max == b->restart_delay_max &&
-	    a->start_limit_burst == b->start_limit_burst &&
-	    a->start_limit_interval == b->start_limit_interval &&
-	    a->ready_timeout == b->ready_timeout &&
-	    a->watchdog == b->watchdog && a->stop_timeout == b->stop_timeout &&
-	    a->log.sink == b->log.sink && a->log.buffer == b->log.buffer &&
-	    a->log.file_max == b->log.file_max &&
-	    a->log.file_keep == b->log.file_keep &&
-	    a->ready_fd == b->ready_fd && a->stop_signal == b->stop_signal &&
-	    a->umask == b->umask && a->restart == b->restart &&
-	    a->ready == b->ready && a->set_uid == b->set_uid &&
-	    a->set_gid == b->set_gid && a->set_umask == b->set_umask &&
-	    a->set_nofile == b->set_nofile && a->console == b->console &&
-	    a->memory_max == b->memory_max &&
-	    a->memory_high == b->memory_high && a->pids_max == b->pids_max &&
-	    a->kill_mode == b->kill_mode &&
-	    a->kill_priority == b->kill_priority &&
-	    a->set_oom_score_adj == b->set_oom_score_adj &&
-	    a->oom_score_adj == b->oom_score_adj;
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -1075,7 +1704,10 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	p.c = c;
 	p.file = file;
 	p.def = d;
-	conf_ini(&p, text, conf_service_key);
+	p.obj = d;
+	p.section = SEC_SERVICE;
+	conf_ini(&p, text, conf_key);
+	d->given = p.given;
 	conf_service_finish(&p, d);
 	buf_free(&p.exec);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
@@ -1084,130 +1716,6 @@ nomem:
 	conf_error(c, file, 0, "%s", strerror(ENOMEM));
 	c->nomem = true;
 	return -ENOMEM;
-}
-
-/*
- * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
- * both in microseconds as the kernel takes them (some 150000 1000000:
- * 150 ms of stall within any second).
- */
-static const char *
-sup_pressure(struct parse_ctx *p, struct sup_conf *s, const char *v)
-{
-	char		kind[8];
-	unsigned long	stall, window;
-	int		n = 0;
-
-	if (!strcmp(v, "off")) {
-		s->pressure_stall = 0;
-		return NULL;
-	}
-	if (sscanf(v, "%7s %lu %lu %n", kind, &stall, &window, &n) != 3 ||
-	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
-	    stall == 0 || window < 500000 || window > 10000000 ||
-	    stall > window)
-		return bad(p, "pressure: expected off or some|full STALL "
-		    "WINDOW in microseconds, window from 500000 to 10000000, "
-		    "not '%s'", v);
-	s->pressure_full = kind[0] == 'f';
-	s->pressure_stall = (uint32_t)stall;
-	s->pressure_window = (uint32_t)window;
-	return NULL;
-}
-
-/* inih handler for pidvisor.ini. */
-static int
-conf_sup_key(void *user, const char *section, const char *name,
-    const char *v)
-{
-	static const char *const levels[] = {
-		[LOG_ERR] = "error", [LOG_WARN] = "warning",
-		[LOG_INFO] = "info", [LOG_DEBUG] = "debug",
-	};
-	struct parse_ctx	*p = user;
-	struct sup_conf		*s = &p->c->sup;
-	const char		*why = NULL;
-	uint64_t		 n;
-	size_t			 i;
-
-	if (p->line == p->bad_line)
-		return 1;
-	if (strcmp(section, "supervisor") != 0)
-		return conf_misplaced(p, section, name, "supervisor");
-	if (!strcmp(name, "control_socket") || !strcmp(name, "notify_socket")) {
-		if (v[0] != '/')
-			why = bad(p, "%s: '%s' is not an absolute path", name, v);
-		else if (strlen(v) >= 108)
-			why = bad(p, "%s: path too long for a unix socket", name);
-		else
-			why = key_str(name[0] == 'c' ? &s->control_socket :
-			    &s->notify_socket, v);
-	} else if (!strcmp(name, "control_mode")) {
-		if (parse_mode(v, &s->control_mode) < 0)
-			why = bad(p, "control_mode: expected an octal mode "
-			    "such as 0600, not '%s'", v);
-	} else if (!strcmp(name, "max_clients")) {
-		if (parse_u64(v, 4096, &n) < 0 || n == 0)
-			why = bad(p, "max_clients: expected a number from 1 "
-			    "to 4096, not '%s'", v);
-		else
-			s->max_clients = (uint32_t)n;
-	} else if (!strcmp(name, "log") || !strcmp(name, "log_buffer") ||
-	    !strcmp(name, "log_file_max") || !strcmp(name, "log_file_keep")) {
-		why = key_log(p, name, v, &s->log);
-	} else if (!strcmp(name, "cgroup_root") ||
-	    !strcmp(name, "pressure_file")) {
-		if (v[0] != '/' && strcmp(v, "none") && strcmp(v, "cgroup"))
-			why = bad(p, "%s: '%s' is not an absolute path", name,
-			    v);
-		else
-			why = key_str(name[0] == 'c' ? &s->cgroup_root :
-			    &s->pressure_file, v);
-	} else if (!strcmp(name, "cgroup_memory_high")) {
-		why = key_limit(p, name, v, 1 << 20, &s->cgroup_memory_high);
-	} else if (!strcmp(name, "pressure_cooldown")) {
-		why = key_duration(p, name, v, &s->pressure_cooldown);
-	} else if (!strcmp(name, "pressure_reclaim")) {
-		static const char *const paths[] = {
-			"auto", "kill", "mrelease", "reap",
-		};
-
-		for (i = 0; i < ARRAY_SIZE(paths); i++)
-			if (!strcmp(v, paths[i]))
-				break;
-		if (i == ARRAY_SIZE(paths))
-			why = bad(p, "pressure_reclaim: expected auto, reap, "
-			    "mrelease or kill, not '%s'", v);
-		else
-			s->pressure_reclaim = (uint8_t)i;
-	} else if (!strcmp(name, "pressure_calm")) {
-		why = key_duration(p, name, v, &s->pressure_calm);
-	} else if (!strcmp(name, "pressure_calm_max")) {
-		why = key_duration(p, name, v, &s->pressure_calm_max);
-	} else if (!strcmp(name, "pressure")) {
-		why = sup_pressure(p, s, v);
-	} else if (!strcmp(name, "log_dir")) {
-		if (v[0] != '/')
-			why = bad(p, "log_dir: '%s' is not an absolute path", v);
-		else
-			why = key_str(&s->log_dir, v);
-	} else if (!strcmp(name, "client_timeout")) {
-		why = key_duration(p, "client_timeout", v, &s->client_timeout);
-	} else if (!strcmp(name, "log_level")) {
-		for (i = 0; i < ARRAY_SIZE(levels); i++)
-			if (!strcmp(v, levels[i]))
-				break;
-		if (i == ARRAY_SIZE(levels))
-			why = bad(p, "log_level: expected error, warning, "
-			    "info or debug, not '%s'", v);
-		s->log_level = (int)i;
-		s->set_log_level = true;
-	} else {
-		why = bad(p, "unknown key '%s'", name);
-	}
-	if (why)
-		conf_error(p->c, p->file, p->line, "%s", why);
-	return 1;
 }
 
 /* Parse pidvisor.ini held in text. */
@@ -1220,7 +1728,10 @@ conf_parse_sup(struct conf *c, const char *file, const char *text)
 	memset(&p, 0, sizeof(p));
 	p.c = c;
 	p.file = file;
-	conf_ini(&p, text, conf_sup_key);
+	p.obj = &c->sup;
+	p.section = SEC_SUPERVISOR;
+	conf_ini(&p, text, conf_key);
+	c->sup.given |= p.given;
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 

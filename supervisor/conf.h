@@ -55,6 +55,110 @@ struct svc_dep {
 	int	 line;
 };
 
+/* The keys of both files, in one table (conf.c). */
+enum conf_key_id {
+	K_EXEC,
+	K_RESTART,
+	K_RESTART_DELAY,
+	K_RESTART_DELAY_MAX,
+	K_START_LIMIT_BURST,
+	K_START_LIMIT_INTERVAL,
+	K_READY,
+	K_READY_TIMEOUT,
+	K_WATCHDOG,
+	K_REQUIRES,
+	K_AFTER,
+	K_STOP_SIGNAL,
+	K_STOP_TIMEOUT,
+	K_USER,
+	K_GROUP,
+	K_WORKDIR,
+	K_ENV,
+	K_UMASK,
+	K_LIMIT_NOFILE,
+	K_ENABLED,
+	K_LOG,
+	K_LOG_BUFFER,
+	K_LOG_FILE_MAX,
+	K_LOG_FILE_KEEP,
+	K_CONSOLE,
+	K_MEMORY_MAX,
+	K_MEMORY_HIGH,
+	K_PIDS_MAX,
+	K_KILL_MODE,
+	K_KILL_PRIORITY,
+	K_OOM_SCORE_ADJ,
+	K_CONTROL_SOCKET,
+	K_NOTIFY_SOCKET,
+	K_CONTROL_MODE,
+	K_MAX_CLIENTS,
+	K_CLIENT_TIMEOUT,
+	K_SUP_LOG,
+	K_SUP_LOG_BUFFER,
+	K_SUP_LOG_FILE_MAX,
+	K_SUP_LOG_FILE_KEEP,
+	K_LOG_DIR,
+	K_LOG_LEVEL,
+	K_CGROUP_ROOT,
+	K_CGROUP_MEMORY_HIGH,
+	K_PRESSURE,
+	K_PRESSURE_FILE,
+	K_PRESSURE_RECLAIM,
+	K_PRESSURE_COOLDOWN,
+	K_PRESSURE_CALM,
+	K_PRESSURE_CALM_MAX,
+	K__COUNT
+};
+
+enum conf_section { SEC_SERVICE, SEC_SUPERVISOR };
+
+/* What a key sets: a field of struct svc_def or of struct sup_conf. */
+enum conf_field_kind {
+	F_NONE,			/* the end of a key's fields */
+	F_STR,			/* char * */
+	F_STRV,			/* char **, NULL-terminated */
+	F_DEPS,			/* struct svc_dep *, count at cnt */
+	F_GIDS,			/* gid_t *, count at cnt */
+	F_BOOL,
+	F_U8,
+	F_I32,
+	F_U32,
+	F_U64,
+};
+
+struct conf_field {
+	uint16_t	off;
+	uint16_t	cnt;		/* F_DEPS, F_GIDS: where the count is */
+	uint8_t		kind;		/* enum conf_field_kind */
+};
+
+/* How `pidvisorctl show` writes the value: as a file would say it. */
+enum conf_show {
+	SHOW_STR, SHOW_ARGV, SHOW_ENV, SHOW_DEPS, SHOW_ENUM, SHOW_BOOL,
+	SHOW_NUMBER, SHOW_DURATION, SHOW_SIZE, SHOW_LIMIT, SHOW_COUNT,
+	SHOW_MODE, SHOW_SIGNAL, SHOW_READY, SHOW_PRIORITY, SHOW_PRESSURE,
+};
+
+#define KEY_REPEAT	0x01	/* may be given more than once */
+#define KEY_CONT	0x02	/* the value may go on over indented lines */
+#define KEY_LIVE	0x04	/* [supervisor]: reload applies it at once;
+				 * [service]: a change restarts nothing */
+
+struct parse_ctx;
+
+struct conf_key {
+	const char		*name;
+	uint8_t			 section;	/* enum conf_section */
+	uint8_t			 flags;
+	uint8_t			 show;		/* enum conf_show */
+	const char		*(*parse)(struct parse_ctx *, void *,
+				    const char *);
+	const char *const	*names;		/* SHOW_ENUM's, NULL-ended */
+	struct conf_field	 f[4];		/* the first is shown */
+};
+
+extern const struct conf_key conf_keys[K__COUNT];
+
 /* One service as the configuration defines it; never changed once loaded. */
 struct svc_def {
 	char		 *name;
@@ -99,6 +203,7 @@ struct svc_def {
 	bool		  set_oom_score_adj;
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
+	uint64_t	  given;	/* keys its file gave, by K_ bit */
 };
 
 /* Supervisor-wide settings from pidvisor.ini. */
@@ -122,6 +227,7 @@ struct sup_conf {
 	uint32_t	 client_timeout;	/* ms */
 	int		 log_level;
 	bool		 set_log_level;
+	uint64_t	 given;		/* keys pidvisor.ini gave, by K_ bit */
 };
 
 struct conf_err {
@@ -152,6 +258,12 @@ void		 conf_errors(struct conf *, struct buf *);
 bool		 conf_name_valid(const char *);
 void		 svc_def_free(struct svc_def *);
 bool		 svc_def_equal(const struct svc_def *, const struct svc_def *);
+const struct conf_key *conf_key_find(enum conf_section, const char *);
+bool		 conf_key_equal(const struct conf_key *, const void *,
+		     const void *);
+int		 conf_key_copy(const struct conf_key *, void *, const void *);
+void		 conf_key_show(struct buf *, const struct conf_key *,
+		     const void *);
 const char	*log_sink_name(enum log_sink);
 
 #endif

@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "ctl.h"
 #include "spawn.h"
+#include "status.h"
 #include "sup.h"
 
 #define FOLLOW_MAX	(1 << 20)	/* unread output before we give up */
@@ -38,7 +40,7 @@ enum ctl_wait {
 };
 
 struct ctl_client {
-	struct sup		*sup;
+	struct ctl		*ctl;
 	int			 fd;
 	uid_t			 uid;
 	ev_io			 io;
@@ -66,9 +68,9 @@ typedef void ctl_cmd(struct ctl_client *, const struct ctl_args *);
  * left, accepting waits for a timer.  Taken back as a client goes.
  */
 static void
-ctl_spare_take(struct sup *sup)
+ctl_spare_take(struct ctl *ctl)
 {
-	sup->ctl_spare = spawn_fd_keep(open("/dev/null", O_RDONLY |
+	ctl->spare = spawn_fd_keep(open("/dev/null", O_RDONLY |
 	    O_CLOEXEC));
 }
 
@@ -76,24 +78,24 @@ ctl_spare_take(struct sup *sup)
 static void
 ctl_client_free(struct ctl_client *c)
 {
-	struct sup	*sup = c->sup;
+	struct ctl	*ctl = c->ctl;
 
-	ev_io_stop(sup->loop, &c->io);
-	ev_timer_stop(sup->loop, &c->timer);
+	ev_io_stop(ctl->loop, &c->io);
+	ev_timer_stop(ctl->loop, &c->timer);
 	close(c->fd);
 	buf_free(&c->out);
 	LIST_REMOVE(c, entry);
-	sup->nclients--;
+	ctl->nclients--;
 	free(c);
-	if (sup->ctl_spare < 0 && sup->ctlfd >= 0)
-		ctl_spare_take(sup);
+	if (ctl->spare < 0 && ctl->fd >= 0)
+		ctl_spare_take(ctl);
 }
 
 /* Write what we can; close once the reply is out. */
 static void
 ctl_flush(struct ctl_client *c)
 {
-	struct sup	*sup = c->sup;
+	struct ctl	*ctl = c->ctl;
 	ssize_t		 n;
 	bool		 progress = false;
 
@@ -119,21 +121,21 @@ ctl_flush(struct ctl_client *c)
 		/* All out (a follower): listen for a hang-up again. */
 		buf_consume(&c->out, c->out.len);
 		c->outoff = 0;
-		ev_timer_stop(sup->loop, &c->timer);
-		ev_io_stop(sup->loop, &c->io);
+		ev_timer_stop(ctl->loop, &c->timer);
+		ev_io_stop(ctl->loop, &c->io);
 		ev_io_set(&c->io, c->fd, EV_READ);
-		ev_io_start(sup->loop, &c->io);
+		ev_io_start(ctl->loop, &c->io);
 		return;
 	}
 	/* Wait for room; a client that takes none for too long is dropped. */
-	ev_io_stop(sup->loop, &c->io);
+	ev_io_stop(ctl->loop, &c->io);
 	ev_io_set(&c->io, c->fd, EV_WRITE);
-	ev_io_start(sup->loop, &c->io);
+	ev_io_start(ctl->loop, &c->io);
 	if (progress || !ev_is_active(&c->timer)) {
-		ev_timer_stop(sup->loop, &c->timer);
-		ev_timer_set(&c->timer, sup->conf.sup.client_timeout / 1000.0,
+		ev_timer_stop(ctl->loop, &c->timer);
+		ev_timer_set(&c->timer, ctl->sc->client_timeout / 1000.0,
 		    0.);
-		ev_timer_start(sup->loop, &c->timer);
+		ev_timer_start(ctl->loop, &c->timer);
 	}
 }
 
@@ -218,139 +220,88 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 		ctl_end_nomem(c);
 		return;
 	}
-	ev_timer_stop(c->sup->loop, &c->timer);
+	ev_timer_stop(c->ctl->loop, &c->timer);
 	ctl_flush(c);
+}
+
+/* The request is done, and nothing more to say. */
+static void
+ctl_ok(struct ctl_client *c)
+{
+	ctl_reply(c, CTL_OK, "%s", "");
 }
 
 /* The service named by the request, or reply "no such service". */
 static struct svc *
 ctl_svc(struct ctl_client *c, const char *name)
 {
-	struct svc	*s = svc_find(&c->sup->set, name);
+	struct svc	*s = svc_find(c->ctl->set, name);
 
 	if (s == NULL)
 		ctl_reply(c, CTL_ENOSVC, "no such service '%.64s'", name);
 	return s;
 }
 
-/*
- * A service's cgroup: memory now and its OOM events, in text (appended
- * to its status line) or as JSON members.
- */
+/* Queue a note for the client's stderr. */
 static void
-ctl_status_memory(struct buf *b, struct sup_svc *ss, bool json)
+ctl_note(struct ctl_client *c, const char *msg)
 {
-	uint64_t	mem = 0, oom = 0, oom_kill = 0;
-	bool		have = ss->cgfd >= 0 &&
-			    cgroup_read_u64(ss->cgfd, "memory.current", &mem) == 0;
-
-	if (have)
-		cgroup_events(ss->cgfd, &oom, &oom_kill);
-	if (json) {
-		if (have)
-			buf_printf(b, ",\"memory\":%llu,\"oom\":%llu,"
-			    "\"oom_kill\":%llu", (unsigned long long)mem,
-			    (unsigned long long)oom,
-			    (unsigned long long)oom_kill);
-		else
-			buf_puts(b, ",\"memory\":null,\"oom\":null,"
-			    "\"oom_kill\":null");
-		return;
-	}
-	if (have)
-		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
-		    mem / 1048576.0, (unsigned long long)oom,
-		    (unsigned long long)oom_kill);
+	ctl_frame_put(&c->out, CTL_NOTE, msg, (uint32_t)strlen(msg));
 }
 
-/* One line of text status. */
-static void
-ctl_status_line(struct buf *b, const struct svc *s, int width, int64_t now)
-{
-	char		 pid[16] = "-", up[32] = "-", why[256];
-	const char	*t;
-
-	if (svc_has_process(s)) {
-		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
-		format_duration(up, sizeof(up), now - s->started_at);
-	}
-	svc_reason_format(s, why, sizeof(why));
-	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, s->def->name,
-	    svc_state_name(s->state), pid, up, s->restarts, why);
-	ctl_status_memory(b, sup_svc_of((struct svc *)s), false);
-	if (s->status_text) {
-		buf_puts(b, " [");
-		for (t = s->status_text; *t; t++)
-			buf_add(b, (unsigned char)*t < 0x20 ? "?" : t, 1);
-		buf_puts(b, "]");
-	}
-	buf_puts(b, "\n");
-}
-
-/* One object of JSON status. */
-static void
-ctl_status_json(struct buf *b, const struct svc *s, int64_t now)
-{
-	char	why[256];
-
-	svc_reason_format(s, why, sizeof(why));
-	buf_puts(b, "{\"name\":");
-	buf_json_str(b, s->def->name);
-	buf_printf(b, ",\"state\":\"%s\",", svc_state_name(s->state));
-	if (svc_has_process(s))
-		buf_printf(b, "\"pid\":%d,\"uptime_ms\":%lld,", (int)s->pid,
-		    (long long)(now - s->started_at));
-	else
-		buf_puts(b, "\"pid\":null,\"uptime_ms\":null,");
-	buf_printf(b, "\"restarts\":%u,\"reason\":", s->restarts);
-	buf_json_str(b, why);
-	buf_puts(b, ",\"status_text\":");
-	buf_json_str(b, s->status_text);
-	ctl_status_memory(b, sup_svc_of((struct svc *)s), true);
-	buf_puts(b, "}");
-}
-
-/* status [NAME] [--json] */
+/* status [NAME...] [--json]: from snapshots (status.c formats them). */
 static void
 cmd_status(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct svc_set	*set = &c->sup->set;
-	struct svc	*one = NULL;
-	struct buf	 b = { 0 };
-	int64_t		 now = mono_ms();
-	size_t		 i, first = 0, last = set->n;
-	int		 width = 4, code = CTL_OK;
+	struct svc_set		*set = c->ctl->set;
+	struct svc_status	*v;
+	struct buf		 b = { 0 };
+	const char		*note;
+	int64_t			 now = mono_ms();
+	size_t			 i, n = 0;
+	int			 width, code = CTL_OK;
 
-	if (a->npos == 1) {
-		if ((one = ctl_svc(c, a->pos[0])) == NULL)
-			return;
+	if ((v = calloc(set->n + (size_t)a->npos + 1, sizeof(*v))) == NULL) {
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
+	}
+	if (a->npos == 0) {
 		for (i = 0; i < set->n; i++)
-			if (set->v[i] == one)
-				first = i;
-		last = first + 1;
-		if (one->state != SVC_READY)
+			sup_svc_status(set->v[i], now, &v[n++]);
+	}
+	for (i = 0; i < (size_t)a->npos; i++) {
+		struct svc	*s = ctl_svc(c, a->pos[i]);
+
+		if (s == NULL) {
+			free(v);
+			return;
+		}
+		sup_svc_status(s, now, &v[n++]);
+		if (s->state != SVC_READY)
 			code = CTL_ENOTREADY;
 	}
 	if (a->json) {
 		buf_puts(&b, "[");
-		for (i = first; i < last; i++) {
-			if (i > first)
+		for (i = 0; i < n; i++) {
+			if (i > 0)
 				buf_puts(&b, ",");
-			ctl_status_json(&b, set->v[i], now);
+			status_json(&b, &v[i]);
 		}
 		buf_puts(&b, "]\n");
 	} else {
-		for (i = first; i < last; i++)
-			if ((int)strlen(set->v[i]->def->name) > width)
-				width = (int)strlen(set->v[i]->def->name);
-		buf_printf(&b, "%-*s %-8s %7s %8s %8s %s\n", width, "NAME",
-		    "STATE", "PID", "UPTIME", "RESTARTS", "REASON");
-		for (i = first; i < last; i++)
-			ctl_status_line(&b, set->v[i], width, now);
-		if (c->sup->cg.base == NULL)
-			buf_printf(&b, "(services run without cgroups: %s)\n",
-			    c->sup->cg.why);
+		width = status_width(v, n);
+		status_text_header(&b, width);
+		for (i = 0; i < n; i++)
+			status_text(&b, &v[i], width);
+		if ((note = sup_cgroup_note(c->ctl->sup)) != NULL) {
+			char	msg[256];
+
+			snprintf(msg, sizeof(msg), "services run without "
+			    "cgroups: %s\n", note);
+			ctl_note(c, msg);
+		}
 	}
+	free(v);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_reply(c, code, "%s", "");
@@ -398,7 +349,7 @@ ctl_wait_settle(struct ctl_client *c)
 	if (r == 0)
 		return;
 	if (r > 0) {
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 		return;
 	}
 	svc_reason_format(s, why, sizeof(why));
@@ -413,19 +364,19 @@ ctl_wait_begin(struct ctl_client *c, struct svc *s, enum ctl_wait w,
 {
 	c->wait = (uint8_t)w;
 	c->wait_svc = s;
-	ev_timer_stop(c->sup->loop, &c->timer);
+	ev_timer_stop(c->ctl->loop, &c->timer);
 	ev_timer_set(&c->timer, timeout / 1000.0, 0.);
-	ev_timer_start(c->sup->loop, &c->timer);
+	ev_timer_start(c->ctl->loop, &c->timer);
 	ctl_wait_settle(c);
 }
 
 /* A service changed: settle the waits on it. */
 void
-ctl_svc_changed(struct sup *sup, struct svc *s)
+ctl_svc_changed(struct ctl *ctl, struct svc *s)
 {
 	struct ctl_client	*c, *next;
 
-	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
 		if (c->wait_svc == s)
 			ctl_wait_settle(c);
@@ -436,7 +387,7 @@ ctl_svc_changed(struct sup *sup, struct svc *s)
 static bool
 ctl_refuse_stopping(struct ctl_client *c)
 {
-	if (c->sup->phase == SUP_RUNNING)
+	if (sup_running(c->ctl->sup))
 		return false;
 	ctl_reply(c, CTL_EFAIL, "shutting down");
 	return true;
@@ -454,7 +405,7 @@ cmd_start(struct ctl_client *c, const struct ctl_args *a)
 	if (a->wait)
 		ctl_wait_begin(c, s, WAIT_UP, a->timeout);
 	else
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 }
 
 /* stop NAME [--wait] */
@@ -469,7 +420,7 @@ cmd_stop(struct ctl_client *c, const struct ctl_args *a)
 	if (a->wait)
 		ctl_wait_begin(c, s, WAIT_DOWN, a->timeout);
 	else
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 }
 
 /* restart NAME [--wait] */
@@ -487,7 +438,7 @@ cmd_restart(struct ctl_client *c, const struct ctl_args *a)
 		c->wait_starts = starts;
 		ctl_wait_begin(c, s, WAIT_RESTART, a->timeout);
 	} else {
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 	}
 }
 
@@ -511,7 +462,7 @@ cmd_signal(struct ctl_client *c, const struct ctl_args *a)
 	if ((rc = pidfd_signal(s->pidfd, sig)) < 0)
 		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name, strerror(-rc));
 	else
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 }
 
 /* wait NAME STATE [--timeout=D] */
@@ -546,7 +497,7 @@ cmd_version(struct ctl_client *c, const struct ctl_args *a)
 	n = snprintf(v, sizeof(v), "pidvisor %s (protocol %d)\n",
 	    PIDVISOR_VERSION, CTL_VERSION);
 	ctl_output(c, v, (size_t)n);
-	ctl_reply(c, CTL_OK, "%s", "");
+	ctl_ok(c);
 }
 
 /*
@@ -556,17 +507,17 @@ cmd_version(struct ctl_client *c, const struct ctl_args *a)
 static void
 cmd_halt(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct sup	*sup = c->sup;
+	struct ctl	*ctl = c->ctl;
 	unsigned int	 cmd = a->verb == VERB_REBOOT ? RB_AUTOBOOT :
 			    RB_POWER_OFF;
 
-	if (!sup->pid1 && a->verb != VERB_SHUTDOWN) {
+	if (!ctl->pid1 && a->verb != VERB_SHUTDOWN) {
 		ctl_reply(c, CTL_EFAIL, "not PID 1: use shutdown to stop "
 		    "pidvisor");
 		return;
 	}
-	ctl_reply(c, CTL_OK, "%s", "");
-	sup_shutdown(sup, cmd);
+	ctl_ok(c);
+	sup_shutdown(ctl->sup, cmd);
 }
 
 struct logs_walk {
@@ -602,40 +553,40 @@ cmd_logs(struct ctl_client *c, const struct ctl_args *a)
 	struct logs_walk	 w = { .json = a->json, .follow = a->follow,
 				    .first = true };
 	struct buf		 b = { 0 };
-	struct sup_svc		*ss;
+	struct svc_status	 st;
 	struct svc		*s;
 
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
 		return;
-	ss = sup_svc_of(s);
+	sup_svc_status(s, mono_ms(), &st);
 	w.b = &b;
 	w.name = s->def->name;
 	if (a->json && !a->follow)
 		buf_puts(&b, "[");
-	if (ss->out)
-		ring_walk(ss->out->ring, a->lines, logs_one, &w);
+	if (st.ring)
+		ring_walk(st.ring, a->lines, logs_one, &w);
 	if (a->json && !a->follow)
 		buf_puts(&b, "]\n");
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	if (!a->follow) {
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 		return;
 	}
 	c->follow = s;
 	c->follow_json = a->json;
-	ev_timer_stop(c->sup->loop, &c->timer);
+	ev_timer_stop(c->ctl->loop, &c->timer);
 	ctl_flush(c);
 }
 
 /* A new line of a service: to everyone following it. */
 void
-ctl_svc_line(struct sup *sup, struct svc *s, const struct log_line *l)
+ctl_svc_line(struct ctl *ctl, struct svc *s, const struct log_line *l)
 {
 	struct ctl_client	*c, *next;
 	struct buf		 b = { 0 };
 
-	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
 		if (c->follow != s)
 			continue;
@@ -657,11 +608,11 @@ ctl_svc_line(struct sup *sup, struct svc *s, const struct log_line *l)
 
 /* A service is gone: end the waits and the follows on it. */
 void
-ctl_svc_removed(struct sup *sup, struct svc *s)
+ctl_svc_removed(struct ctl *ctl, struct svc *s)
 {
 	struct ctl_client	*c, *next;
 
-	for (c = LIST_FIRST(&sup->clients); c; c = next) {
+	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
 		if (c->follow == s)
 			ctl_reply(c, CTL_OK, "%s was removed", s->def->name);
@@ -695,19 +646,19 @@ cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
 			    s->def->name);
 			return;
 		}
-		rc = pressure_kill(c->sup, sup_svc_of(s), "by request");
+		rc = pressure_kill(c->ctl->pr, sup_svc_of(s), "by request");
 		if (rc < 0)
 			ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name,
 			    rc == -ESRCH ? "not running" : rc == -EBUSY ?
 			    "another kill is in flight" : strerror(-rc));
 		else
-			ctl_reply(c, CTL_OK, "%s", "");
+			ctl_ok(c);
 		return;
 	}
-	pressure_report(c->sup, &b, a->json);
+	pressure_report(c->ctl->pr, &b, a->json);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
-	ctl_reply(c, CTL_OK, "%s", "");
+	ctl_ok(c);
 }
 
 /* reload: apply the configuration on disk, or refuse it whole. */
@@ -718,7 +669,7 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 	int		rc;
 
 	(void)a;
-	rc = sup_reload(c->sup, &report);
+	rc = sup_reload(c->ctl->sup, &report);
 	ctl_output_buf(c, &report);
 	buf_free(&report);
 	if (rc == -EINVAL)
@@ -727,7 +678,7 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 	else if (rc < 0)
 		ctl_reply(c, CTL_EFAIL, "reload failed: %s", strerror(-rc));
 	else
-		ctl_reply(c, CTL_OK, "%s", "");
+		ctl_ok(c);
 }
 
 static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
@@ -868,43 +819,42 @@ ctl_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* Out of fds: accept with the spare, or stop accepting for a while. */
 static int
-ctl_accept_spare(struct sup *sup)
+ctl_accept_spare(struct ctl *ctl)
 {
 	int	fd;
 
-	if (sup->ctl_spare < 0) {
+	if (ctl->spare < 0) {
 		log_warn("control socket: out of file descriptors; "
 		    "accepting again in %d ms", CTL_RETRY_MS);
-		ev_io_stop(sup->loop, &sup->ctl_w);
-		ev_timer_set(&sup->ctl_retry_w, CTL_RETRY_MS / 1000., 0.);
-		ev_timer_start(sup->loop, &sup->ctl_retry_w);
+		ev_io_stop(ctl->loop, &ctl->w);
+		ev_timer_set(&ctl->retry_w, CTL_RETRY_MS / 1000., 0.);
+		ev_timer_start(ctl->loop, &ctl->retry_w);
 		return -1;
 	}
-	close(sup->ctl_spare);
-	sup->ctl_spare = -1;
-	if ((fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
+	close(ctl->spare);
+	ctl->spare = -1;
+	if ((fd = accept4(ctl->fd, NULL, NULL, SOCK_NONBLOCK |
 	    SOCK_CLOEXEC)) < 0)
-		ctl_spare_take(sup);
+		ctl_spare_take(ctl);
 	return fd;
 }
 
 static void
 ctl_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct sup	*sup = ev_userdata(loop);
+	struct ctl	*ctl = container_of(w, struct ctl, retry_w);
 
-	(void)w;
 	(void)revents;
-	if (sup->ctl_spare < 0)
-		ctl_spare_take(sup);
-	ev_io_start(loop, &sup->ctl_w);
+	if (ctl->spare < 0)
+		ctl_spare_take(ctl);
+	ev_io_start(loop, &ctl->w);
 }
 
 /* Take new connections. */
 static void
 ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct sup		*sup = ev_userdata(loop);
+	struct ctl		*ctl = container_of(w, struct ctl, w);
 	struct ctl_client	*c;
 	struct ucred		 cred;
 	socklen_t		 len = sizeof(cred);
@@ -914,13 +864,13 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 	(void)w;
 	(void)revents;
 	for (;;) {
-		fd = accept4(sup->ctlfd, NULL, NULL, SOCK_NONBLOCK |
+		fd = accept4(ctl->fd, NULL, NULL, SOCK_NONBLOCK |
 		    SOCK_CLOEXEC);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
-			fd = ctl_accept_spare(sup);
+			fd = ctl_accept_spare(ctl);
 		if (fd < 0)
 			break;
-		if (sup->nclients >= sup->conf.sup.max_clients ||
+		if (ctl->nclients >= ctl->sc->max_clients ||
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			ctl_end_put(&b, CTL_EFAIL, "too many clients");
 			(void)!send(fd, b.data, b.len, MSG_NOSIGNAL |
@@ -929,18 +879,18 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			close(fd);
 			continue;
 		}
-		c->sup = sup;
+		c->ctl = ctl;
 		c->fd = fd;
 		c->uid = (uid_t)-1;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
 			c->uid = cred.uid;
-		LIST_INSERT_HEAD(&sup->clients, c, entry);
-		sup->nclients++;
+		LIST_INSERT_HEAD(&ctl->clients, c, entry);
+		ctl->nclients++;
 		ev_io_init(&c->io, ctl_on_io, fd, EV_READ);
 		ev_set_priority(&c->io, EV_MAXPRI);
 		ev_io_start(loop, &c->io);
 		ev_timer_init(&c->timer, ctl_on_timer,
-		    sup->conf.sup.client_timeout / 1000.0, 0.);
+		    ctl->sc->client_timeout / 1000.0, 0.);
 		ev_timer_start(loop, &c->timer);
 		/* The request is usually there already: no turn lost. */
 		ev_feed_event(loop, &c->io, EV_READ);
@@ -962,10 +912,10 @@ ctl_live(const struct sockaddr_un *sa)
 
 /* Create the control socket, refusing to take over a live one. */
 int
-ctl_listen(struct sup *sup)
+ctl_listen(struct ctl *ctl)
 {
 	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
-	const char		*path = sup->ctl_path;
+	const char		*path = ctl->path;
 	mode_t			 old;
 	int			 fd, rc;
 
@@ -987,41 +937,41 @@ ctl_listen(struct sup *sup)
 	old = umask(0177);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (rc < 0 || chmod(path, sup->conf.sup.control_mode) < 0 ||
+	if (rc < 0 || chmod(path, ctl->sc->control_mode) < 0 ||
 	    listen(fd, 128) < 0) {
 		rc = -errno;
 		log_err("control socket %s: %s", path, strerror(errno));
 		close(fd);
 		return rc;
 	}
-	sup->ctlfd = fd;
-	ev_io_init(&sup->ctl_w, ctl_on_accept, fd, EV_READ);
+	ctl->fd = fd;
+	ev_io_init(&ctl->w, ctl_on_accept, fd, EV_READ);
 	/* Answers come before deaths and spawns in a turn: a storm of
 	 * restarts does not keep status waiting. */
-	ev_set_priority(&sup->ctl_w, EV_MAXPRI);
-	ev_io_start(sup->loop, &sup->ctl_w);
-	ev_init(&sup->ctl_retry_w, ctl_on_retry);
-	ctl_spare_take(sup);
+	ev_set_priority(&ctl->w, EV_MAXPRI);
+	ev_io_start(ctl->loop, &ctl->w);
+	ev_init(&ctl->retry_w, ctl_on_retry);
+	ctl_spare_take(ctl);
 	return 0;
 }
 
 /* Close the socket and every client. */
 void
-ctl_close(struct sup *sup)
+ctl_close(struct ctl *ctl)
 {
 	struct ctl_client	*c;
 
 	/* ctl_client_free() unlinks c: the analyzer does not follow. */
-	while ((c = LIST_FIRST(&sup->clients)) != NULL)
+	while ((c = LIST_FIRST(&ctl->clients)) != NULL)
 		ctl_client_free(c);	/* NOLINT(clang-analyzer-unix.Malloc) */
-	if (sup->ctlfd >= 0) {
-		ev_io_stop(sup->loop, &sup->ctl_w);
-		ev_timer_stop(sup->loop, &sup->ctl_retry_w);
-		if (sup->ctl_spare >= 0)
-			close(sup->ctl_spare);
-		sup->ctl_spare = -1;
-		close(sup->ctlfd);
-		unlink(sup->ctl_path);
-		sup->ctlfd = -1;
+	if (ctl->fd >= 0) {
+		ev_io_stop(ctl->loop, &ctl->w);
+		ev_timer_stop(ctl->loop, &ctl->retry_w);
+		if (ctl->spare >= 0)
+			close(ctl->spare);
+		ctl->spare = -1;
+		close(ctl->fd);
+		unlink(ctl->path);
+		ctl->fd = -1;
 	}
 }

@@ -18,9 +18,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pid1.h"
 #include "spawn.h"
-#include "sup.h"
 #include "sys.h"
+#include "util.h"
 
 #if defined(PV_MEMCHECK)
 #include <valgrind/memcheck.h>
@@ -61,13 +62,12 @@ pid1_is_mountpoint(const char *path)
 
 /* Mount the API filesystems that are not there, open the console. */
 int
-pid1_setup(struct sup *sup)
+pid1_setup(void)
 {
 	const struct pid1_mount	*m;
 	size_t			 i;
 	int			 fd;
 
-	(void)sup;
 	for (i = 0; i < ARRAY_SIZE(pid1_mounts); i++) {
 		m = &pid1_mounts[i];
 		if (pid1_is_mountpoint(m->path))
@@ -196,25 +196,6 @@ pid1_count(void)
 	return pid1_each(NULL, 0);
 }
 
-static void
-pid1_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct sup	*sup = ev_userdata(loop);
-
-	(void)w;
-	(void)revents;
-	if (sup->kill_stage == 0) {
-		log_info("killing %d leftover process(es)", pid1_count());
-		pid1_kill_all(SIGKILL);
-		sup->kill_stage = 1;
-		ev_timer_set(&sup->phase_timer, 1., 0.);
-		ev_timer_start(loop, &sup->phase_timer);
-		return;
-	}
-	sup->phase = SUP_KILLING;
-	pid1_finish(sup);
-}
-
 /*
  * The leak check of the sanitizer and memcheck builds: PID 1 never
  * exits, and reboot(2) ends it before a check at exit could run.
@@ -239,38 +220,77 @@ pid1_leak_check(void)
 #endif
 }
 
-/*
- * The end, in steps that never block the loop: TERM to the leftovers,
- * then (after 2 s, or once none is left) KILL, then sync, unmount and
- * reboot(2).  PID 1 never exits: if reboot fails we stay in the loop.
- */
-void
-pid1_finish(struct sup *sup)
+/* Unmount, sync and reboot(2); if that fails, we stay in the loop. */
+static void
+pid1_reboot(struct pid1 *p)
 {
 	size_t	i;
 
-	if (sup->phase == SUP_STOPPING) {
-		sup->phase = SUP_KILLING;
-		sup->kill_stage = 0;
-		if (pid1_count() > 0) {
-			pid1_kill_all(SIGTERM);
-			pid1_kill_all(SIGCONT);
-			ev_init(&sup->phase_timer, pid1_on_timer);
-			ev_timer_set(&sup->phase_timer, 2., 0.);
-			ev_timer_start(sup->loop, &sup->phase_timer);
-			return;
-		}
-	}
-	if (sup->phase != SUP_KILLING)
-		return;
-	sup->phase = SUP_DONE;
-	ev_timer_stop(sup->loop, &sup->phase_timer);
-	log_info("%s", sup->reboot_cmd == RB_POWER_OFF ? "powering off" :
-	    sup->reboot_cmd == RB_HALT_SYSTEM ? "halting" : "rebooting");
+	p->stage = PID1_DONE;
+	ev_timer_stop(p->loop, &p->timer);
+	log_info("%s", p->reboot_cmd == RB_POWER_OFF ? "powering off" :
+	    p->reboot_cmd == RB_HALT_SYSTEM ? "halting" : "rebooting");
 	pid1_leak_check();
 	sync();
 	for (i = pid1_nmounted; i > 0; i--)
 		umount2(pid1_mounted[i - 1], MNT_DETACH);
-	if (sys_reboot((int)sup->reboot_cmd) < 0)
+	if (sys_reboot((int)p->reboot_cmd) < 0)
 		log_err("reboot: %s", strerror(errno));
+}
+
+/* TERM was sent 2 s ago: KILL, and reboot 1 s later at the latest. */
+static void
+pid1_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct pid1	*p = container_of(w, struct pid1, timer);
+
+	(void)revents;
+	if (p->stage == PID1_TERM) {
+		log_info("killing %d leftover process(es)", pid1_count());
+		pid1_kill_all(SIGKILL);
+		p->stage = PID1_KILL;
+		ev_timer_set(&p->timer, 1., 0.);
+		ev_timer_start(loop, &p->timer);
+		return;
+	}
+	pid1_reboot(p);
+}
+
+void
+pid1_init(struct pid1 *p, struct ev_loop *loop)
+{
+	p->loop = loop;
+	p->stage = PID1_UP;
+	ev_init(&p->timer, pid1_on_timer);
+}
+
+/*
+ * Every service has stopped: the end, in steps that never block the
+ * loop.  TERM to the leftovers, then (after 2 s, or once none is left)
+ * KILL, then sync, unmount and reboot(2) as reboot_cmd says.  PID 1
+ * never exits.
+ */
+void
+pid1_finish(struct pid1 *p)
+{
+	if (p->stage != PID1_UP)
+		return;
+	if (pid1_count() == 0) {
+		pid1_reboot(p);
+		return;
+	}
+	p->stage = PID1_TERM;
+	pid1_kill_all(SIGTERM);
+	pid1_kill_all(SIGCONT);
+	ev_timer_set(&p->timer, 2., 0.);
+	ev_timer_start(p->loop, &p->timer);
+}
+
+/* Orphans were reaped: once none is left, do not wait for the timer. */
+void
+pid1_reaped(struct pid1 *p)
+{
+	if ((p->stage == PID1_TERM || p->stage == PID1_KILL) &&
+	    pid1_count() == 0)
+		pid1_reboot(p);
 }

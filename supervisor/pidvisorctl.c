@@ -123,6 +123,10 @@ client_recv(int fd, int64_t deadline)
 		    &f)) > 0) {
 			if (f.type == CTL_OUTPUT) {
 				fwrite(f.payload, 1, f.len, stdout);
+			} else if (f.type == CTL_NOTE) {
+				fflush(stdout);
+				fprintf(stderr, "%s: %.*s", prog, (int)f.len,
+				    f.payload);
 			} else if (f.type == CTL_END &&
 			    ctl_end_get(&f, &code, &msg) == 0) {
 				fflush(stdout);

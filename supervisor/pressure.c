@@ -40,15 +40,6 @@
 
 #define BACK_TIMEOUT_US	(10 * 1000 * 1000)
 
-static int64_t
-now_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 const char *
 reclaim_path_name(enum reclaim_path p)
 {
@@ -191,11 +182,10 @@ pressure_rss(struct sup_svc *ss)
 
 /* What a service holds: its cgroup's memory.current, else its RSS. */
 uint64_t
-pressure_svc_memory(struct sup *sup, struct sup_svc *ss)
+pressure_svc_memory(struct sup_svc *ss)
 {
 	uint64_t	v;
 
-	(void)sup;
 	if (ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd, "memory.current",
 	    &v) == 0)
 		return v;
@@ -204,14 +194,14 @@ pressure_svc_memory(struct sup *sup, struct sup_svc *ss)
 
 /* The first line of the PSI file, short: "some avg10=12.34". */
 static void
-pressure_now(struct sup *sup, char *out, size_t n)
+pressure_now(struct pressure *pr, char *out, size_t n)
 {
 	char	buf[256], *e;
 	int	fd;
 	ssize_t	r;
 
 	snprintf(out, n, "?");
-	if ((fd = open(sup->pr.file, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(pr->file, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	r = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -228,21 +218,21 @@ pressure_now(struct sup *sup, char *out, size_t n)
  * it cannot be read.
  */
 static int64_t
-pressure_total(struct sup *sup)
+pressure_total(struct pressure *pr)
 {
 	char		 buf[256], *p;
 	long long	 v;
 	ssize_t		 r;
 	int		 fd;
 
-	if ((fd = open(sup->pr.file, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(pr->file, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	r = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (r <= 0)
 		return -1;
 	buf[r] = '\0';
-	p = sup->conf.sup.pressure_full ? strstr(buf, "full ") : buf;
+	p = pr->sc->pressure_full ? strstr(buf, "full ") : buf;
 	if (p == NULL || (p = strstr(p, "total=")) == NULL ||
 	    sscanf(p, "total=%lld", &v) != 1)
 		return -1;
@@ -258,13 +248,12 @@ pressure_cur(struct pressure *pr)
 
 /* Once its memory is back (or never will be): log it, allow the next. */
 static void
-pressure_done(struct sup *sup)
+pressure_done(struct pressure *pr)
 {
-	struct pressure	*pr = &sup->pr;
 	struct kill_rec	*k = pressure_cur(pr);
 	char		 death[32], back[32];
 
-	ev_timer_stop(sup->loop, &pr->poll);
+	ev_timer_stop(pr->loop, &pr->poll);
 	if (k->death_us >= 0)
 		snprintf(death, sizeof(death), "%.1f ms", k->death_us / 1000.0);
 	else
@@ -280,8 +269,8 @@ pressure_done(struct sup *sup)
 	    k->reap_err ? strerror(k->reap_err) : "",
 	    k->reap_err ? ")" : "", death, back);
 	pr->inflight = NULL;
-	pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
-	pr->total_done = pressure_total(sup);
+	pr->quiet_until = mono_ms() + pr->sc->pressure_cooldown;
+	pr->total_done = pressure_total(pr);
 }
 
 /*
@@ -292,14 +281,13 @@ pressure_done(struct sup *sup)
  * last kill's memory came back, at least the trigger's stall happened.
  */
 static bool
-pressure_fresh(struct sup *sup)
+pressure_fresh(struct pressure *pr)
 {
-	struct pressure	*pr = &sup->pr;
 	int64_t		 t;
 
-	if (pr->total_done < 0 || (t = pressure_total(sup)) < 0)
+	if (pr->total_done < 0 || (t = pressure_total(pr)) < 0)
 		return true;
-	return t - pr->total_done >= (int64_t)sup->conf.sup.pressure_stall;
+	return t - pr->total_done >= (int64_t)pr->sc->pressure_stall;
 }
 
 /*
@@ -308,34 +296,32 @@ pressure_fresh(struct sup *sup)
  * tables leave only at exit.)  Once it is dead, it is.
  */
 static bool
-pressure_back(struct sup *sup, struct sup_svc *ss)
+pressure_back(struct pressure *pr, struct sup_svc *ss)
 {
-	(void)sup;
-	return pressure_rss(ss) <= pressure_cur(&sup->pr)->rss / 10;
+	return pressure_rss(ss) <= pressure_cur(pr)->rss / 10;
 }
 
 /* Note the time if it is back; finish once death and memory are known. */
 static void
-pressure_check(struct sup *sup)
+pressure_check(struct pressure *pr)
 {
-	struct pressure	*pr = &sup->pr;
 	struct kill_rec	*k = pressure_cur(pr);
-	int64_t		 t = now_us() - pr->t0_us;
+	int64_t		 t = mono_us() - pr->t0_us;
 
 	if (pr->inflight == NULL)
 		return;
-	if (k->back_us < 0 && pressure_back(sup, pr->inflight))
+	if (k->back_us < 0 && pressure_back(pr, pr->inflight))
 		k->back_us = t;
 	if ((k->back_us >= 0 && k->death_us >= 0) || t > BACK_TIMEOUT_US)
-		pressure_done(sup);
+		pressure_done(pr);
 }
 
 static void
 pressure_on_poll(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	(void)w;
+	(void)loop;
 	(void)revents;
-	pressure_check(ev_userdata(loop));
+	pressure_check(container_of(w, struct pressure, poll));
 }
 
 /*
@@ -372,10 +358,9 @@ pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd)
 
 /* The reaper thread's process_mrelease() came back. */
 static void
-pressure_on_reaped(struct ev_loop *loop, const struct reaper_result *res)
+pressure_on_reaped(struct reaper *r, const struct reaper_result *res)
 {
-	struct sup	*sup = ev_userdata(loop);
-	struct pressure	*pr = &sup->pr;
+	struct pressure	*pr = container_of(r, struct pressure, reaper);
 	struct kill_rec	*k = pressure_cur(pr);
 
 	if (res->seq != pr->nkills || pr->inflight == NULL) {
@@ -383,11 +368,11 @@ pressure_on_reaped(struct ev_loop *loop, const struct reaper_result *res)
 		    "%.1f ms", res->took_us / 1000.0);
 		return;
 	}
-	k->reaped_us = now_us() - pr->t0_us;
+	k->reaped_us = mono_us() - pr->t0_us;
 	/* ESRCH, EINVAL: it had already let go of its memory itself. */
 	if (res->err && res->err != ESRCH && res->err != EINVAL)
 		k->reap_err = res->err;
-	pressure_check(sup);
+	pressure_check(pr);
 }
 
 /*
@@ -395,12 +380,10 @@ pressure_on_reaped(struct ev_loop *loop, const struct reaper_result *res)
  * says what triggered it.  0, or -errno if nothing was killed.
  */
 int
-pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
+pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi)
 {
-	struct pressure	*pr = &sup->pr;
 	struct svc	*s = &ss->svc;
 	struct kill_rec	*k;
-	struct timespec	 ts;
 	int		 rc;
 
 	if (pr->inflight)
@@ -409,16 +392,15 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
 		return -ESRCH;
 	k = &pr->hist[pr->nkills++ % KILL_HISTORY];
 	memset(k, 0, sizeof(*k));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	k->when_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	k->when_ms = real_ms();
 	snprintf(k->name, sizeof(k->name), "%s", s->def->name);
 	snprintf(k->psi, sizeof(k->psi), "%s", psi);
 	k->priority = s->def->kill_priority;
-	k->memory = ss->mem_need = pressure_svc_memory(sup, ss);
+	k->memory = ss->mem_need = pressure_svc_memory(ss);
 	k->rss = pressure_rss(ss);
 	k->death_us = k->back_us = k->reaped_us = -1;
 	k->path = pr->path;
-	pr->t0_us = now_us();
+	pr->t0_us = mono_us();
 	rc = pressure_sigkill(pr, k, s->pidfd);
 	if (rc < 0) {
 		pr->nkills--;
@@ -428,10 +410,10 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
 		cgroup_kill(ss->cgfd);
 	svc_pressure_killed(s);
 	pr->inflight = ss;
-	pressure_check(sup);
+	pressure_check(pr);
 	if (pr->inflight) {
 		ev_timer_set(&pr->poll, 0.001, 0.001);
-		ev_timer_start(sup->loop, &pr->poll);
+		ev_timer_start(pr->loop, &pr->poll);
 	}
 	return 0;
 }
@@ -442,27 +424,26 @@ pressure_kill(struct sup *sup, struct sup_svc *ss, const char *psi)
  * before: exit_mm() comes before the exit is reported.
  */
 void
-pressure_died(struct sup *sup, struct sup_svc *ss)
+pressure_died(struct pressure *pr, struct sup_svc *ss)
 {
-	struct pressure	*pr = &sup->pr;
 	struct kill_rec	*k = pressure_cur(pr);
 
 	if (pr->inflight != ss)
 		return;
-	k->death_us = now_us() - pr->t0_us;
-	pressure_check(sup);
+	k->death_us = mono_us() - pr->t0_us;
+	pressure_check(pr);
 	if (pr->inflight && k->back_us < 0) {
 		k->back_us = k->death_us;
-		pressure_done(sup);
+		pressure_done(pr);
 	}
 }
 
 /* A service is going away: stop watching its memory. */
 void
-pressure_forget(struct sup *sup, struct sup_svc *ss)
+pressure_forget(struct pressure *pr, struct sup_svc *ss)
 {
-	if (sup->pr.inflight == ss)
-		pressure_done(sup);
+	if (pr->inflight == ss)
+		pressure_done(pr);
 }
 
 /*
@@ -471,7 +452,7 @@ pressure_forget(struct sup *sup, struct sup_svc *ss)
  * and memory.max.
  */
 static uint64_t
-pressure_room(struct sup *sup)
+pressure_room(struct pressure *pr)
 {
 	uint64_t	 room = UINT64_MAX, v, cur, lim = UINT64_MAX;
 	char		 buf[4096], *p;
@@ -487,12 +468,12 @@ pressure_room(struct sup *sup)
 		}
 		close(fd);
 	}
-	if (sup->cg.base_fd < 0 ||
-	    cgroup_read_u64(sup->cg.base_fd, "memory.current", &cur) < 0)
+	if (pr->cg->base_fd < 0 ||
+	    cgroup_read_u64(pr->cg->base_fd, "memory.current", &cur) < 0)
 		return room;
-	if (cgroup_read_limit(sup->cg.base_fd, "memory.high", &v) == 0)
+	if (cgroup_read_limit(pr->cg->base_fd, "memory.high", &v) == 0)
 		lim = v;
-	if (cgroup_read_limit(sup->cg.base_fd, "memory.max", &v) == 0 &&
+	if (cgroup_read_limit(pr->cg->base_fd, "memory.max", &v) == 0 &&
 	    v < lim)
 		lim = v;
 	if (lim != UINT64_MAX)
@@ -521,10 +502,9 @@ pressure_before(const struct svc *a, const struct svc *b)
  * pressure_calm_max from its death (*until), then restarts anyway.
  */
 int64_t
-pressure_hold(struct sup *sup, struct sup_svc *ss, int64_t *until)
+pressure_hold(struct pressure *pr, struct sup_svc *ss, int64_t *until)
 {
-	const struct sup_conf	*sc = &sup->conf.sup;
-	struct pressure		*pr = &sup->pr;
+	const struct sup_conf	*sc = pr->sc;
 	struct svc		*s = &ss->svc;
 	int64_t			 now = mono_ms(), calm, wait = 0, t;
 	size_t			 i;
@@ -540,13 +520,13 @@ pressure_hold(struct sup *sup, struct sup_svc *ss, int64_t *until)
 	if (pr->last_grant && (t = pr->last_grant + calm - now) > wait)
 		wait = t;
 	if (wait == 0) {
-		for (i = 0; i < sup->set.n; i++) {
-			struct svc	*o = sup->set.v[i];
+		for (i = 0; i < pr->set->n; i++) {
+			struct svc	*o = pr->set->v[i];
 
 			if (o != s && o->mem_wait && pressure_before(o, s))
 				break;
 		}
-		if (i < sup->set.n || pressure_room(sup) < ss->mem_need)
+		if (i < pr->set->n || pressure_room(pr) < ss->mem_need)
 			wait = 1000;	/* look again */
 	}
 	if (wait == 0) {
@@ -562,8 +542,7 @@ pressure_hold(struct sup *sup, struct sup_svc *ss, int64_t *until)
 static void
 pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct sup		*sup = ev_userdata(loop);
-	struct pressure		*pr = &sup->pr;
+	struct pressure		*pr = container_of(w, struct pressure, w);
 	struct epoll_event	 ev;
 	struct victim		*cand;
 	struct svc		**who;
@@ -571,41 +550,41 @@ pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
 	size_t			 i, n = 0;
 	ssize_t			 pick;
 
-	(void)w;
+	(void)loop;
 	(void)revents;
 	while (epoll_wait(pr->ep_fd, &ev, 1, 0) > 0)
 		;
 	pr->last_event = mono_ms();	/* victims wait for calm from here */
 	if (pr->inflight || mono_ms() < pr->quiet_until ||
-	    sup->phase != SUP_RUNNING)
+	    pr->stopping)
 		return;
-	if (!pressure_fresh(sup)) {
+	if (!pressure_fresh(pr)) {
 		pr->nstale++;
 		log_debug("pressure: an event for stall from before the last "
 		    "kill; no kill");
 		return;
 	}
-	cand = calloc(sup->set.n + 1, sizeof(*cand));
-	who = calloc(sup->set.n + 1, sizeof(*who));
+	cand = calloc(pr->set->n + 1, sizeof(*cand));
+	who = calloc(pr->set->n + 1, sizeof(*who));
 	if (cand == NULL || who == NULL)
 		goto out;
-	for (i = 0; i < sup->set.n; i++) {
-		struct svc	*s = sup->set.v[i];
+	for (i = 0; i < pr->set->n; i++) {
+		struct svc	*s = pr->set->v[i];
 
 		if ((s->state != SVC_READY && s->state != SVC_STARTING) ||
 		    s->pidfd < 0 || s->pending.why != WHY_NONE)
 			continue;
 		cand[n].priority = s->def->kill_priority;
-		cand[n].memory = pressure_svc_memory(sup, sup_svc_of(s));
+		cand[n].memory = pressure_svc_memory(sup_svc_of(s));
 		who[n++] = s;
 	}
-	pressure_now(sup, psi, sizeof(psi));
+	pressure_now(pr, psi, sizeof(psi));
 	if ((pick = victim_pick(cand, n)) < 0) {
 		log_warn("pressure: %s, and no service may be killed", psi);
-		pr->quiet_until = mono_ms() + sup->conf.sup.pressure_cooldown;
+		pr->quiet_until = mono_ms() + pr->sc->pressure_cooldown;
 		goto out;
 	}
-	pressure_kill(sup, sup_svc_of(who[pick]), psi);
+	pressure_kill(pr, sup_svc_of(who[pick]), psi);
 out:
 	free(cand);
 	free(who);
@@ -613,10 +592,9 @@ out:
 
 /* Set up the trigger, as pidvisor.ini says; probe the reclaim path. */
 void
-pressure_init(struct sup *sup)
+pressure_init(struct pressure *pr)
 {
-	const struct sup_conf	*sc = &sup->conf.sup;
-	struct pressure		*pr = &sup->pr;
+	const struct sup_conf	*sc = pr->sc;
 	struct epoll_event	 ev = { .events = EPOLLPRI };
 	char			 trig[64];
 	int			 n, rc;
@@ -633,7 +611,7 @@ pressure_init(struct sup *sup)
 			    pr->path), reclaim_path_name(pr->best));
 	}
 	if (pr->path == RECLAIM_MRELEASE &&
-	    (rc = reaper_start(&pr->reaper, sup->loop, pressure_on_reaped)) < 0) {
+	    (rc = reaper_start(&pr->reaper, pr->loop, pressure_on_reaped)) < 0) {
 		log_warn("pressure: no reaper thread (%s): reclaim by kill",
 		    strerror(-rc));
 		pr->path = RECLAIM_KILL;
@@ -644,14 +622,14 @@ pressure_init(struct sup *sup)
 		return;
 	}
 	if (sc->pressure_file && strcmp(sc->pressure_file, "cgroup") == 0) {
-		if (sup->cg.base == NULL) {
+		if (pr->cg->base == NULL) {
 			snprintf(pr->why, sizeof(pr->why), "pressure_file = "
 			    "cgroup, but there are no cgroups");
 			log_warn("pressure: off: %s", pr->why);
 			return;
 		}
 		snprintf(pr->file, sizeof(pr->file), "%s/memory.pressure",
-		    sup->cg.base);
+		    pr->cg->base);
 	} else {
 		snprintf(pr->file, sizeof(pr->file), "%s", sc->pressure_file ?
 		    sc->pressure_file : "/proc/pressure/memory");
@@ -665,11 +643,11 @@ pressure_init(struct sup *sup)
 		snprintf(pr->why, sizeof(pr->why), "%.80s: %s", pr->file,
 		    strerror(errno));
 		log_warn("pressure: off: %s", pr->why);
-		pressure_fini(sup);
+		pressure_fini(pr);
 		return;
 	}
 	ev_io_init(&pr->w, pressure_on_psi, pr->ep_fd, EV_READ);
-	ev_io_start(sup->loop, &pr->w);
+	ev_io_start(pr->loop, &pr->w);
 	log_info("pressure: %s on %s; reclaim by %s", trig, pr->file,
 	    reclaim_path_name(pr->path));
 #if !defined(__SANITIZE_ADDRESS__) && !defined(PV_MEMCHECK)
@@ -685,14 +663,13 @@ pressure_init(struct sup *sup)
 }
 
 void
-pressure_fini(struct sup *sup)
+pressure_fini(struct pressure *pr)
 {
-	struct pressure	*pr = &sup->pr;
 
-	if (sup->loop) {
-		ev_io_stop(sup->loop, &pr->w);
-		ev_timer_stop(sup->loop, &pr->poll);
-		reaper_stop(&pr->reaper, sup->loop);
+	if (pr->loop) {
+		ev_io_stop(pr->loop, &pr->w);
+		ev_timer_stop(pr->loop, &pr->poll);
+		reaper_stop(&pr->reaper, pr->loop);
 	}
 	if (pr->ep_fd >= 0)
 		close(pr->ep_fd);
@@ -703,10 +680,9 @@ pressure_fini(struct sup *sup)
 
 /* What `pidvisorctl pressure` shows. */
 void
-pressure_report(struct sup *sup, struct buf *b, bool json)
+pressure_report(struct pressure *pr, struct buf *b, bool json)
 {
-	const struct sup_conf	*sc = &sup->conf.sup;
-	struct pressure		*pr = &sup->pr;
+	const struct sup_conf	*sc = pr->sc;
 	char			 psi[512] = "", when[40], trig[64] = "off";
 	unsigned		 i, first;
 	ssize_t			 n;
@@ -733,7 +709,7 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 		    "\"reclaim_best\":\"%s\",\"cgroups\":",
 		    sc->pressure_cooldown, reclaim_path_name(pr->path),
 		    reclaim_path_name(pr->best));
-		buf_json_str(b, sup->cg.base);
+		buf_json_str(b, pr->cg->base);
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
 		buf_printf(b, ",\"stale_events\":%u,\"kills_total\":%u,"
@@ -766,7 +742,7 @@ pressure_report(struct sup *sup, struct buf *b, bool json)
 	else
 		buf_printf(b, "trigger: off (%s)\n", pr->why);
 	buf_printf(b, "reclaim: %s\ncgroups: %s\n%s", reclaim_path_name(pr->path),
-	    sup->cg.base ? sup->cg.base : sup->cg.why, psi);
+	    pr->cg->base ? pr->cg->base : pr->cg->why, psi);
 	if (psi[0] && psi[strlen(psi) - 1] != '\n')
 		buf_puts(b, "\n");
 	buf_printf(b, "kills: %u\n", pr->nkills);

@@ -8,8 +8,10 @@
 
 #include <ev.h>
 
+#include "cgroup.h"
 #include "conf.h"
 #include "reaper.h"
+#include "svc.h"
 #include "util.h"
 
 /* How the victim's memory comes back (pressure_reclaim counts from 1). */
@@ -41,6 +43,12 @@ struct kill_rec {
 struct sup_svc;
 
 struct pressure {
+	/* What it works with (sup.c's, set before pressure_init). */
+	struct ev_loop		*loop;
+	struct svc_set		*set;
+	const struct cgroups	*cg;
+	const struct sup_conf	*sc;	/* live: reload changes it */
+	bool			 stopping;	/* shutting down: no kills */
 	int		 psi_fd;	/* the PSI trigger; -1: off */
 	int		 ep_fd;		/* an epoll set for its EPOLLPRI */
 	ev_io		 w;
@@ -63,16 +71,16 @@ struct pressure {
 	struct kill_rec	 hist[KILL_HISTORY];
 };
 
-struct sup;
-
-void		 pressure_init(struct sup *);
-void		 pressure_fini(struct sup *);
-int		 pressure_kill(struct sup *, struct sup_svc *, const char *);
-void		 pressure_died(struct sup *, struct sup_svc *);
-void		 pressure_forget(struct sup *, struct sup_svc *);
-void		 pressure_report(struct sup *, struct buf *, bool);
+void		 pressure_init(struct pressure *);
+void		 pressure_fini(struct pressure *);
+int		 pressure_kill(struct pressure *, struct sup_svc *,
+		     const char *psi);
+void		 pressure_died(struct pressure *, struct sup_svc *);
+void		 pressure_forget(struct pressure *, struct sup_svc *);
+void		 pressure_report(struct pressure *, struct buf *, bool json);
 const char	*reclaim_path_name(enum reclaim_path);
-uint64_t	 pressure_svc_memory(struct sup *, struct sup_svc *);
-int64_t		 pressure_hold(struct sup *, struct sup_svc *, int64_t *);
+uint64_t	 pressure_svc_memory(struct sup_svc *);
+int64_t		 pressure_hold(struct pressure *, struct sup_svc *,
+		     int64_t *until);
 
 #endif

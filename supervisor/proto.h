@@ -6,7 +6,8 @@
  * host order; this is a local socket) and the payload.  The client
  * sends one CTL_REQUEST whose payload is its argv, each word ending in
  * NUL.  The server answers with any number of CTL_OUTPUT frames (text
- * for the client's stdout) and one CTL_END frame (a 32-bit code, then a
+ * for the client's stdout) and CTL_NOTE frames (text for its stderr:
+ * what a script reading stdout must not get), and one CTL_END frame (a 32-bit code, then a
  * NUL-terminated message for stderr), then closes.  A frame that is too
  * large, of another version or malformed ends the connection with an
  * error.
@@ -14,6 +15,8 @@
  * Versions:
  *   1	first version (status, start, stop, restart, signal, wait,
  *	version, shutdown, reboot, poweroff, logs, reload, pressure).
+ *   2	CTL_NOTE; status, start, stop and restart take several names;
+ *	show, cat.
  */
 #ifndef PIDVISOR_PROTO_H
 #define PIDVISOR_PROTO_H
@@ -24,7 +27,7 @@
 
 #include "util.h"
 
-#define CTL_VERSION	1
+#define CTL_VERSION	2
 #define CTL_HDR_SIZE	8
 #define CTL_REQ_MAX	4096		/* request payload */
 #define CTL_FRAME_MAX	(256 * 1024)	/* reply payload, per frame */
@@ -36,6 +39,7 @@ enum ctl_type {
 	CTL_REQUEST = 1,
 	CTL_OUTPUT = 2,
 	CTL_END = 3,
+	CTL_NOTE = 4,		/* v2: text for the client's stderr */
 };
 
 /* Result codes; pidvisorctl exits with them. */

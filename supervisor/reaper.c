@@ -30,15 +30,6 @@ struct reaper_req {
 	uint32_t	seq;
 };
 
-static int64_t
-reaper_now_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Before the thread runs: close what was opened. */
 static void
 reaper_close(struct reaper *r)
@@ -70,10 +61,10 @@ reaper_main(void *arg)
 			continue;
 		if (n != (ssize_t)sizeof(q))
 			break;		/* the loop closed its end */
-		t0 = reaper_now_us();
+		t0 = mono_us();
 		res.seq = q.seq;
 		res.err = sys_process_mrelease(q.fd, 0) < 0 ? errno : 0;
-		res.took_us = reaper_now_us() - t0;
+		res.took_us = mono_us() - t0;
 		close(q.fd);
 		while ((n = write(r->res[1], &res, sizeof(res))) < 0 &&
 		    errno == EINTR)
@@ -91,17 +82,18 @@ reaper_on_result(struct ev_loop *loop, ev_io *w, int revents)
 	struct reaper		*r = container_of(w, struct reaper, w);
 	struct reaper_result	 res;
 
+	(void)loop;
 	(void)revents;
 	while (read(r->res[0], &res, sizeof(res)) == (ssize_t)sizeof(res)) {
 		r->busy = false;
-		r->done(loop, &res);
+		r->done(r, &res);
 	}
 }
 
 /* Start the thread; done() is called in the loop for every result. */
 int
 reaper_start(struct reaper *r, struct ev_loop *loop,
-    void (*done)(struct ev_loop *, const struct reaper_result *))
+    void (*done)(struct reaper *, const struct reaper_result *))
 {
 	sigset_t	all, old;
 	int		err;

@@ -22,11 +22,11 @@ struct reaper {
 	pthread_t	 thread;
 	bool		 running;
 	bool		 busy;		/* a request is being reaped */
-	void		(*done)(struct ev_loop *, const struct reaper_result *);
+	void		(*done)(struct reaper *, const struct reaper_result *);
 };
 
 int	reaper_start(struct reaper *, struct ev_loop *,
-	    void (*)(struct ev_loop *, const struct reaper_result *));
+	    void (*)(struct reaper *, const struct reaper_result *));
 int	reaper_submit(struct reaper *, int, uint32_t);
 void	reaper_stop(struct reaper *, struct ev_loop *);
 

@@ -18,40 +18,39 @@
 
 #include "sup.h"
 
-static bool
-str_differs(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a != b : strcmp(a, b) != 0;
-}
-
-/* Supervisor-wide settings: apply what can be, say what cannot. */
+/*
+ * Supervisor-wide settings: each key of [supervisor] that changed is
+ * applied at once (KEY_LIVE: ctl.c and pressure.c read them live) or
+ * said to need a restart of pidvisor.  The table decides, so that no
+ * key can be forgotten.
+ */
 static void
 reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
 {
 	struct sup_conf	*o = &sup->conf.sup;
+	size_t		 i;
 
-	if (str_differs(o->control_socket, n->control_socket))
-		buf_puts(report, "pidvisor.ini: control_socket takes effect "
-		    "when pidvisor restarts\n");
-	if (str_differs(o->notify_socket, n->notify_socket))
-		buf_puts(report, "pidvisor.ini: notify_socket takes effect "
-		    "when pidvisor restarts\n");
-	if (str_differs(o->log_dir, n->log_dir))
-		buf_puts(report, "pidvisor.ini: log_dir takes effect when "
-		    "pidvisor restarts\n");
-	if (o->control_mode != n->control_mode)
-		buf_puts(report, "pidvisor.ini: control_mode takes effect "
-		    "when pidvisor restarts\n");
-	if (n->set_log_level)
-		log_level = n->log_level;
-	o->log_level = n->log_level;
-	o->set_log_level = n->set_log_level;
-	o->pressure_cooldown = n->pressure_cooldown;
-	o->pressure_calm = n->pressure_calm;
-	o->pressure_calm_max = n->pressure_calm_max;
-	o->max_clients = n->max_clients;
-	o->client_timeout = n->client_timeout;
-	o->log = n->log;	/* new services' defaults: already in them */
+	for (i = 0; i < K__COUNT; i++) {
+		const struct conf_key	*k = &conf_keys[i];
+
+		if (k->section != SEC_SUPERVISOR || conf_key_equal(k, o, n))
+			continue;
+		if (!(k->flags & KEY_LIVE)) {
+			buf_printf(report, "pidvisor.ini: %s takes effect when "
+			    "pidvisor restarts\n", k->name);
+			continue;
+		}
+		if (conf_key_copy(k, o, n) < 0) {
+			buf_printf(report, "pidvisor.ini: %s: %s; not "
+			    "applied\n", k->name, strerror(ENOMEM));
+			continue;
+		}
+		buf_printf(report, "pidvisor.ini: %s = ", k->name);
+		conf_key_show(report, k, o);
+		buf_puts(report, "\n");
+	}
+	o->given = n->given;
+	log_level = o->set_log_level ? o->log_level : sup->log_level;
 }
 
 /* Give an existing service its new definition (and environment). */

@@ -36,7 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "notify.h"
+#include "env.h"
+#include "notifysock.h"
+#include "output.h"
+#include "pid1.h"
+#include "pidmap.h"
 #include "proto.h"
 #include "victim.h"
 #include "spawn.h"
@@ -56,7 +60,6 @@ static const int sup_signals[] = {
 	SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPWR,
 };
 
-static void	sup_notify_drain(struct sup *);
 static void	sup_check_stopped(struct sup *);
 static int	sup_kill(struct sup *, struct sup_svc *, int);
 
@@ -73,78 +76,13 @@ sup_of(struct svc *s)
 	return s->set->ctx;
 }
 
-static size_t
-pidmap_slot(struct sup *sup, pid_t pid)
-{
-	return ((uint32_t)pid * 2654435761u) & (sup->pidmap_size - 1);
-}
-
-static void	pidmap_add(struct sup *, struct sup_svc *);
-
-/*
- * Size the PID map for the services of the set (it never grows while
- * they run, so that adding a spawned service cannot fail) and put the
- * running ones back in.
- */
-static int
-pidmap_resize(struct sup *sup)
-{
-	struct sup_svc	**map;
-	size_t		  size = 16, i;
-
-	while (size < 2 * sup->set.n)
-		size *= 2;
-	if (size <= sup->pidmap_size)
-		return 0;
-	if ((map = calloc(size, sizeof(*map))) == NULL)
-		return -ENOMEM;
-	free(sup->pidmap);
-	sup->pidmap = map;
-	sup->pidmap_size = size;
-	sup->pidmap_n = 0;
-	for (i = 0; i < sup->set.n; i++)
-		if (sup->set.v[i]->pidfd >= 0)
-			pidmap_add(sup, sup_svc_of(sup->set.v[i]));
-	return 0;
-}
-
-static void
-pidmap_add(struct sup *sup, struct sup_svc *ss)
-{
-	size_t	i = pidmap_slot(sup, ss->svc.pid);
-
-	ss->hnext = sup->pidmap[i];
-	sup->pidmap[i] = ss;
-	sup->pidmap_n++;
-}
-
-static void
-pidmap_del(struct sup *sup, struct sup_svc *ss)
-{
-	struct sup_svc	**pp = &sup->pidmap[pidmap_slot(sup, ss->svc.pid)];
-
-	for (; *pp; pp = &(*pp)->hnext) {
-		if (*pp == ss) {
-			*pp = ss->hnext;
-			ss->hnext = NULL;
-			sup->pidmap_n--;
-			return;
-		}
-	}
-}
-
 /* The service whose unreaped main process has this PID, or NULL. */
 static struct sup_svc *
-pidmap_get(struct sup *sup, pid_t pid)
+sup_svc_by_pid(struct sup *sup, pid_t pid)
 {
-	struct sup_svc	*ss;
+	struct pidmap_node	*e = pidmap_get(&sup->pids, pid);
 
-	if (pid <= 0)
-		return NULL;
-	for (ss = sup->pidmap[pidmap_slot(sup, pid)]; ss; ss = ss->hnext)
-		if (ss->svc.pid == pid)
-			return ss;
-	return NULL;
+	return e ? container_of(e, struct sup_svc, pm) : NULL;
 }
 
 /* Stop watching and close the readiness pipe. */
@@ -189,231 +127,11 @@ sup_on_ready(struct ev_loop *loop, ev_io *w, int revents)
 	sup_ready_drain(ev_userdata(loop), ss);
 }
 
-static int64_t
-realtime_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* One whole line of output: to the ring, the sink, the followers. */
+/* output.c's hook: a line of a service, for those who follow it. */
 static void
-sup_out_line(struct sup *sup, struct sup_svc *ss, int stream,
-    const char *text, size_t len)
+sup_on_line(struct output *o, struct svc *s, const struct log_line *l)
 {
-	const struct svc_def	*d = ss->svc.def;
-	struct svc_out		*out = ss->out;
-	struct log_line		 l = {
-		.ts_ms = realtime_ms(), .seq = out->seq++, .pid = out->pid,
-		.stream = (uint8_t)stream, .len = (uint32_t)len, .text = text,
-	};
-	struct buf		 b = { 0 };
-	int			 sink = d->log.sink, rc;
-
-	if (d->log.buffer && out->ring == NULL)
-		out->ring = ring_new(d->log.buffer);
-	if (out->ring)
-		ring_push(out->ring, &l);
-	if (sink == SINK_KMSG && sup->kmsgfd < 0)
-		sink = SINK_CONSOLE;
-	switch (sink) {
-	case SINK_CONSOLE:
-	case SINK_KMSG:
-		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
-		    d->name, (int)out->pid);
-		buf_add(&b, text, len);
-		/* Without its newline a kmsg record stays open, unseen. */
-		buf_add(&b, "\n", 1);
-		if (sink == SINK_KMSG)
-			(void)!write(sup->kmsgfd, b.data, b.len);
-		else
-			console_write(b.data, b.len);
-		break;
-	case SINK_FILE:
-		log_line_format(&b, d->name, &l, false);
-		/* A full disk or the like: said once, lines kept in memory
-		 * (logs NAME) meanwhile, and said again when it is over. */
-		if ((rc = log_file_write(&out->file, sup->log_dir, d->name,
-		    b.data, b.len, d->log.file_max, d->log.file_keep)) < 0) {
-			if (out->file.lost++ == 0)
-				log_warn("%s: cannot write its log in %s: %s; "
-				    "its lines stay in memory only", d->name,
-				    sup->log_dir, strerror(-rc));
-		} else if (out->file.lost) {
-			log_info("%s: writing its log in %s again; %llu "
-			    "line%s not written", d->name, sup->log_dir,
-			    (unsigned long long)out->file.lost,
-			    out->file.lost == 1 ? "" : "s");
-			out->file.lost = 0;
-		}
-		break;
-	}
-	buf_free(&b);
-	ctl_svc_line(sup, &ss->svc, &l);
-}
-
-/*
- * Cut what was read into lines; keep the unfinished one for later.  A
- * line longer than LOG_LINE_MAX is cut into pieces of that size.
- */
-static void
-sup_out_feed(struct sup *sup, struct sup_svc *ss, int stream, const char *p,
-    size_t n)
-{
-	struct svc_out	*out = ss->out;
-	const char	*nl;
-	size_t		 take, k;
-
-	while (n > 0) {
-		nl = memchr(p, '\n', n);
-		take = nl ? (size_t)(nl - p) : n;
-		if (nl && out->plen[stream] == 0 && take <= LOG_LINE_MAX) {
-			/* A whole line and nothing pending: no copy. */
-			sup_out_line(sup, ss, stream, p, take);
-			p += take + 1;
-			n -= take + 1;
-			continue;
-		}
-		if (out->part[stream] == NULL &&
-		    (out->part[stream] = malloc(LOG_LINE_MAX)) == NULL)
-			return;
-		while (take > 0) {
-			k = LOG_LINE_MAX - out->plen[stream];
-			k = take < k ? take : k;
-			memcpy(out->part[stream] + out->plen[stream], p, k);
-			out->plen[stream] += (uint32_t)k;
-			p += k;
-			n -= k;
-			take -= k;
-			if (out->plen[stream] == LOG_LINE_MAX) {
-				sup_out_line(sup, ss, stream, out->part[stream],
-				    LOG_LINE_MAX);
-				out->plen[stream] = 0;
-			}
-		}
-		if (nl) {
-			if (out->plen[stream])
-				sup_out_line(sup, ss, stream, out->part[stream],
-				    out->plen[stream]);
-			out->plen[stream] = 0;
-			p++;
-			n--;
-		}
-	}
-}
-
-/* Read at most budget bytes of one stream. */
-static void
-sup_out_read(struct sup *sup, struct sup_svc *ss, int stream, size_t budget)
-{
-	struct svc_out	*out = ss->out;
-	char		 buf[16384];
-	ssize_t		 n;
-
-	while (budget > 0) {
-		n = read(out->io[stream].fd, buf, budget < sizeof(buf) ?
-		    budget : sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		sup_out_feed(sup, ss, stream, buf, (size_t)n);
-		budget -= (size_t)n;
-	}
-}
-
-/* Output is there: take a fair share, so that a flood starves no one. */
-static void
-sup_on_output(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct svc_out	*out = w->data;
-	int		 stream = w == &out->io[STREAM_ERR];
-
-	(void)revents;
-	sup_out_read(ev_userdata(loop), out->owner, stream, 65536);
-}
-
-/* Everything an instance wrote before it died, its last line too. */
-static void
-sup_out_drain(struct sup *sup, struct sup_svc *ss)
-{
-	struct svc_out	*out = ss->out;
-	int		 i;
-
-	if (out == NULL)
-		return;
-	for (i = 0; i < 2; i++) {
-		sup_out_read(sup, ss, i, 1 << 20);
-		if (out->plen[i]) {
-			sup_out_line(sup, ss, i, out->part[i], out->plen[i]);
-			out->plen[i] = 0;
-		}
-	}
-}
-
-/* The pipes of a service's output, made at its first start. */
-static int
-sup_out_new(struct sup *sup, struct sup_svc *ss)
-{
-	struct svc_out	*out;
-	int		 i, p[2];
-
-	if ((out = calloc(1, sizeof(*out))) == NULL)
-		return -ENOMEM;
-	out->owner = ss;
-	out->file.fd = -1;
-	for (i = 0; i < 2; i++) {
-		/* Only our end is non-blocking: the service's blocks. */
-		if (pipe2(p, O_CLOEXEC) < 0 ||
-		    fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
-			int	err = errno;
-
-			while (i-- > 0) {
-				ev_io_stop(sup->loop, &out->io[i]);
-				close(out->io[i].fd);
-				close(out->wfd[i]);
-			}
-			free(out);
-			return -err;
-		}
-		out->wfd[i] = spawn_fd_keep(p[1]);
-		ev_io_init(&out->io[i], sup_on_output, spawn_fd_keep(p[0]),
-		    EV_READ);
-		out->io[i].data = out;
-		ev_io_start(sup->loop, &out->io[i]);
-	}
-	ss->out = out;
-	return 0;
-}
-
-/* Forget a service's output: pipes, buffers, file. */
-static void
-sup_out_free(struct sup *sup, struct sup_svc *ss)
-{
-	struct svc_out	*out = ss->out;
-	int		 i;
-
-	if (out == NULL)
-		return;
-	for (i = 0; i < 2; i++) {
-		ev_io_stop(sup->loop, &out->io[i]);
-		close(out->io[i].fd);
-		close(out->wfd[i]);
-		free(out->part[i]);
-	}
-	ring_free(out->ring);
-	log_file_close(&out->file);
-	free(out);
-	ss->out = NULL;
-}
-
-/* Does this service's output go anywhere? */
-static bool
-sup_out_wanted(const struct svc_def *d)
-{
-	return !d->console && (d->log.sink != SINK_NONE || d->log.buffer);
+	ctl_svc_line(&((struct sup *)o->ctx)->ctl, s, l);
 }
 
 /* The spawn is over: its slot is free for the next. */
@@ -426,7 +144,7 @@ sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 	sp->ss = NULL;
 	svc_def_free(sp->old_def);
 	sp->old_def = NULL;
-	sup_env_free(sp->old_envp);
+	env_free(sp->old_envp);
 	sp->old_envp = NULL;
 }
 
@@ -519,7 +237,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG | WNOWAIT |
 	    __WALL) < 0 || si.si_pid == 0)
 		return false;
-	pressure_died(sup, ss);		/* while it is still our zombie */
+	pressure_died(&sup->pr, ss);		/* while it is still our zombie */
 	if (ss->spawn != NULL)
 		sup_spawn_check(sup, ss->spawn, true);
 	memset(&si, 0, sizeof(si));
@@ -534,14 +252,14 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 		return false;
 	}
 	if (s->def->ready == READY_NOTIFY)
-		sup_notify_drain(sup);
+		notifysock_drain(&sup->notify);
 	sup_ready_drain(sup, ss);
 	sup_ready_close(sup, ss);
-	sup_out_drain(sup, ss);
+	output_drain(ss->out);
 	/* With kill_mode group or cgroup, what it leaves behind goes too. */
 	if (s->def->kill_mode != KILL_PROCESS)
 		sup_kill(sup, ss, SIGKILL);
-	pidmap_del(sup, ss);
+	pidmap_del(&sup->pids, &ss->pm);
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
 	s->pidfd = -1;
@@ -579,7 +297,8 @@ sup_spawn(struct svc *s)
 	struct sup		*sup = sup_of(s);
 	const struct svc_def	*d = s->def;
 	struct spawn_req	 req = {
-		.argv = d->argv, .envp = ss->envp ? ss->envp : environ,
+		.argv = d->argv,
+		.envp = ss->envp ? ss->envp : sup->base_env,
 		.path = ss->path, .workdir = d->workdir,
 		.groups = d->groups, .ngroups = d->ngroups,
 		.uid = d->uid, .gid = d->gid, .set_uid = d->set_uid,
@@ -597,7 +316,7 @@ sup_spawn(struct svc *s)
 
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
-		sup_notify_drain(sup);
+		notifysock_drain(&sup->notify);
 	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
 		uint64_t	oom;
 
@@ -613,8 +332,8 @@ sup_spawn(struct svc *s)
 	req.cgroup_fd = ss->cgfd;
 	if (!d->console) {
 		req.stdio[0] = req.stdio[1] = req.stdio[2] = sup->devnull;
-		if (sup_out_wanted(d) && ss->out == NULL &&
-		    (rc = sup_out_new(sup, ss)) < 0)
+		if (output_wanted(d) && ss->out == NULL &&
+		    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
 			log_warn("%s: no pipes for its output: %s", d->name,
 			    strerror(-rc));
 		if (ss->out) {
@@ -645,7 +364,7 @@ sup_spawn(struct svc *s)
 	s->pid = res.pid;
 	if (ss->out)
 		ss->out->pid = res.pid;
-	pidmap_add(sup, ss);
+	pidmap_add(&sup->pids, &ss->pm, res.pid);
 	ev_io_set(&ss->death, res.pidfd, EV_READ);
 	ev_io_start(sup->loop, &ss->death);
 	if (p[0] >= 0) {
@@ -743,7 +462,7 @@ sup_changed(struct svc *s, enum svc_state from)
 			log_info("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
 	}
-	ctl_svc_changed(sup, s);
+	ctl_svc_changed(&sup->ctl, s);
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
 	if (sup_svc_of(s)->removing && !svc_has_process(s))
@@ -780,7 +499,7 @@ sup_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
 static int64_t
 sup_hold(struct svc *s, int64_t *until)
 {
-	return pressure_hold(sup_of(s), sup_svc_of(s), until);
+	return pressure_hold(&sup_of(s)->pr, sup_svc_of(s), until);
 }
 
 static const struct svc_ops sup_ops = {
@@ -795,129 +514,13 @@ static const struct svc_ops sup_ops = {
 	.hold = sup_hold,
 };
 
-/* Apply one sd_notify datagram from the service's main process. */
-static void
-sup_notify_apply(struct sup_svc *ss, const char *buf, size_t len)
+/* notifysock.c's question: which notify service sent this? */
+static struct svc *
+sup_notify_lookup(void *ctx, pid_t pid)
 {
-	struct notify_msg	m;
-	struct svc		*s = &ss->svc;
+	struct sup_svc	*ss = sup_svc_by_pid(ctx, pid);
 
-	if (notify_parse(buf, len, &m) < 0) {
-		log_debug("%s: malformed notify message", s->def->name);
-		return;
-	}
-	if (m.status)
-		svc_status_text(s, m.status, m.status_len);
-	if (m.ready)
-		svc_ready(s);
-	if (m.watchdog)
-		svc_watchdog(s);
-	if (m.watchdog_trigger && s->state == SVC_READY)
-		svc_timeout(s);
-	if (m.stopping)
-		svc_stopping(s);
-}
-
-/*
- * Read queued sd_notify datagrams.  The kernel stamps each with the
- * sender's PID; a datagram counts only if that PID is the main process
- * of a notify service that we have not reaped, which cannot be reused,
- * so no other process can pass for it.  Any fds passed along are closed.
- * Bounded, so that a flood cannot hold the loop.
- */
-static void
-sup_notify_drain(struct sup *sup)
-{
-	char		 buf[NOTIFY_MSG_MAX + 1];
-	union {
-		struct cmsghdr	h;
-		char		b[CMSG_SPACE(sizeof(struct ucred)) +
-				  CMSG_SPACE(sizeof(int) * 32)];
-	}		 cbuf;
-	struct sup_svc	*ss;
-	int		 i;
-
-	if (sup->notifyfd < 0)
-		return;
-	for (i = 0; i < 1024; i++) {
-		struct iovec	 iov = { buf, sizeof(buf) };
-		struct msghdr	 mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
-		};
-		struct ucred	*cred = NULL;
-		struct cmsghdr	*c;
-		ssize_t		 n;
-
-		n = recvmsg(sup->notifyfd, &mh, MSG_DONTWAIT |
-		    MSG_CMSG_CLOEXEC | MSG_TRUNC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return;
-		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET)
-				continue;
-			if (c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
-				cred = (struct ucred *)(void *)CMSG_DATA(c);
-			} else if (c->cmsg_type == SCM_RIGHTS) {
-				int	*fds = (int *)(void *)CMSG_DATA(c);
-				size_t	 k, nfd = (c->cmsg_len -
-				    CMSG_LEN(0)) / sizeof(int);
-
-				for (k = 0; k < nfd; k++)
-					close(fds[k]);
-			}
-		}
-		if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
-		    (mh.msg_flags & MSG_TRUNC))
-			continue;
-		ss = pidmap_get(sup, cred->pid);
-		if (ss == NULL || ss->svc.def->ready != READY_NOTIFY) {
-			log_debug("notify: ignored a datagram from pid %d",
-			    (int)cred->pid);
-			continue;
-		}
-		sup_notify_apply(ss, buf, (size_t)n);
-	}
-}
-
-static void
-sup_on_notify(struct ev_loop *loop, ev_io *w, int revents)
-{
-	(void)w;
-	(void)revents;
-	sup_notify_drain(ev_userdata(loop));
-}
-
-/* Bind the sd_notify socket: any local process may send, creds decide. */
-static int
-sup_notify_open(struct sup *sup)
-{
-	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
-	int			fd, one = 1;
-
-	if (strlen(sup->notify_path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, sup->notify_path);
-	mkdir_parent(sup->notify_path, 0755);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	unlink(sup->notify_path);
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(sup->notify_path, 0666) < 0) {
-		int	err = errno;
-
-		close(fd);
-		return -err;
-	}
-	sup->notifyfd = fd;
-	ev_io_init(&sup->notify_w, sup_on_notify, fd, EV_READ);
-	ev_io_start(sup->loop, &sup->notify_w);
-	return 0;
+	return ss && ss->svc.def->ready == READY_NOTIFY ? &ss->svc : NULL;
 }
 
 /*
@@ -950,7 +553,7 @@ sup_reap_orphans(struct sup *sup)
 		    si.si_pid == 0)
 			break;
 		pid = si.si_pid;
-		if ((ss = pidmap_get(sup, pid)) != NULL) {
+		if ((ss = sup_svc_by_pid(sup, pid)) != NULL) {
 			if (!sup_reap(sup, ss))
 				break;
 			continue;
@@ -959,8 +562,8 @@ sup_reap_orphans(struct sup *sup)
 			break;
 		log_debug("reaped orphan %d", (int)pid);
 	}
-	if (sup->phase == SUP_KILLING && pid1_count() == 0)
-		pid1_finish(sup);
+	if (sup->pid1)
+		pid1_reaped(&sup->p1);
 }
 
 static void
@@ -1050,67 +653,33 @@ sup_signals_init(struct sup *sup)
 	return 0;
 }
 
-/* The environment of a service: ours, its env keys, NOTIFY_SOCKET. */
+/*
+ * The environment of a service (env.c): the shared base, ours less our
+ * own NOTIFY_SOCKET, unless it has env keys or is a notify service.
+ */
 int
 sup_svc_env(struct sup *sup, struct sup_svc *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
-	size_t			 n = strv_len(environ), m = strv_len(d->env);
-	size_t			 i, j, k = 0, klen;
-	char			**env;
-	const char		*path = sup->base_path;
+	const char		*path;
+	int			 rc;
 
-	for (i = 0; i < m; i++)
-		if (strncmp(d->env[i], "PATH=", 5) == 0)
-			path = d->env[i] + 5;
-	ss->path = path;
-	if (m == 0 && d->ready != READY_NOTIFY)
+	ss->envp = NULL;
+	ss->path = sup->base_path;
+	if (d->env == NULL && d->ready != READY_NOTIFY)
 		return 0;
-	if ((env = calloc(n + m + 2, sizeof(*env))) == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		klen = strcspn(environ[i], "=") + 1;
-		if (strncmp(environ[i], "NOTIFY_SOCKET=", 14) == 0)
-			continue;
-		for (j = 0; j < m; j++)
-			if (strncmp(environ[i], d->env[j], klen) == 0)
-				break;
-		if (j == m)
-			env[k++] = environ[i];
-	}
-	for (j = 0; j < m; j++)
-		env[k++] = d->env[j];
-	if (d->ready == READY_NOTIFY) {
-		char	*v;
-
-		if (asprintf(&v, "NOTIFY_SOCKET=%s", sup->notify_path) < 0) {
-			free(env);
-			return -ENOMEM;
-		}
-		env[k++] = v;
-	}
-	ss->envp = env;
+	if ((rc = env_build(sup->base_env, d->env, d->ready == READY_NOTIFY ?
+	    sup->notify_path : NULL, &ss->envp, &path)) < 0)
+		return rc;
+	if (path != NULL)
+		ss->path = path;
 	return 0;
-}
-
-/* Free an environment built by sup_svc_env (NULL: none). */
-void
-sup_env_free(char **envp)
-{
-	size_t	i;
-
-	if (envp == NULL)
-		return;
-	for (i = 0; envp[i]; i++)
-		if (strncmp(envp[i], "NOTIFY_SOCKET=", 14) == 0)
-			free(envp[i]);
-	free(envp);
 }
 
 void
 sup_svc_env_free(struct sup_svc *ss)
 {
-	sup_env_free(ss->envp);
+	env_free(ss->envp);
 	ss->envp = NULL;
 }
 
@@ -1141,8 +710,8 @@ sup_svc_new(struct sup *sup, struct svc_def *d)
 static void
 sup_svc_free(struct sup *sup, struct sup_svc *ss)
 {
-	ctl_svc_removed(sup, &ss->svc);
-	pressure_forget(sup, ss);
+	ctl_svc_removed(&sup->ctl, &ss->svc);
+	pressure_forget(&sup->pr, ss);
 	if (ss->cgfd >= 0) {
 		close(ss->cgfd);
 		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
@@ -1152,9 +721,10 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);
-	sup_out_free(sup, ss);
+	output_free(ss->out);
+	ss->out = NULL;
 	if (ss->svc.pidfd >= 0) {
-		pidmap_del(sup, ss);
+		pidmap_del(&sup->pids, &ss->pm);
 		close(ss->svc.pidfd);
 	}
 	sup_svc_env_free(ss);
@@ -1176,7 +746,7 @@ sup_relink(struct sup *sup)
 		 * (v[0..n) are all set; the analyzer cannot tell.) */
 		s->reason.dep = NULL;	/* NOLINT(clang-analyzer-core.NullDereference) */
 	}
-	if (pidmap_resize(sup) < 0)
+	if (pidmap_reserve(&sup->pids, sup->set.n) < 0)
 		return -ENOMEM;
 	return svc_set_link(&sup->set);
 }
@@ -1307,7 +877,7 @@ sup_fds_init(struct sup *sup)
 		}
 	}
 	if (sup->pid1)
-		sup->kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
+		sup->output.kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
 		    O_CLOEXEC);
 	if ((sup->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return -errno;
@@ -1326,15 +896,14 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	int		rc;
 
 	memset(sup, 0, sizeof(*sup));
-	sup->sigfd = sup->ctlfd = sup->notifyfd = sup->kmsgfd = -1;
-	sup->ctl_spare = -1;
+	sup->sigfd = sup->ctl.fd = sup->notify.fd = sup->output.kmsgfd = -1;
+	sup->ctl.spare = -1;
 	sup->devnull = -1;
 	sup->confdir = confdir;
 	sup->pid1 = getpid() == 1;
-	sup->base_path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT;
-	LIST_INIT(&sup->clients);
+	LIST_INIT(&sup->ctl.clients);
 	if (sup->pid1)
-		pid1_setup(sup);
+		pid1_setup();
 
 	conf_init(&sup->conf);
 	if (conf_load(&sup->conf, confdir) < 0) {
@@ -1347,10 +916,11 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 			return -EINVAL;
 		conf_free(&sup->conf);
 	}
+	sup->log_level = log_level;
 	if (sup->conf.sup.set_log_level)
 		log_level = sup->conf.sup.log_level;
-	sup->log_dir = sup->conf.sup.log_dir ? sup->conf.sup.log_dir :
-	    "/var/log/pidvisor";
+	sup->output.log_dir = sup->conf.sup.log_dir ?
+	    sup->conf.sup.log_dir : "/var/log/pidvisor";
 
 	/* Inherited fds must not reach the services. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -1373,7 +943,10 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		return -ENOMEM;
 	}
 	ev_set_userdata(sup->loop, sup);
-	ev_init(&sup->phase_timer, NULL);
+	sup->output.loop = sup->loop;
+	sup->output.line = sup_on_line;
+	sup->output.ctx = sup;
+	pid1_init(&sup->p1, sup->loop);
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
 	ev_init(&sup->spawn_w, sup_on_spawn_more);
@@ -1393,20 +966,38 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_info("cgroups: none (%s)", sup->cg.why);
 	sup->pgrp_signal = sys_pidfd_send_signal(-1, 0,
 	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 && errno == EBADF;
-	pressure_init(sup);
-	if ((rc = sup_paths(sup, sock)) < 0 ||
+	sup->pr.loop = sup->loop;
+	sup->pr.set = &sup->set;
+	sup->pr.cg = &sup->cg;
+	sup->pr.sc = &sup->conf.sup;
+	pressure_init(&sup->pr);
+	rc = env_build(environ, NULL, NULL, &sup->base_env, &sup->base_path);
+	if (sup->base_path == NULL)
+		sup->base_path = PATH_DEFAULT;
+	if (rc < 0 || (rc = sup_paths(sup, sock)) < 0 ||
 	    (rc = sup_signals_init(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
 	/* PID 1 runs its services even without its sockets. */
-	if ((rc = sup_notify_open(sup)) < 0) {
+	sup->notify.loop = sup->loop;
+	sup->notify.path = sup->notify_path;
+	sup->notify.lookup = sup_notify_lookup;
+	sup->notify.ctx = sup;
+	if ((rc = notifysock_open(&sup->notify)) < 0) {
 		log_err("notify socket %s: %s", sup->notify_path,
 		    strerror(-rc));
 		if (!sup->pid1)
 			return rc;
 	}
-	if ((rc = ctl_listen(sup)) < 0 && !sup->pid1)
+	sup->ctl.sup = sup;
+	sup->ctl.loop = sup->loop;
+	sup->ctl.set = &sup->set;
+	sup->ctl.pr = &sup->pr;
+	sup->ctl.sc = &sup->conf.sup;
+	sup->ctl.path = sup->ctl_path;
+	sup->ctl.pid1 = sup->pid1;
+	if ((rc = ctl_listen(&sup->ctl)) < 0 && !sup->pid1)
 		return rc;
 	if ((rc = sup_svcs_create(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
@@ -1418,6 +1009,43 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		if (sup->set.v[i]->def->enabled)
 			svc_start(sup->set.v[i]);
 	return 0;
+}
+
+/* Is it running (not shutting down)? */
+bool
+sup_running(const struct sup *sup)
+{
+	return sup->phase == SUP_RUNNING;
+}
+
+/* Why services run without cgroups, or NULL if they have them. */
+const char *
+sup_cgroup_note(const struct sup *sup)
+{
+	return sup->cg.base == NULL ? sup->cg.why : NULL;
+}
+
+/* A service's status as plain data, for ctl.c (status.c formats it). */
+void
+sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
+{
+	struct sup_svc	*ss = sup_svc_of(s);
+
+	memset(st, 0, sizeof(*st));
+	st->name = s->def->name;
+	st->state = s->state;
+	if (svc_has_process(s)) {
+		st->pid = s->pid;
+		st->uptime_ms = now - s->started_at;
+	}
+	st->restarts = s->restarts;
+	svc_reason_format(s, st->reason, sizeof(st->reason));
+	st->status_text = s->status_text;
+	st->have_memory = ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd,
+	    "memory.current", &st->memory) == 0;
+	if (st->have_memory)
+		cgroup_events(ss->cgfd, &st->oom, &st->oom_kill);
+	st->ring = ss->out ? ss->out->ring : NULL;
 }
 
 /* Run the loop until the supervisor is told to exit. */
@@ -1434,7 +1062,7 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 {
 	size_t	i;
 
-	sup->reboot_cmd = cmd;
+	sup->p1.reboot_cmd = cmd;
 	if (sup->phase != SUP_RUNNING) {
 		/* Asked again: do not wait for stop timeouts. */
 		log_info("killing the services that are still stopping");
@@ -1444,6 +1072,7 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 		return;
 	}
 	sup->phase = SUP_STOPPING;
+	sup->pr.stopping = true;
 	log_info("stopping all services");
 	svc_set_stop_all(&sup->set);
 	sup_check_stopped(sup);
@@ -1461,12 +1090,11 @@ sup_check_stopped(struct sup *sup)
 		if (svc_has_process(sup->set.v[i]))
 			return;
 	log_info("all services stopped");
-	if (sup->pid1) {
-		pid1_finish(sup);
-		return;
-	}
 	sup->phase = SUP_DONE;
-	ev_break(sup->loop, EVBREAK_ALL);
+	if (sup->pid1)
+		pid1_finish(&sup->p1);
+	else
+		ev_break(sup->loop, EVBREAK_ALL);
 }
 
 /* Release everything; the services have been stopped. */
@@ -1475,28 +1103,26 @@ sup_free(struct sup *sup)
 {
 	size_t	i;
 
-	ctl_close(sup);
+	ctl_close(&sup->ctl);
 	for (i = 0; i < sup->set.n; i++)
 		sup_svc_free(sup, sup_svc_of(sup->set.v[i]));
 	free(sup->set.v);
 	free(sup->set.stack);
-	free(sup->pidmap);
-	if (sup->notifyfd >= 0) {
-		close(sup->notifyfd);
-		unlink(sup->notify_path);
-	}
+	pidmap_free(&sup->pids);
+	notifysock_close(&sup->notify);
 	if (sup->sigfd >= 0)
 		close(sup->sigfd);
 	if (sup->devnull >= 0)
 		close(sup->devnull);
-	pressure_fini(sup);
+	pressure_fini(&sup->pr);
 	cgroup_fini(&sup->cg);
-	if (sup->kmsgfd >= 0)
-		close(sup->kmsgfd);
+	if (sup->output.kmsgfd >= 0)
+		close(sup->output.kmsgfd);
 	console_close();
 	if (sup->loop)
 		ev_loop_destroy(sup->loop);
 	free(sup->ctl_path);
 	free(sup->notify_path);
+	env_free(sup->base_env);
 	conf_free(&sup->conf);
 }

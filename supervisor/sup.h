@@ -10,8 +10,14 @@
 
 #include "cgroup.h"
 #include "conf.h"
+#include "ctl.h"
+#include "notifysock.h"
+#include "output.h"
+#include "pid1.h"
+#include "pidmap.h"
 #include "pressure.h"
 #include "spawn.h"
+#include "status.h"
 #include "svc.h"
 #include "svclog.h"
 
@@ -32,23 +38,6 @@
 
 struct sup_svc;
 
-/*
- * What a service prints: two pipes, made at its first start and kept
- * across restarts (so that what an orphan writes is still caught), whose
- * write ends become the stdout and stderr of every instance.
- */
-struct svc_out {
-	struct sup_svc	 *owner;
-	ev_io		  io[2];	/* read ends: stdout, stderr */
-	int		  wfd[2];
-	char		 *part[2];	/* the line being put together */
-	uint32_t	  plen[2];
-	pid_t		  pid;		/* the instance that writes */
-	uint64_t	  seq;		/* lines so far */
-	struct log_ring	 *ring;		/* made at the first line */
-	struct log_file	  file;
-};
-
 /* A spawn in flight: the child's report pipe, and what it reads. */
 struct sup_spawn {
 	ev_io			 io;
@@ -66,7 +55,7 @@ struct sup_svc {
 	ev_timer	  timer;	/* whatever svc.c armed */
 	char		**envp;		/* NULL: the supervisor's environ */
 	const char	 *path;		/* PATH searched for exec */
-	struct sup_svc	 *hnext;	/* pid map chain */
+	struct pidmap_node pm;		/* in the PID map while it runs */
 	struct svc_out	 *out;		/* NULL until it first runs */
 	struct sup_spawn *spawn;	/* until its child has exec'd */
 	int		  cgfd;		/* its cgroup; -1: none yet */
@@ -76,14 +65,10 @@ struct sup_svc {
 	uint8_t		  fate;		/* reload.c: what happens to it */
 };
 
-struct ctl_client;
-LIST_HEAD(ctl_clients, ctl_client);
-
 enum sup_phase {
 	SUP_RUNNING,
 	SUP_STOPPING,		/* services stopping before exit/reboot */
-	SUP_KILLING,		/* PID 1: leftover processes get TERM, KILL */
-	SUP_DONE,
+	SUP_DONE,		/* all stopped: exit, or PID 1's end (pid1.c) */
 };
 
 struct sup {
@@ -91,16 +76,14 @@ struct sup {
 	struct conf	  conf;
 	struct svc_set	  set;
 	const char	 *confdir;
-	char		 *ctl_path;
 	char		 *notify_path;
 	const char	 *base_path;	/* PATH of our own environment */
 	int		  sigfd;
-	int		  ctlfd;
-	int		  ctl_spare;	/* held for a client when out of fds */
-	int		  notifyfd;
+	struct notifysock notify;	/* sd_notify (notifysock.c) */
+	struct ctl	  ctl;		/* the control socket (ctl.c) */
+	char		 *ctl_path;
 	int		  devnull;	/* stdin of services */
-	int		  kmsgfd;	/* PID 1: the kmsg sink */
-	const char	 *log_dir;
+	struct output	  output;	/* what services print (output.c) */
 	uint64_t	  nofile_cur;	/* our RLIMIT_NOFILE as we found it */
 	uint64_t	  nofile_max;
 	ev_prepare	  gc_w;		/* frees removed services once down */
@@ -112,20 +95,13 @@ struct sup {
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
 	ev_io		  sig_w;
-	ev_io		  ctl_w;
-	ev_timer	  ctl_retry_w;	/* out of fds: accept again later */
-	ev_io		  notify_w;
-	ev_timer	  phase_timer;
-	struct sup_svc	**pidmap;	/* live service processes by PID */
-	size_t		  pidmap_size;
-	size_t		  pidmap_n;
-	struct ctl_clients clients;
-	unsigned	  nclients;
+	struct pidmap	  pids;		/* live service processes by PID */
+	char		**base_env;	/* ours, less our NOTIFY_SOCKET */
 	bool		  pid1;
 	enum sup_phase	  phase;
-	unsigned int	  reboot_cmd;	/* PID 1: what to do at the end */
-	int		  kill_stage;	/* PID 1: 0 TERM sent, 1 KILL sent */
+	struct pid1	  p1;		/* PID 1's end (pid1.c) */
 	int		  exit_code;
+	int		  log_level;	/* -q, -v: where pidvisor.ini says none */
 };
 
 int	sup_init(struct sup *, const char *, const char *);
@@ -136,21 +112,12 @@ struct sup_svc *sup_svc_of(struct svc *);
 struct sup_svc *sup_svc_new(struct sup *, struct svc_def *);
 int	sup_svc_env(struct sup *, struct sup_svc *);
 void	sup_svc_env_free(struct sup_svc *);
-void	sup_env_free(char **);
 int	sup_relink(struct sup *);
 int	sup_reload(struct sup *, struct buf *);
+bool	sup_running(const struct sup *);
+const char *sup_cgroup_note(const struct sup *);
+void	sup_svc_status(struct svc *, int64_t, struct svc_status *);
 
-/* ctl.c */
-int	ctl_listen(struct sup *);
-void	ctl_close(struct sup *);
-void	ctl_svc_changed(struct sup *, struct svc *);
-void	ctl_svc_line(struct sup *, struct svc *, const struct log_line *);
-void	ctl_svc_removed(struct sup *, struct svc *);
 
-/* pid1.c */
-int	pid1_setup(struct sup *);
-void	pid1_kill_all(int);
-int	pid1_count(void);
-void	pid1_finish(struct sup *);
 
 #endif

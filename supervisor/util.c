@@ -192,13 +192,30 @@ buf_json_str(struct buf *b, const char *s)
 	return buf_json_strn(b, s, strlen(s));
 }
 
-/* Milliseconds on the monotonic clock. */
+/* Microseconds on the monotonic clock. */
 int64_t
-mono_ms(void)
+mono_us(void)
 {
 	struct timespec	ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Milliseconds on the monotonic clock. */
+int64_t
+mono_ms(void)
+{
+	return mono_us() / 1000;
+}
+
+/* Milliseconds since the epoch, for what is shown to people. */
+int64_t
+real_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

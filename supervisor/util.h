@@ -41,8 +41,10 @@ int	buf_json_str(struct buf *, const char *);
 int	buf_json_strn(struct buf *, const char *, size_t);
 size_t	utf8_valid_len(const char *, size_t);
 
-/* Milliseconds on CLOCK_MONOTONIC. */
+/* Clocks: CLOCK_MONOTONIC in ms and us; CLOCK_REALTIME in ms. */
 int64_t	mono_ms(void);
+int64_t	mono_us(void);
+int64_t	real_ms(void);
 
 int	parse_duration(const char *, uint32_t *);
 void	format_duration(char *, size_t, int64_t);

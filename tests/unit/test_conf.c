@@ -374,17 +374,200 @@ test_pressure_keys(void **state)
 	assert_int_equal(c.sup.pressure_calm, 10000);
 	assert_int_equal(c.sup.pressure_calm_max, 300000);
 	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
-	    "pressure = some 1 100\npressure = most 1 1000000\n"
-	    "pressure = some 2000000 1000000\npressure_file = relative\n"), -EINVAL);
+	    "pressure = some 1 100\npressure_file = relative\n"), -EINVAL);
+	assert_int_equal(conf_parse_sup(&c, "q.ini", "[supervisor]\n"
+	    "pressure = most 1 1000000\n"), -EINVAL);
+	assert_int_equal(conf_parse_sup(&c, "r.ini", "[supervisor]\n"
+	    "pressure = some 2000000 1000000\n"), -EINVAL);
 	conf_errors(&c, &b);
 	assert_non_null(strstr(b.data, "p.ini:2: pressure: expected off or "
 	    "some|full STALL WINDOW"));
-	assert_non_null(strstr(b.data, "p.ini:3: pressure:"));
-	assert_non_null(strstr(b.data, "p.ini:4: pressure:"));
-	assert_non_null(strstr(b.data, "p.ini:5: pressure_file: 'relative' "
+	assert_non_null(strstr(b.data, "q.ini:2: pressure:"));
+	assert_non_null(strstr(b.data, "r.ini:2: pressure:"));
+	assert_non_null(strstr(b.data, "p.ini:3: pressure_file: 'relative' "
 	    "is not an absolute path"));
 	buf_free(&b);
 	conf_free(&c);
+}
+
+/*
+ * Every key of the table, with a value that is not its default, written
+ * the way `show` writes it.  A key added to the table without a line
+ * here fails test_every_key_table.
+ */
+static const struct {
+	uint8_t		 section;
+	const char	*name;
+	const char	*value;
+} key_examples[] = {
+	{ SEC_SERVICE, "exec", "/bin/other -x" },
+	{ SEC_SERVICE, "restart", "never" },
+	{ SEC_SERVICE, "restart_delay", "1s" },
+	{ SEC_SERVICE, "restart_delay_max", "60s" },
+	{ SEC_SERVICE, "start_limit_burst", "9" },
+	{ SEC_SERVICE, "start_limit_interval", "60s" },
+	{ SEC_SERVICE, "ready", "fd:3" },
+	{ SEC_SERVICE, "ready_timeout", "5s" },
+	{ SEC_SERVICE, "watchdog", "2s" },
+	{ SEC_SERVICE, "requires", "db cache" },
+	{ SEC_SERVICE, "after", "db" },
+	{ SEC_SERVICE, "stop_signal", "INT" },
+	{ SEC_SERVICE, "stop_timeout", "250ms" },
+	{ SEC_SERVICE, "user", "alice" },
+	{ SEC_SERVICE, "group", "audio" },
+	{ SEC_SERVICE, "workdir", "/srv" },
+	{ SEC_SERVICE, "env", "A=1" },
+	{ SEC_SERVICE, "umask", "0077" },
+	{ SEC_SERVICE, "limit_nofile", "100" },
+	{ SEC_SERVICE, "enabled", "no" },
+	{ SEC_SERVICE, "log", "none" },
+	{ SEC_SERVICE, "log_buffer", "8k" },
+	{ SEC_SERVICE, "log_file_max", "2M" },
+	{ SEC_SERVICE, "log_file_keep", "2" },
+	{ SEC_SERVICE, "console", "yes" },
+	{ SEC_SERVICE, "memory_max", "64M" },
+	{ SEC_SERVICE, "memory_high", "32M" },
+	{ SEC_SERVICE, "pids_max", "10" },
+	{ SEC_SERVICE, "kill_mode", "cgroup" },
+	{ SEC_SERVICE, "kill_priority", "never" },
+	{ SEC_SERVICE, "oom_score_adj", "-5" },
+	{ SEC_SUPERVISOR, "control_socket", "/run/x/c.sock" },
+	{ SEC_SUPERVISOR, "notify_socket", "/run/x/n.sock" },
+	{ SEC_SUPERVISOR, "control_mode", "0660" },
+	{ SEC_SUPERVISOR, "max_clients", "8" },
+	{ SEC_SUPERVISOR, "client_timeout", "3s" },
+	{ SEC_SUPERVISOR, "log", "none" },
+	{ SEC_SUPERVISOR, "log_buffer", "8k" },
+	{ SEC_SUPERVISOR, "log_file_max", "2M" },
+	{ SEC_SUPERVISOR, "log_file_keep", "2" },
+	{ SEC_SUPERVISOR, "log_dir", "/var/log/x" },
+	{ SEC_SUPERVISOR, "log_level", "debug" },
+	{ SEC_SUPERVISOR, "cgroup_root", "/sys/fs/cgroup/x" },
+	{ SEC_SUPERVISOR, "cgroup_memory_high", "1G" },
+	{ SEC_SUPERVISOR, "pressure", "full 100000 2000000" },
+	{ SEC_SUPERVISOR, "pressure_file", "/proc/pressure/io" },
+	{ SEC_SUPERVISOR, "pressure_reclaim", "mrelease" },
+	{ SEC_SUPERVISOR, "pressure_cooldown", "5s" },
+	{ SEC_SUPERVISOR, "pressure_calm", "3s" },
+	{ SEC_SUPERVISOR, "pressure_calm_max", "60s" },
+};
+
+/*
+ * Each key: changing it makes a different definition (but enabled) or
+ * a different pidvisor.ini; show writes back what was parsed; a live
+ * supervisor key copies over.  Every key of the table is here.
+ */
+static void
+test_every_key_table(void **state)
+{
+	struct buf	 t = { 0 }, shown = { 0 };
+	struct conf	 c;
+	size_t		 i, j, n;
+
+	(void)state;
+	for (i = 0; i < K__COUNT; i++) {
+		for (j = n = 0; j < ARRAY_SIZE(key_examples); j++)
+			n += key_examples[j].section == conf_keys[i].section &&
+			    !strcmp(key_examples[j].name, conf_keys[i].name);
+		if (n != 1)
+			print_error("key %s: %zu examples\n",
+			    conf_keys[i].name, n);
+		assert_int_equal(n, 1);
+	}
+	for (j = 0; j < ARRAY_SIZE(key_examples); j++) {
+		const struct conf_key	*k = conf_key_find(
+		    key_examples[j].section, key_examples[j].name);
+		const void		*a, *b;
+		struct conf		 d;
+
+		assert_non_null(k);
+		conf_init(&c);
+		conf_init(&d);
+		c.etc = d.etc = etc;
+		t.len = 0;
+		if (k->section == SEC_SERVICE) {
+			/* ready = notify in both: watchdog needs it. */
+			buf_printf(&t, "[service]\n%s%s = %s\n",
+			    strcmp(k->name, "exec") ? "exec = /bin/a\n" : "",
+			    k->name, key_examples[j].value);
+			if (strcmp(k->name, "ready"))
+				buf_puts(&t, "ready = notify\n");
+			buf_add(&t, "", 1);
+			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
+			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
+			if (conf_parse_service(&c, "y.ini", "y", t.data) < 0) {
+				conf_errors(&c, &shown);
+				print_error("%s", shown.data);
+			}
+			assert_int_equal(c.nerrs, 0);
+			a = c.defs[0];
+			b = c.defs[1];
+			assert_true(svc_def_equal(a, b) ==
+			    !!(k->flags & KEY_LIVE));
+		} else {
+			buf_printf(&t, "[supervisor]\n%s = %s\n", k->name,
+			    key_examples[j].value);
+			buf_add(&t, "", 1);
+			assert_int_equal(conf_parse_sup(&c, "p.ini", t.data),
+			    0);
+			a = &d.sup;
+			b = &c.sup;
+		}
+		assert_false(conf_key_equal(k, a, b));
+		shown.len = 0;
+		conf_key_show(&shown, k, b);
+		buf_add(&shown, "", 1);
+		assert_string_equal(shown.data, key_examples[j].value);
+		if (k->section == SEC_SUPERVISOR && (k->flags & KEY_LIVE)) {
+			assert_int_equal(conf_key_copy(k, &d.sup, b), 0);
+			assert_true(conf_key_equal(k, &d.sup, b));
+		}
+		conf_free(&c);
+		conf_free(&d);
+	}
+	buf_free(&t);
+	buf_free(&shown);
+}
+
+/* A key of pidvisor.ini given twice is an error, as in [service]. */
+static void
+test_sup_key_twice(void **state)
+{
+	struct conf	c;
+	struct buf	b = { 0 };
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "max_clients = 8\nmax_clients = 9\n"), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data, "p.ini:3: 'max_clients' given twice "
+	    "(first on line 2)\n");
+	buf_free(&b);
+	conf_free(&c);
+}
+
+/* Typos and systemd's names get a hint. */
+static void
+test_key_hints(void **state)
+{
+	(void)state;
+	expect("[service]\nexec = /bin/true\nrestrat = never\n"
+	    "ExecStart = /bin/true\nstop_timout = 1s\nfrobnicate = 1\n",
+	    "web.ini:3: unknown key 'restrat' (did you mean 'restart'?)\n"
+	    "web.ini:4: unknown key 'ExecStart' (systemd's name; pidvisor's "
+	    "is 'exec')\n"
+	    "web.ini:5: unknown key 'stop_timout' (did you mean "
+	    "'stop_timeout'?)\n"
+	    "web.ini:6: unknown key 'frobnicate'\n");
+	expect("[Service]\nexec = /bin/true\n",
+	    "web.ini:1: unknown section [Service] (section names are "
+	    "lower-case: [service])\n"
+	    "web.ini:1: missing required key 'exec'\n");
+	expect("[Unit]\nexec = /bin/true\n",
+	    "web.ini:1: unknown section [Unit] (systemd's; pidvisor has one "
+	    "section, [service], where requires and after go too)\n"
+	    "web.ini:1: missing required key 'exec'\n");
 }
 
 /* Equal definitions are those that would run the same way. */
@@ -586,6 +769,9 @@ test_line_too_long(void **state)
 	/* The tail of the long line is not taken for a line of its own. */
 	assert_null(strstr(got, "web.ini:3"));
 	assert_int_equal(c.defs[0]->restart, RESTART_NEVER);
+	/* The long line was exec: that is the one error. */
+	assert_null(strstr(got, "missing required key"));
+	assert_int_equal(c.nerrs, 1);
 	free(got);
 	conf_free(&c);
 	buf_free(&t);
@@ -803,6 +989,9 @@ main(void)
 		cmocka_unit_test(test_long_chain),
 		cmocka_unit_test(test_sup_conf),
 		cmocka_unit_test(test_load_dir),
+		cmocka_unit_test(test_every_key_table),
+		cmocka_unit_test(test_sup_key_twice),
+		cmocka_unit_test(test_key_hints),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, setup, teardown);

@@ -1,0 +1,44 @@
+/* ctl.h - the control socket */
+#ifndef PIDVISOR_CTL_H
+#define PIDVISOR_CTL_H
+
+#include <sys/queue.h>
+#include <stdbool.h>
+
+#include <ev.h>
+
+#include "conf.h"
+#include "svc.h"
+#include "svclog.h"
+
+struct sup;
+struct pressure;
+struct ctl_client;
+LIST_HEAD(ctl_clients, ctl_client);
+
+struct ctl {
+	/* What it works with: sup.c's, set before ctl_listen(). */
+	struct sup		*sup;	/* for sup_reload, sup_shutdown */
+	struct ev_loop		*loop;
+	struct svc_set		*set;
+	struct pressure		*pr;
+	const struct sup_conf	*sc;	/* live: reload changes it */
+	const char		*path;
+	bool			 pid1;
+	/* Its own. */
+	int			 fd;		/* the listening socket; -1 */
+	int			 spare;		/* held for a client when out
+						 * of fds */
+	ev_io			 w;
+	ev_timer		 retry_w;	/* out of fds: accept later */
+	struct ctl_clients	 clients;
+	unsigned		 nclients;
+};
+
+int	ctl_listen(struct ctl *);
+void	ctl_close(struct ctl *);
+void	ctl_svc_changed(struct ctl *, struct svc *);
+void	ctl_svc_line(struct ctl *, struct svc *, const struct log_line *);
+void	ctl_svc_removed(struct ctl *, struct svc *);
+
+#endif

@@ -1,0 +1,25 @@
+/* notifysock.h - the sd_notify socket */
+#ifndef PIDVISOR_NOTIFYSOCK_H
+#define PIDVISOR_NOTIFYSOCK_H
+
+#include <sys/types.h>
+
+#include <ev.h>
+
+#include "svc.h"
+
+struct notifysock {
+	struct ev_loop	*loop;
+	const char	*path;
+	int		 fd;		/* -1: none */
+	ev_io		 w;
+	/* The notify service whose unreaped main process is pid, or NULL. */
+	struct svc	*(*lookup)(void *ctx, pid_t pid);
+	void		*ctx;
+};
+
+int	notifysock_open(struct notifysock *);
+void	notifysock_drain(struct notifysock *);
+void	notifysock_close(struct notifysock *);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * output.c - what services print.  Each service that keeps its output
+ * has two pipes whose read ends are on the loop; what comes is cut into
+ * lines (line_split), and each line goes to the service's ring buffer
+ * (`logs NAME`), to its sink (console, kmsg or a file) and to whoever
+ * follows it (the output's line hook, ctl.c).  A flood is read a fair
+ * share at a time, so that it starves no one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "spawn.h"
+
+/* Give out the unfinished line, if any. */
+void
+line_split_flush(struct line_split *ls, line_fn *fn, void *arg)
+{
+	if (ls->len) {
+		fn(arg, ls->part, ls->len);
+		ls->len = 0;
+	}
+}
+
+/*
+ * Cut what was read into lines; keep the unfinished one for later.
+ * 0, or -ENOMEM: the rest of this read is lost.
+ */
+int
+line_split_feed(struct line_split *ls, const char *p, size_t n, line_fn *fn,
+    void *arg)
+{
+	const char	*nl;
+	size_t		 take, k;
+
+	while (n > 0) {
+		nl = memchr(p, '\n', n);
+		take = nl ? (size_t)(nl - p) : n;
+		if (nl && take == 0 && ls->cut) {
+			/* The end of a line already given out whole. */
+			ls->cut = false;
+			p++;
+			n--;
+			continue;
+		}
+		ls->cut = false;
+		if (nl && ls->len == 0 && take <= LOG_LINE_MAX) {
+			/* A whole line and nothing pending: no copy. */
+			fn(arg, p, take);
+			p += take + 1;
+			n -= take + 1;
+			continue;
+		}
+		if (ls->part == NULL &&
+		    (ls->part = malloc(LOG_LINE_MAX)) == NULL)
+			return -ENOMEM;
+		while (take > 0) {
+			k = LOG_LINE_MAX - ls->len;
+			k = take < k ? take : k;
+			memcpy(ls->part + ls->len, p, k);
+			ls->len += (uint32_t)k;
+			p += k;
+			n -= k;
+			take -= k;
+			if (ls->len == LOG_LINE_MAX) {
+				line_split_flush(ls, fn, arg);
+				ls->cut = take == 0;
+			}
+		}
+		if (nl) {
+			line_split_flush(ls, fn, arg);
+			ls->cut = false;
+			p++;
+			n--;
+		}
+	}
+	return 0;
+}
+
+void
+line_split_free(struct line_split *ls)
+{
+	free(ls->part);
+	ls->part = NULL;
+	ls->len = 0;
+}
+
+/* Does this service's output go anywhere? */
+bool
+output_wanted(const struct svc_def *d)
+{
+	return !d->console && (d->log.sink != SINK_NONE || d->log.buffer);
+}
+
+/* Write a line to a service's log file; say so when that fails. */
+static void
+output_file(struct svc_out *out, const char *name, const struct log_line *l)
+{
+	const struct svc_def	*d = out->svc->def;
+	const char		*dir = out->o->log_dir;
+	struct buf		 b = { 0 };
+	int			 rc;
+
+	log_line_format(&b, name, l, false);
+	/* A full disk or the like: said once, lines kept in memory (logs
+	 * NAME) meanwhile, and said again when it is over. */
+	if ((rc = log_file_write(&out->file, dir, name, b.data, b.len,
+	    d->log.file_max, d->log.file_keep)) < 0) {
+		if (out->file.lost++ == 0)
+			log_warn("%s: cannot write its log in %s: %s; its "
+			    "lines stay in memory only", name, dir,
+			    strerror(-rc));
+	} else if (out->file.lost) {
+		log_info("%s: writing its log in %s again; %llu line%s not "
+		    "written", name, dir, (unsigned long long)out->file.lost,
+		    out->file.lost == 1 ? "" : "s");
+		out->file.lost = 0;
+	}
+	buf_free(&b);
+}
+
+struct output_arg {
+	struct svc_out	*out;
+	int		 stream;
+};
+
+/* One whole line of output: to the ring, the sink, the followers. */
+static void
+output_line(void *arg, const char *text, size_t len)
+{
+	struct output_arg	*a = arg;
+	struct svc_out		*out = a->out;
+	const struct svc_def	*d = out->svc->def;
+	struct log_line		 l = {
+		.ts_ms = real_ms(), .seq = out->seq++, .pid = out->pid,
+		.stream = (uint8_t)a->stream, .len = (uint32_t)len,
+		.text = text,
+	};
+	struct buf		 b = { 0 };
+	int			 sink = d->log.sink;
+
+	if (d->log.buffer && out->ring == NULL)
+		out->ring = ring_new(d->log.buffer);
+	if (out->ring)
+		ring_push(out->ring, &l);
+	if (sink == SINK_KMSG && out->o->kmsgfd < 0)
+		sink = SINK_CONSOLE;
+	switch (sink) {
+	case SINK_CONSOLE:
+	case SINK_KMSG:
+		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
+		    d->name, (int)out->pid);
+		buf_add(&b, text, len);
+		/* Without its newline a kmsg record stays open, unseen. */
+		buf_add(&b, "\n", 1);
+		if (sink == SINK_KMSG)
+			(void)!write(out->o->kmsgfd, b.data, b.len);
+		else
+			console_write(b.data, b.len);
+		buf_free(&b);
+		break;
+	case SINK_FILE:
+		output_file(out, d->name, &l);
+		break;
+	}
+	if (out->o->line)
+		out->o->line(out->o, out->svc, &l);
+}
+
+/* Read at most budget bytes of one stream. */
+static void
+output_read(struct svc_out *out, int stream, size_t budget)
+{
+	struct output_arg	a = { out, stream };
+	char			buf[16384];
+	ssize_t			n;
+
+	while (budget > 0) {
+		n = read(out->io[stream].fd, buf, budget < sizeof(buf) ?
+		    budget : sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		line_split_feed(&out->split[stream], buf, (size_t)n,
+		    output_line, &a);
+		budget -= (size_t)n;
+	}
+}
+
+/* Output is there: take a fair share, so that a flood starves no one. */
+static void
+output_on_read(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct svc_out	*out = w->data;
+
+	(void)loop;
+	(void)revents;
+	output_read(out, w == &out->io[STREAM_ERR], 65536);
+}
+
+/* Everything an instance wrote before it died, its last line too. */
+void
+output_drain(struct svc_out *out)
+{
+	int	i;
+
+	if (out == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		struct output_arg	a = { out, i };
+
+		output_read(out, i, 1 << 20);
+		line_split_flush(&out->split[i], output_line, &a);
+	}
+}
+
+/* The pipes of a service's output, made at its first start. */
+int
+output_new(struct output *o, struct svc *s, struct svc_out **outp)
+{
+	struct svc_out	*out;
+	int		 i, p[2];
+
+	if ((out = calloc(1, sizeof(*out))) == NULL)
+		return -ENOMEM;
+	out->o = o;
+	out->svc = s;
+	out->file.fd = -1;
+	for (i = 0; i < 2; i++) {
+		/* Only our end is non-blocking: the service's blocks. */
+		if (pipe2(p, O_CLOEXEC) < 0 ||
+		    fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+			int	err = errno;
+
+			while (i-- > 0) {
+				ev_io_stop(o->loop, &out->io[i]);
+				close(out->io[i].fd);
+				close(out->wfd[i]);
+			}
+			free(out);
+			return -err;
+		}
+		out->wfd[i] = spawn_fd_keep(p[1]);
+		ev_io_init(&out->io[i], output_on_read, spawn_fd_keep(p[0]),
+		    EV_READ);
+		out->io[i].data = out;
+		ev_io_start(o->loop, &out->io[i]);
+	}
+	*outp = out;
+	return 0;
+}
+
+/* Forget a service's output: pipes, buffers, file. */
+void
+output_free(struct svc_out *out)
+{
+	int	i;
+
+	if (out == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		ev_io_stop(out->o->loop, &out->io[i]);
+		close(out->io[i].fd);
+		close(out->wfd[i]);
+		line_split_free(&out->split[i]);
+	}
+	ring_free(out->ring);
+	log_file_close(&out->file);
+	free(out);
+}

@@ -1,0 +1,29 @@
+/* pid1.h - what pidvisor does only as PID 1 */
+#ifndef PIDVISOR_PID1_H
+#define PIDVISOR_PID1_H
+
+#include <ev.h>
+
+/* The end of the system, once every service has stopped. */
+enum pid1_stage {
+	PID1_UP,		/* services run, or are stopping */
+	PID1_TERM,		/* leftover processes got SIGTERM */
+	PID1_KILL,		/* and then SIGKILL */
+	PID1_DONE,		/* reboot(2) called */
+};
+
+struct pid1 {
+	struct ev_loop	*loop;
+	ev_timer	 timer;		/* TERM -> KILL -> reboot */
+	unsigned int	 reboot_cmd;	/* what to do at the end */
+	enum pid1_stage	 stage;
+};
+
+int	pid1_setup(void);
+void	pid1_init(struct pid1 *, struct ev_loop *);
+void	pid1_finish(struct pid1 *);
+void	pid1_reaped(struct pid1 *);
+void	pid1_kill_all(int);
+int	pid1_count(void);
+
+#endif

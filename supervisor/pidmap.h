@@ -1,0 +1,26 @@
+/* pidmap.h - the live service processes, by PID */
+#ifndef PIDVISOR_PIDMAP_H
+#define PIDVISOR_PIDMAP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Embedded in what the map holds. */
+struct pidmap_node {
+	struct pidmap_node	*next;
+	pid_t			 pid;
+};
+
+struct pidmap {
+	struct pidmap_node	**v;
+	size_t			  size;		/* a power of two */
+	size_t			  n;
+};
+
+int			 pidmap_reserve(struct pidmap *, size_t);
+void			 pidmap_add(struct pidmap *, struct pidmap_node *, pid_t);
+void			 pidmap_del(struct pidmap *, struct pidmap_node *);
+struct pidmap_node	*pidmap_get(const struct pidmap *, pid_t);
+void			 pidmap_free(struct pidmap *);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * status.c - the formats of `status`: a text table and JSON, made from
+ * snapshots (struct svc_status) and nothing else, so that they are
+ * unit-tested without a daemon (tests/unit/test_parts.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+
+/* The width of the NAME column for these services. */
+int
+status_width(const struct svc_status *v, size_t n)
+{
+	size_t	i;
+	int	w = 4;
+
+	for (i = 0; i < n; i++)
+		if ((int)strlen(v[i].name) > w)
+			w = (int)strlen(v[i].name);
+	return w;
+}
+
+void
+status_text_header(struct buf *b, int width)
+{
+	buf_printf(b, "%-*s %-8s %7s %8s %8s %s\n", width, "NAME", "STATE",
+	    "PID", "UPTIME", "RESTARTS", "REASON");
+}
+
+/* One line of the table; control bytes of STATUS= become '?'. */
+void
+status_text(struct buf *b, const struct svc_status *st, int width)
+{
+	char		 pid[16] = "-", up[32] = "-";
+	const char	*t;
+
+	if (st->pid > 0) {
+		snprintf(pid, sizeof(pid), "%d", (int)st->pid);
+		format_duration(up, sizeof(up), st->uptime_ms);
+	}
+	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, st->name,
+	    svc_state_name(st->state), pid, up, st->restarts, st->reason);
+	if (st->have_memory)
+		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
+		    st->memory / 1048576.0, (unsigned long long)st->oom,
+		    (unsigned long long)st->oom_kill);
+	if (st->status_text) {
+		buf_puts(b, " [");
+		for (t = st->status_text; *t; t++)
+			buf_add(b, (unsigned char)*t < 0x20 ? "?" : t, 1);
+		buf_puts(b, "]");
+	}
+	buf_puts(b, "\n");
+}
+
+/* One JSON object. */
+void
+status_json(struct buf *b, const struct svc_status *st)
+{
+	buf_puts(b, "{\"name\":");
+	buf_json_str(b, st->name);
+	buf_printf(b, ",\"state\":\"%s\",", svc_state_name(st->state));
+	if (st->pid > 0)
+		buf_printf(b, "\"pid\":%d,\"uptime_ms\":%lld,", (int)st->pid,
+		    (long long)st->uptime_ms);
+	else
+		buf_puts(b, "\"pid\":null,\"uptime_ms\":null,");
+	buf_printf(b, "\"restarts\":%u,\"reason\":", st->restarts);
+	buf_json_str(b, st->reason);
+	buf_puts(b, ",\"status_text\":");
+	buf_json_str(b, st->status_text);
+	if (st->have_memory)
+		buf_printf(b, ",\"memory\":%llu,\"oom\":%llu,\"oom_kill\":%llu",
+		    (unsigned long long)st->memory,
+		    (unsigned long long)st->oom,
+		    (unsigned long long)st->oom_kill);
+	else
+		buf_puts(b, ",\"memory\":null,\"oom\":null,\"oom_kill\":null");
+	buf_puts(b, "}");
+}

@@ -1,0 +1,34 @@
+/* status.h - a service's status as plain data, and its two formats */
+#ifndef PIDVISOR_STATUS_H
+#define PIDVISOR_STATUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "svc.h"
+#include "svclog.h"
+#include "util.h"
+
+/* One service, as `status` shows it: filled by sup_svc_status(). */
+struct svc_status {
+	const char		*name;
+	enum svc_state		 state;
+	pid_t			 pid;		/* 0: no process */
+	int64_t			 uptime_ms;	/* with a process */
+	uint32_t		 restarts;
+	char			 reason[256];
+	const char		*status_text;	/* STATUS=, or NULL */
+	bool			 have_memory;	/* it has a cgroup */
+	uint64_t		 memory;	/* memory.current, bytes */
+	uint64_t		 oom;		/* memory.events */
+	uint64_t		 oom_kill;
+	const struct log_ring	*ring;		/* its lines, or NULL */
+};
+
+int	status_width(const struct svc_status *, size_t);
+void	status_text_header(struct buf *, int width);
+void	status_text(struct buf *, const struct svc_status *, int width);
+void	status_json(struct buf *, const struct svc_status *);
+
+#endif

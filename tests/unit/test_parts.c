@@ -1,0 +1,296 @@
+/* test_parts.c - the pure pieces of the daemon: environment, PID map,
+ * line splitter */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "env.h"
+#include "output.h"
+#include "pidmap.h"
+#include "status.h"
+
+/* Is var (KEY=VALUE) in env, exactly? */
+static int
+env_count(char **env, const char *var)
+{
+	int	n = 0;
+
+	for (; *env; env++)
+		n += strcmp(*env, var) == 0;
+	return n;
+}
+
+static size_t
+env_len(char **env)
+{
+	size_t	n = 0;
+
+	while (env[n])
+		n++;
+	return n;
+}
+
+static void
+test_env_base(void **state)
+{
+	char *const	 base[] = { "HOME=/", "PATH=/bin", "NOTIFY_SOCKET=/up",
+			    "TERM=vt100", NULL };
+	char		**env;
+	const char	*path;
+
+	(void)state;
+	/* No keys, not notify: ours, less our parent's notify socket. */
+	assert_int_equal(env_build(base, NULL, NULL, &env, &path), 0);
+	assert_string_equal(path, "/bin");
+	assert_int_equal(env_len(env), 3);
+	assert_int_equal(env_count(env, "HOME=/"), 1);
+	assert_int_equal(env_count(env, "TERM=vt100"), 1);
+	assert_int_equal(env_count(env, "NOTIFY_SOCKET=/up"), 0);
+	env_free(env);
+}
+
+static void
+test_env_keys(void **state)
+{
+	char *const	 base[] = { "HOME=/", "PATH=/bin", "HOMER=x", NULL };
+	char *const	 keys[] = { "HOME=/srv", "PATH=/opt/bin", "A=", NULL };
+	char		**env;
+	const char	*path;
+
+	(void)state;
+	assert_int_equal(env_build(base, keys, "/run/n.sock", &env, &path), 0);
+	assert_string_equal(path, "/opt/bin");
+	assert_int_equal(env_len(env), 5);
+	assert_int_equal(env_count(env, "HOME=/"), 0);
+	assert_int_equal(env_count(env, "HOME=/srv"), 1);
+	assert_int_equal(env_count(env, "HOMER=x"), 1);	/* a longer name */
+	assert_int_equal(env_count(env, "A="), 1);
+	assert_int_equal(env_count(env, "NOTIFY_SOCKET=/run/n.sock"), 1);
+	env_free(env);
+}
+
+static void
+test_env_no_path(void **state)
+{
+	char *const	 base[] = { "HOME=/", NULL };
+	char		**env;
+	const char	*path = "x";
+
+	(void)state;
+	assert_int_equal(env_build(base, NULL, NULL, &env, &path), 0);
+	assert_null(path);
+	assert_int_equal(env_len(env), 1);
+	env_free(env);
+	env_free(NULL);
+}
+
+struct pm_item {
+	struct pidmap_node	node;
+	int			id;
+};
+
+static void
+test_pidmap(void **state)
+{
+	struct pidmap	 m = { 0 };
+	struct pm_item	 v[100];
+	size_t		 i;
+
+	(void)state;
+	assert_null(pidmap_get(&m, 5));
+	assert_int_equal(pidmap_reserve(&m, 10), 0);
+	for (i = 0; i < 10; i++) {
+		v[i].id = (int)i;
+		pidmap_add(&m, &v[i].node, (pid_t)(1000 + i * 64));
+	}
+	/* Growing keeps what is in. */
+	assert_int_equal(pidmap_reserve(&m, 100), 0);
+	for (i = 10; i < 100; i++) {
+		v[i].id = (int)i;
+		pidmap_add(&m, &v[i].node, (pid_t)(1000 + i * 64));
+	}
+	assert_int_equal(m.n, 100);
+	for (i = 0; i < 100; i++)
+		assert_ptr_equal(pidmap_get(&m, (pid_t)(1000 + i * 64)),
+		    &v[i].node);
+	assert_null(pidmap_get(&m, 1001));
+	assert_null(pidmap_get(&m, 0));
+	assert_null(pidmap_get(&m, -1));
+	for (i = 0; i < 100; i += 2)
+		pidmap_del(&m, &v[i].node);
+	assert_int_equal(m.n, 50);
+	for (i = 0; i < 100; i++)
+		assert_ptr_equal(pidmap_get(&m, (pid_t)(1000 + i * 64)),
+		    i % 2 ? &v[i].node : NULL);
+	pidmap_free(&m);
+}
+
+/* What the splitter gave out, one string per line. */
+struct lines {
+	char	*v[16];
+	size_t	 n;
+};
+
+static void
+collect(void *arg, const char *text, size_t len)
+{
+	struct lines	*l = arg;
+
+	assert_true(l->n < ARRAY_SIZE(l->v));
+	l->v[l->n] = strndup(text, len);
+	l->n++;
+}
+
+static void
+lines_free(struct lines *l)
+{
+	while (l->n > 0)
+		free(l->v[--l->n]);
+}
+
+static void
+test_split_lines(void **state)
+{
+	struct line_split	ls = { 0 };
+	struct lines		l = { 0 };
+
+	(void)state;
+	/* Whole lines, and a line across three reads. */
+	assert_int_equal(line_split_feed(&ls, "a\nbc\n", 5, collect, &l), 0);
+	assert_int_equal(line_split_feed(&ls, "de", 2, collect, &l), 0);
+	assert_int_equal(line_split_feed(&ls, "f", 1, collect, &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(line_split_feed(&ls, "g\n\nh", 4, collect, &l), 0);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[0], "a");
+	assert_string_equal(l.v[1], "bc");
+	assert_string_equal(l.v[2], "defg");
+	assert_string_equal(l.v[3], "");
+	/* The last, unfinished line comes out when flushed, once. */
+	line_split_flush(&ls, collect, &l);
+	line_split_flush(&ls, collect, &l);
+	assert_int_equal(l.n, 5);
+	assert_string_equal(l.v[4], "h");
+	lines_free(&l);
+	line_split_free(&ls);
+}
+
+static void
+test_split_long(void **state)
+{
+	struct line_split	 ls = { 0 };
+	struct lines		 l = { 0 };
+	size_t			 n = 2 * LOG_LINE_MAX + 10;
+	char			*big = malloc(n + 1);
+
+	(void)state;
+	memset(big, 'x', n);
+	big[n] = '\n';
+	/* A line longer than LOG_LINE_MAX: in pieces of that size. */
+	assert_int_equal(line_split_feed(&ls, big, n + 1, collect, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(strlen(l.v[0]), LOG_LINE_MAX);
+	assert_int_equal(strlen(l.v[1]), LOG_LINE_MAX);
+	assert_int_equal(strlen(l.v[2]), 10);
+	lines_free(&l);
+	/* Exactly LOG_LINE_MAX and its newline: one line, no empty one. */
+	assert_int_equal(line_split_feed(&ls, big, LOG_LINE_MAX, collect,
+	    &l), 0);
+	assert_int_equal(line_split_feed(&ls, "\n", 1, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(strlen(l.v[0]), LOG_LINE_MAX);
+	lines_free(&l);
+	/* A piece, the rest up to LOG_LINE_MAX with its newline, and
+	 * then a newline: that one is an empty line. */
+	assert_int_equal(line_split_feed(&ls, big, 5, collect, &l), 0);
+	assert_int_equal(line_split_feed(&ls, big, LOG_LINE_MAX - 5, collect,
+	    &l), 0);
+	assert_int_equal(line_split_feed(&ls, "\n", 1, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	lines_free(&l);
+	/* Then a newline of its own is an empty line again. */
+	assert_int_equal(line_split_feed(&ls, "\n", 1, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0], "");
+	lines_free(&l);
+	line_split_free(&ls);
+	free(big);
+}
+
+static void
+test_status_text(void **state)
+{
+	struct svc_status	v[2] = {
+		{ .name = "web", .state = SVC_READY, .pid = 42,
+		  .uptime_ms = 65000, .restarts = 3, .reason = "ready",
+		  .have_memory = true, .memory = 3 << 20, .oom = 1,
+		  .oom_kill = 2, .status_text = "up\x1b[2J" },
+		{ .name = "a-longer-name", .state = SVC_FAILED,
+		  .restarts = 0, .reason = "exited 1" },
+	};
+	struct buf		b = { 0 };
+	int			w = status_width(v, 2);
+
+	(void)state;
+	assert_int_equal(w, 13);
+	status_text_header(&b, w);
+	status_text(&b, &v[0], w);
+	status_text(&b, &v[1], w);
+	buf_add(&b, "", 1);
+	assert_string_equal(b.data,
+	    "NAME          STATE        PID   UPTIME RESTARTS REASON\n"
+	    "web           ready         42    1m05s        3 ready "
+	    "(memory 3.0M, oom 1, oom_kill 2) [up?[2J]\n"
+	    "a-longer-name failed         -        -        0 exited 1\n");
+	buf_free(&b);
+}
+
+static void
+test_status_json(void **state)
+{
+	struct svc_status	a = {
+		.name = "w\"eb", .state = SVC_READY, .pid = 42,
+		.uptime_ms = 1500, .restarts = 1, .reason = "ready",
+		.have_memory = true, .memory = 4096, .oom = 0, .oom_kill = 1,
+	}, b = { .name = "x", .state = SVC_STOPPED, .reason = "stopped",
+		.status_text = "ok" };
+	struct buf		out = { 0 };
+
+	(void)state;
+	status_json(&out, &a);
+	status_json(&out, &b);
+	buf_add(&out, "", 1);
+	assert_string_equal(out.data,
+	    "{\"name\":\"w\\\"eb\",\"state\":\"ready\",\"pid\":42,"
+	    "\"uptime_ms\":1500,\"restarts\":1,\"reason\":\"ready\","
+	    "\"status_text\":null,\"memory\":4096,\"oom\":0,"
+	    "\"oom_kill\":1}"
+	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
+	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
+	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
+	    "\"oom_kill\":null}");
+	buf_free(&out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_env_base),
+		cmocka_unit_test(test_env_keys),
+		cmocka_unit_test(test_env_no_path),
+		cmocka_unit_test(test_pidmap),
+		cmocka_unit_test(test_split_lines),
+		cmocka_unit_test(test_split_long),
+		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_json),
+	};
+
+	return cmocka_run_group_tests_name("parts", tests, NULL, NULL);
+}
