@@ -17,7 +17,7 @@ HDRS		 = $(wildcard supervisor/*.h)
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
-DEPS_TEST	 = util-linux procps jq mandoc
+DEPS_TEST	 = util-linux procps jq mandoc zsh fish
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
@@ -27,7 +27,23 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
 	lint lint-deps memcheck clean help
 
-all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify
+COMPLETION	 = $(B)/completion/pidvisorctl.bash \
+		   $(B)/completion/_pidvisorctl $(B)/completion/pidvisorctl.fish
+
+all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify \
+    $(COMPLETION)
+
+# Completion for bash, zsh and fish, written from the verb table.
+$(B)/completion/gen: completion/gen.c $(B)/obj/proto.o $(B)/obj/util.o
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Isupervisor -o $@ $^
+
+$(B)/completion/pidvisorctl.bash: $(B)/completion/gen
+	$< bash > $@
+$(B)/completion/_pidvisorctl: $(B)/completion/gen
+	$< zsh > $@
+$(B)/completion/pidvisorctl.fish: $(B)/completion/gen
+	$< fish > $@
 
 help:
 	@echo "make            build supervisor/pidvisor, pidvisorctl, pidvisor-notify"
@@ -37,7 +53,7 @@ help:
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
-	@echo "                an example configuration, bash completion"
+	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60)"
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
@@ -193,7 +209,7 @@ test: deps
 unit-test: $(UNIT_BIN)
 	@tests/run.sh unit
 
-host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS)
+host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION)
 	@tests/run.sh host
 
 # The host tests once more, with the daemon under valgrind's memcheck.
@@ -363,10 +379,12 @@ BINDIR		 = $(DESTDIR)$(PREFIX)/bin
 MANDIR		 = $(DESTDIR)$(PREFIX)/share/man
 DOCDIR		 = $(DESTDIR)$(PREFIX)/share/doc/pidvisor
 COMPDIR		 = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR		 = $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
+FISHDIR		 = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 install: all
 	install -d $(SBINDIR) $(BINDIR) $(MANDIR)/man5 $(MANDIR)/man8 \
-	    $(DOCDIR)/examples/services $(COMPDIR)
+	    $(DOCDIR)/examples/services $(COMPDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 supervisor/pidvisor $(SBINDIR)/pidvisor
 	install -m 755 supervisor/pidvisorctl supervisor/pidvisor-notify \
 	    $(BINDIR)/
@@ -374,13 +392,17 @@ install: all
 	install -m 644 man/pidvisor.ini.5 $(MANDIR)/man5/
 	install -m 644 conf/pidvisor.ini $(DOCDIR)/examples/
 	install -m 644 conf/services/*.ini $(DOCDIR)/examples/services/
-	install -m 644 completion/pidvisorctl.bash $(COMPDIR)/pidvisorctl
+	install -m 644 $(B)/completion/pidvisorctl.bash $(COMPDIR)/pidvisorctl
+	install -m 644 $(B)/completion/_pidvisorctl $(ZSHDIR)/_pidvisorctl
+	install -m 644 $(B)/completion/pidvisorctl.fish \
+	    $(FISHDIR)/pidvisorctl.fish
 
 uninstall:
 	rm -f $(SBINDIR)/pidvisor $(BINDIR)/pidvisorctl \
 	    $(BINDIR)/pidvisor-notify $(MANDIR)/man8/pidvisor.8 \
 	    $(MANDIR)/man8/pidvisorctl.8 $(MANDIR)/man5/pidvisor.ini.5 \
-	    $(COMPDIR)/pidvisorctl
+	    $(COMPDIR)/pidvisorctl $(ZSHDIR)/_pidvisorctl \
+	    $(FISHDIR)/pidvisorctl.fish
 	rm -rf $(DOCDIR)
 
 clean:

@@ -50,17 +50,7 @@ cg_write(int dirfd, const char *file, const char *val)
 static ssize_t
 cg_read(int dirfd, const char *file, char *buf, size_t len)
 {
-	ssize_t	n;
-	int	fd;
-
-	if ((fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return n;
+	return read_small(dirfd, file, buf, len);
 }
 
 /* A number from a one-number file (memory.current). */

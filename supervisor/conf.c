@@ -414,22 +414,6 @@ k_restart(struct parse_ctx *p, void *obj, const char *v)
 }
 
 static const char *
-k_restart_delay(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "restart_delay", v, &d->restart_delay);
-}
-
-static const char *
-k_restart_delay_max(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "restart_delay_max", v, &d->restart_delay_max);
-}
-
-static const char *
 k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
@@ -440,15 +424,6 @@ k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
 		    "(no limit) to 100000, not '%s'", v);
 	d->start_limit_burst = (uint32_t)n;
 	return NULL;
-}
-
-static const char *
-k_start_limit_interval(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "start_limit_interval", v,
-	    &d->start_limit_interval);
 }
 
 static const char *
@@ -473,38 +448,6 @@ k_ready(struct parse_ctx *p, void *obj, const char *v)
 }
 
 static const char *
-k_ready_timeout(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "ready_timeout", v, &d->ready_timeout);
-}
-
-static const char *
-k_watchdog(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "watchdog", v, &d->watchdog);
-}
-
-static const char *
-k_requires(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_deps(p, "requires", v, &d->requires, &d->nrequires);
-}
-
-static const char *
-k_after(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_deps(p, "after", v, &d->after, &d->nafter);
-}
-
-static const char *
 k_stop_signal(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
@@ -514,14 +457,6 @@ k_stop_signal(struct parse_ctx *p, void *obj, const char *v)
 		return bad(p, "stop_signal: unknown signal '%s'", v);
 	d->stop_signal = sig;
 	return NULL;
-}
-
-static const char *
-k_stop_timeout(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_duration(p, "stop_timeout", v, &d->stop_timeout);
 }
 
 static const char *
@@ -664,38 +599,6 @@ key_log(struct parse_ctx *p, const char *key, const char *v,
 	return NULL;
 }
 
-static const char *
-k_log(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_log(p, "log", v, &d->log);
-}
-
-static const char *
-k_log_buffer(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_log(p, "log_buffer", v, &d->log);
-}
-
-static const char *
-k_log_file_max(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_log(p, "log_file_max", v, &d->log);
-}
-
-static const char *
-k_log_file_keep(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_log(p, "log_file_keep", v, &d->log);
-}
-
 /* A size, or "max" for none; a size must be at least min. */
 static const char *
 key_limit(struct parse_ctx *p, const char *key, const char *v, uint64_t min,
@@ -710,22 +613,6 @@ key_limit(struct parse_ctx *p, const char *key, const char *v, uint64_t min,
 		    "%llu bytes) or max, not '%s'", key,
 		    (unsigned long long)min, v);
 	return NULL;
-}
-
-static const char *
-k_memory_max(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_limit(p, "memory_max", v, 1 << 20, &d->memory_max);
-}
-
-static const char *
-k_memory_high(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	return key_limit(p, "memory_high", v, 1 << 20, &d->memory_high);
 }
 
 static const char *
@@ -803,6 +690,40 @@ k_console(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
+/* A duration key of either section: the field is the key's first. */
+static const char *
+key_dur(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_duration(p, p->key->name, v,
+	    (uint32_t *)(void *)((char *)obj + p->key->f[0].off));
+}
+
+/* requires, after: the names, added to the key's list. */
+static const char *
+k_deps(struct parse_ctx *p, void *obj, const char *v)
+{
+	const struct conf_field	*f = &p->key->f[0];
+
+	return key_deps(p, p->key->name, v,
+	    (struct svc_dep **)(void *)((char *)obj + f->off),
+	    (size_t *)(void *)((char *)obj + f->cnt));
+}
+
+/* log, log_buffer, log_file_max, log_file_keep of a service. */
+static const char *
+k_log(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_log(p, p->key->name, v, &((struct svc_def *)obj)->log);
+}
+
+/* memory_max, memory_high: a size of at least 1M, or max. */
+static const char *
+k_memory(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_limit(p, p->key->name, v, 1 << 20,
+	    (uint64_t *)(void *)((char *)obj + p->key->f[0].off));
+}
+
 /* [supervisor]: control_socket, notify_socket: absolute socket paths. */
 static const char *
 s_socket(struct parse_ctx *p, void *obj, const char *v)
@@ -867,14 +788,6 @@ s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
 {
 	return key_limit(p, "cgroup_memory_high", v, 1 << 20,
 	    &((struct sup_conf *)obj)->cgroup_memory_high);
-}
-
-/* pressure_cooldown, pressure_calm, pressure_calm_max, client_timeout. */
-static const char *
-s_duration(struct parse_ctx *p, void *obj, const char *v)
-{
-	return key_duration(p, p->key->name, v,
-	    (uint32_t *)(void *)((char *)obj + p->key->f[0].off));
 }
 
 static const char *const reclaim_names[] = {
@@ -987,27 +900,27 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(argv, F_STRV)),
 	[K_RESTART] = SVC("restart", k_restart, 0, SHOW_ENUM, restart_names,
 	    SF(restart, F_U8)),
-	[K_RESTART_DELAY] = SVC("restart_delay", k_restart_delay, 0, SHOW_DURATION, NULL,
+	[K_RESTART_DELAY] = SVC("restart_delay", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(restart_delay, F_U32)),
-	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", k_restart_delay_max, 0, SHOW_DURATION, NULL,
+	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(restart_delay_max, F_U32)),
 	[K_START_LIMIT_BURST] = SVC("start_limit_burst", k_start_limit_burst, 0, SHOW_NUMBER, NULL,
 	    SF(start_limit_burst, F_U32)),
-	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", k_start_limit_interval, 0, SHOW_DURATION, NULL,
+	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(start_limit_interval, F_U32)),
 	[K_READY] = SVC("ready", k_ready, 0, SHOW_READY, NULL,
 	    SF(ready, F_U8), SF(ready_fd, F_I32)),
-	[K_READY_TIMEOUT] = SVC("ready_timeout", k_ready_timeout, 0, SHOW_DURATION, NULL,
+	[K_READY_TIMEOUT] = SVC("ready_timeout", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(ready_timeout, F_U32)),
-	[K_WATCHDOG] = SVC("watchdog", k_watchdog, 0, SHOW_DURATION, NULL,
+	[K_WATCHDOG] = SVC("watchdog", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(watchdog, F_U32)),
-	[K_REQUIRES] = SVC("requires", k_requires, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	[K_REQUIRES] = SVC("requires", k_deps, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
 	    SFN(requires, nrequires, F_DEPS)),
-	[K_AFTER] = SVC("after", k_after, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	[K_AFTER] = SVC("after", k_deps, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
 	    SFN(after, nafter, F_DEPS)),
 	[K_STOP_SIGNAL] = SVC("stop_signal", k_stop_signal, 0, SHOW_SIGNAL, NULL,
 	    SF(stop_signal, F_I32)),
-	[K_STOP_TIMEOUT] = SVC("stop_timeout", k_stop_timeout, 0, SHOW_DURATION, NULL,
+	[K_STOP_TIMEOUT] = SVC("stop_timeout", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(stop_timeout, F_U32)),
 	[K_USER] = SVC("user", k_user, 0, SHOW_STR, NULL,
 	    SF(user, F_STR), SF(uid, F_U32), SFN(groups, ngroups, F_GIDS), SF(set_uid, F_BOOL)),
@@ -1025,17 +938,17 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(enabled, F_BOOL)),
 	[K_LOG] = SVC("log", k_log, 0, SHOW_ENUM, sink_names,
 	    SF(log.sink, F_U8)),
-	[K_LOG_BUFFER] = SVC("log_buffer", k_log_buffer, 0, SHOW_SIZE, NULL,
+	[K_LOG_BUFFER] = SVC("log_buffer", k_log, 0, SHOW_SIZE, NULL,
 	    SF(log.buffer, F_U32)),
-	[K_LOG_FILE_MAX] = SVC("log_file_max", k_log_file_max, 0, SHOW_SIZE, NULL,
+	[K_LOG_FILE_MAX] = SVC("log_file_max", k_log, 0, SHOW_SIZE, NULL,
 	    SF(log.file_max, F_U64)),
-	[K_LOG_FILE_KEEP] = SVC("log_file_keep", k_log_file_keep, 0, SHOW_NUMBER, NULL,
+	[K_LOG_FILE_KEEP] = SVC("log_file_keep", k_log, 0, SHOW_NUMBER, NULL,
 	    SF(log.file_keep, F_U32)),
 	[K_CONSOLE] = SVC("console", k_console, 0, SHOW_BOOL, NULL,
 	    SF(console, F_BOOL)),
-	[K_MEMORY_MAX] = SVC("memory_max", k_memory_max, 0, SHOW_LIMIT, NULL,
+	[K_MEMORY_MAX] = SVC("memory_max", k_memory, 0, SHOW_LIMIT, NULL,
 	    SF(memory_max, F_U64)),
-	[K_MEMORY_HIGH] = SVC("memory_high", k_memory_high, 0, SHOW_LIMIT, NULL,
+	[K_MEMORY_HIGH] = SVC("memory_high", k_memory, 0, SHOW_LIMIT, NULL,
 	    SF(memory_high, F_U64)),
 	[K_PIDS_MAX] = SVC("pids_max", k_pids_max, 0, SHOW_COUNT, NULL,
 	    SF(pids_max, F_U64)),
@@ -1054,7 +967,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    GF(control_mode, F_U32)),
 	[K_MAX_CLIENTS] = SUP("max_clients", s_max_clients, KEY_LIVE, SHOW_NUMBER, NULL,
 	    GF(max_clients, F_U32)),
-	[K_CLIENT_TIMEOUT] = SUP("client_timeout", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	[K_CLIENT_TIMEOUT] = SUP("client_timeout", key_dur, KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(client_timeout, F_U32)),
 	[K_SUP_LOG] = SUP("log", s_log, KEY_LIVE, SHOW_ENUM, sink_names,
 	    GF(log.sink, F_U8)),
@@ -1078,11 +991,11 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    GF(pressure_file, F_STR)),
 	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", s_pressure_reclaim, 0, SHOW_ENUM, reclaim_names,
 	    GF(pressure_reclaim, F_U8)),
-	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", key_dur, KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_cooldown, F_U32)),
-	[K_PRESSURE_CALM] = SUP("pressure_calm", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	[K_PRESSURE_CALM] = SUP("pressure_calm", key_dur, KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm, F_U32)),
-	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", s_duration, KEY_LIVE, SHOW_DURATION, NULL,
+	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", key_dur, KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm_max, F_U32)),
 };
 
@@ -1873,28 +1786,15 @@ static char *
 conf_slurp(struct conf *c, const char *path)
 {
 	struct buf	b = { 0 };
-	char		chunk[8192];
-	ssize_t		n;
 	size_t		off, i, bol;
-	int		fd, line;
+	int		line, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		conf_error(c, path, 0, "%s", strerror(errno));
+	if ((rc = read_file(path, CONF_FILE_MAX, &b)) < 0) {
+		conf_error(c, path, 0, "%s", rc == -EFBIG ? "file too large "
+		    "(at most 1 MiB)" : strerror(-rc));
+		buf_free(&b);
 		return NULL;
 	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || b.len + (size_t)n > CONF_FILE_MAX ||
-		    buf_add(&b, chunk, (size_t)n) < 0) {
-			conf_error(c, path, 0, "%s", n < 0 ? strerror(errno) :
-			    "file too large or out of memory");
-			close(fd);
-			buf_free(&b);
-			return NULL;
-		}
-	}
-	close(fd);
 	if (memchr(b.data ? b.data : "", '\0', b.len) != NULL) {
 		conf_error(c, path, 0, "file contains a NUL byte");
 		buf_free(&b);

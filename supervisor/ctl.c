@@ -47,12 +47,13 @@ struct ctl_client {
 	ev_timer		 timer;
 	struct buf		 out;
 	size_t			 outoff;
-	struct svc		*wait_svc;
+	struct svc		*wait_svc[CTL_NAMES_MAX];	/* waited on */
+	uint32_t		 wait_starts[CTL_NAMES_MAX];
+	uint8_t			 nwait;
 	struct svc		*follow;	/* logs -f */
 	bool			 follow_json;
 	uint8_t			 wait;		/* enum ctl_wait */
 	uint8_t			 wait_state;
-	uint32_t		 wait_starts;
 	bool			 replied;	/* END queued: flush, close */
 	size_t			 inlen;
 	LIST_ENTRY(ctl_client)	 entry;
@@ -201,7 +202,7 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	c->wait = WAIT_NONE;
-	c->wait_svc = NULL;
+	c->nwait = 0;
 	c->follow = NULL;
 	c->replied = true;
 	if (c->out.nomem) {
@@ -307,12 +308,10 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 	ctl_reply(c, code, "%s", "");
 }
 
-/* Decide a pending wait: 1 done, -1 failed, 0 not yet. */
+/* Is the wait decided for one service: 1 done, -1 failed, 0 not yet. */
 static int
-ctl_wait_check(struct ctl_client *c)
+ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 {
-	struct svc	*s = c->wait_svc;
-
 	switch (c->wait) {
 	case WAIT_UP:
 		if (s->state == SVC_READY)
@@ -322,7 +321,7 @@ ctl_wait_check(struct ctl_client *c)
 			return -1;
 		return 0;
 	case WAIT_RESTART:
-		if (s->state == SVC_READY && s->starts != c->wait_starts &&
+		if (s->state == SVC_READY && s->starts != starts &&
 		    !s->restart_req)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
@@ -338,36 +337,54 @@ ctl_wait_check(struct ctl_client *c)
 	return 0;
 }
 
-/* Answer a wait that is decided. */
+/*
+ * Answer a wait that is decided: done once every service is, failed as
+ * soon as one fails (the reply names it).
+ */
 static void
 ctl_wait_settle(struct ctl_client *c)
 {
-	struct svc	*s = c->wait_svc;
-	char		 why[256];
-	int		 r = ctl_wait_check(c);
+	char	why[256];
+	size_t	i, done = 0;
+	int	r;
 
-	if (r == 0)
-		return;
-	if (r > 0) {
-		ctl_ok(c);
-		return;
+	for (i = 0; i < c->nwait; i++) {
+		struct svc	*s = c->wait_svc[i];
+
+		if ((r = ctl_wait_one(c, s, c->wait_starts[i])) > 0) {
+			done++;
+		} else if (r < 0) {
+			svc_reason_format(s, why, sizeof(why));
+			ctl_reply(c, CTL_EFAIL, "%s: %s (%s)", s->def->name,
+			    svc_state_name(s->state), why);
+			return;
+		}
 	}
-	svc_reason_format(s, why, sizeof(why));
-	ctl_reply(c, CTL_EFAIL, "%s: %s (%s)", s->def->name,
-	    svc_state_name(s->state), why);
+	if (done == c->nwait)
+		ctl_ok(c);
 }
 
-/* Start waiting for a service; the reply comes from ctl_svc_changed. */
+/* Start waiting for the services; the reply comes from ctl_svc_changed. */
 static void
-ctl_wait_begin(struct ctl_client *c, struct svc *s, enum ctl_wait w,
-    uint32_t timeout)
+ctl_wait_begin(struct ctl_client *c, enum ctl_wait w, uint32_t timeout)
 {
 	c->wait = (uint8_t)w;
-	c->wait_svc = s;
 	ev_timer_stop(c->ctl->loop, &c->timer);
 	ev_timer_set(&c->timer, timeout / 1000.0, 0.);
 	ev_timer_start(c->ctl->loop, &c->timer);
 	ctl_wait_settle(c);
+}
+
+/* Does the client wait on s? */
+static bool
+ctl_waits_on(const struct ctl_client *c, const struct svc *s)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nwait; i++)
+		if (c->wait_svc[i] == s)
+			return true;
+	return false;
 }
 
 /* A service changed: settle the waits on it. */
@@ -378,9 +395,29 @@ ctl_svc_changed(struct ctl *ctl, struct svc *s)
 
 	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
-		if (c->wait_svc == s)
+		if (c->wait != WAIT_NONE && ctl_waits_on(c, s))
 			ctl_wait_settle(c);
 	}
+}
+
+/*
+ * The services named by the request, into c->wait_svc (whether it
+ * waits or not); false, with the reply sent, if one is unknown: then
+ * nothing is done to any.
+ */
+static bool
+ctl_svcs(struct ctl_client *c, const struct ctl_args *a, int first)
+{
+	int	i;
+
+	c->nwait = 0;
+	for (i = first; i < a->npos; i++) {
+		if ((c->wait_svc[c->nwait] = ctl_svc(c, a->pos[i])) == NULL)
+			return false;
+		c->wait_starts[c->nwait] = c->wait_svc[c->nwait]->starts;
+		c->nwait++;
+	}
+	return true;
 }
 
 /* Refuse requests that would start things while we shut down. */
@@ -393,53 +430,52 @@ ctl_refuse_stopping(struct ctl_client *c)
 	return true;
 }
 
-/* start NAME [--wait] */
+/* start NAME... [--wait] */
 static void
 cmd_start(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct svc	*s;
+	size_t	i;
 
-	if (ctl_refuse_stopping(c) || (s = ctl_svc(c, a->pos[0])) == NULL)
+	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
 		return;
-	svc_start(s);
+	for (i = 0; i < c->nwait; i++)
+		svc_start(c->wait_svc[i]);
 	if (a->wait)
-		ctl_wait_begin(c, s, WAIT_UP, a->timeout);
+		ctl_wait_begin(c, WAIT_UP, a->timeout);
 	else
 		ctl_ok(c);
 }
 
-/* stop NAME [--wait] */
+/* stop NAME... [--wait] */
 static void
 cmd_stop(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct svc	*s;
+	size_t	i;
 
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+	if (!ctl_svcs(c, a, 0))
 		return;
-	svc_stop(s);
+	for (i = 0; i < c->nwait; i++)
+		svc_stop(c->wait_svc[i]);
 	if (a->wait)
-		ctl_wait_begin(c, s, WAIT_DOWN, a->timeout);
+		ctl_wait_begin(c, WAIT_DOWN, a->timeout);
 	else
 		ctl_ok(c);
 }
 
-/* restart NAME [--wait] */
+/* restart NAME... [--wait] */
 static void
 cmd_restart(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct svc	*s;
-	uint32_t	 starts;
+	size_t	i;
 
-	if (ctl_refuse_stopping(c) || (s = ctl_svc(c, a->pos[0])) == NULL)
+	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
 		return;
-	starts = s->starts;
-	svc_restart(s);
-	if (a->wait) {
-		c->wait_starts = starts;
-		ctl_wait_begin(c, s, WAIT_RESTART, a->timeout);
-	} else {
+	for (i = 0; i < c->nwait; i++)
+		svc_restart(c->wait_svc[i]);
+	if (a->wait)
+		ctl_wait_begin(c, WAIT_RESTART, a->timeout);
+	else
 		ctl_ok(c);
-	}
 }
 
 /* signal NAME SIGNAL: through the pidfd, so only that process gets it. */
@@ -482,8 +518,10 @@ cmd_wait(struct ctl_client *c, const struct ctl_args *a)
 	}
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
 		return;
+	c->wait_svc[0] = s;
+	c->nwait = 1;
 	c->wait_state = (uint8_t)st;
-	ctl_wait_begin(c, s, WAIT_STATE, a->timeout);
+	ctl_wait_begin(c, WAIT_STATE, a->timeout);
 }
 
 /* version */
@@ -616,7 +654,7 @@ ctl_svc_removed(struct ctl *ctl, struct svc *s)
 		next = LIST_NEXT(c, entry);
 		if (c->follow == s)
 			ctl_reply(c, CTL_OK, "%s was removed", s->def->name);
-		else if (c->wait_svc == s)
+		else if (c->wait != WAIT_NONE && ctl_waits_on(c, s))
 			ctl_reply(c, CTL_EFAIL, "%s was removed", s->def->name);
 	}
 }
@@ -661,6 +699,106 @@ cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
+/* Where the value of key k of d comes from. */
+static const char *
+ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
+{
+	static const size_t	log_keys[][2] = {
+		{ K_LOG, K_SUP_LOG }, { K_LOG_BUFFER, K_SUP_LOG_BUFFER },
+		{ K_LOG_FILE_MAX, K_SUP_LOG_FILE_MAX },
+		{ K_LOG_FILE_KEEP, K_SUP_LOG_FILE_KEEP },
+	};
+	size_t			i;
+
+	if (d->given & (1ULL << k))
+		return d->file;
+	for (i = 0; i < ARRAY_SIZE(log_keys); i++)
+		if (log_keys[i][0] == k &&
+		    (ctl->sc->given & (1ULL << log_keys[i][1])))
+			return "pidvisor.ini";
+	if (k == K_KILL_PRIORITY && d->console)
+		return "default for a console service";
+	if ((k == K_USER || k == K_GROUP) && !(d->given & (1ULL << k)))
+		return "default: pidvisor's";
+	return "default";
+}
+
+/* One line of show: KEY = VALUE, then where it comes from. */
+static void
+ctl_show_line(struct buf *b, const char *key, const char *val, size_t len,
+    const char *from)
+{
+	int	n = (int)strlen(key) + 3 + (int)len;
+
+	buf_printf(b, "%s = %.*s%*s# %s\n", key, (int)len, val,
+	    n < 40 ? 40 - n : 1, "", from);
+}
+
+/*
+ * show NAME: every key of the service as it is in effect, defaults
+ * included, each with where it comes from (its file, pidvisor.ini, a
+ * default).  Written as a file would say it, one line per env value.
+ */
+static void
+cmd_show(struct ctl_client *c, const struct ctl_args *a)
+{
+	const struct svc_def	*d;
+	struct buf		 b = { 0 }, v = { 0 };
+	struct svc		*s;
+	size_t			 i, j;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	d = s->def;
+	buf_printf(&b, "# %s, from %s\n", d->name, d->file);
+	for (i = 0; i < K__COUNT; i++) {
+		const struct conf_key	*k = &conf_keys[i];
+		const char		*from = ctl_show_source(c->ctl, d, i);
+
+		if (k->section != SEC_SERVICE)
+			continue;
+		if (i == K_ENV && d->env != NULL) {
+			for (j = 0; d->env[j]; j++)
+				ctl_show_line(&b, k->name, d->env[j],
+				    strlen(d->env[j]), from);
+			continue;
+		}
+		v.len = 0;
+		conf_key_show(&v, k, d);
+		ctl_show_line(&b, k->name, v.data ? v.data : "", v.len, from);
+	}
+	if (v.nomem)
+		b.nomem = true;
+	buf_free(&v);
+	ctl_output_buf(c, &b);
+	buf_free(&b);
+	ctl_ok(c);
+}
+
+/* cat NAME: the file that defines the service, as it is now on disk. */
+static void
+cmd_cat(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	 b = { 0 };
+	struct svc	*s;
+	int		 rc;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	buf_printf(&b, "# %s\n", s->def->file);
+	if ((rc = read_file(s->def->file, 1 << 20, &b)) < 0) {
+		buf_free(&b);
+		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file,
+		    strerror(-rc));
+		return;
+	}
+	if (b.len > 0 && b.data[b.len - 1] != '\n')
+		buf_puts(&b, "\n");
+	ctl_output_buf(c, &b);
+	buf_free(&b);
+	ctl_ok(c);
+}
+
 /* reload: apply the configuration on disk, or refuse it whole. */
 static void
 cmd_reload(struct ctl_client *c, const struct ctl_args *a)
@@ -695,6 +833,8 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_LOGS] = cmd_logs,
 	[VERB_RELOAD] = cmd_reload,
 	[VERB_PRESSURE] = cmd_pressure,
+	[VERB_SHOW] = cmd_show,
+	[VERB_CAT] = cmd_cat,
 };
 
 /*
@@ -806,15 +946,22 @@ static void
 ctl_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct ctl_client	*c = container_of(w, struct ctl_client, timer);
-	struct svc		*s = c->wait_svc;
+	struct svc		*s;
+	size_t			 i;
 
 	(void)loop;
 	(void)revents;
-	if (c->wait != WAIT_NONE)
-		ctl_reply(c, CTL_EFAIL, "timed out waiting for %s (%s)",
-		    s->def->name, svc_state_name(s->state));
-	else
+	if (c->wait == WAIT_NONE) {
 		ctl_client_free(c);	/* silent, or not reading */
+		return;
+	}
+	/* Name the first service the wait is not over for. */
+	for (i = 0; i + 1 < c->nwait; i++)
+		if (ctl_wait_one(c, c->wait_svc[i], c->wait_starts[i]) == 0)
+			break;
+	s = c->wait_svc[i];
+	ctl_reply(c, CTL_EFAIL, "timed out waiting for %s (%s)", s->def->name,
+	    svc_state_name(s->state));
 }
 
 /* Out of fds: accept with the spare, or stop accepting for a while. */

@@ -1,4 +1,5 @@
 /* main.c - pidvisor: an init-style process supervisor */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,43 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pidvisor [-qvV] [-c CONFDIR] [-s SOCKET]\n"
-	    "  -c CONFDIR  configuration (default /etc/pidvisor)\n"
-	    "  -s SOCKET   control socket (default $PIDVISOR_SOCKET, else "
-	    "%s)\n"
-	    "  -q / -v     fewer / more messages\n"
-	    "  -V          print the version\n", CTL_SOCKET_DEFAULT);
+	fprintf(f, "usage: pidvisor [-qv] [-c CONFDIR] [-s SOCKET]\n"
+	    "       pidvisor --check [-c CONFDIR]\n"
+	    "  -c, --confdir=CONFDIR  configuration (default /etc/pidvisor)\n"
+	    "  -s, --socket=SOCKET    control socket (default "
+	    "$PIDVISOR_SOCKET,\n"
+	    "                         else %s)\n"
+	    "  -q, --quiet            fewer messages\n"
+	    "  -v, --verbose          more messages\n"
+	    "  -n, --check            check the configuration, print every "
+	    "error,\n"
+	    "                         exit 1 if there is one; run nothing\n"
+	    "  -V, --version          print the version\n"
+	    "  -h, --help             this help\n", CTL_SOCKET_DEFAULT);
+}
+
+/* --check: load the tree as pidvisor would, say what is wrong. */
+static int
+check(const char *confdir)
+{
+	struct conf	c;
+	struct buf	errs = { 0 };
+	int		rc;
+
+	conf_init(&c);
+	rc = conf_load(&c, confdir);
+	conf_errors(&c, &errs);
+	if (errs.len)
+		fwrite(errs.data, 1, errs.len, stderr);
+	if (rc < 0)
+		fprintf(stderr, "pidvisor: %zu error%s in %s\n", c.nerrs,
+		    c.nerrs == 1 ? "" : "s", confdir);
+	else
+		printf("%s: %zu service%s, no errors\n", confdir, c.ndefs,
+		    c.ndefs == 1 ? "" : "s");
+	buf_free(&errs);
+	conf_free(&c);
+	return rc < 0 ? 1 : 0;
 }
 
 int
@@ -23,12 +55,27 @@ main(int argc, char **argv)
 {
 	const char	*confdir = "/etc/pidvisor", *sock = NULL;
 	struct sup	 sup;
+	static const struct option longopts[] = {
+		{ "confdir", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int		 ch, rc, level = LOG_INFO;
+	bool		 only_check = false;
 
 	/* As PID 1 the kernel may pass boot arguments: ignore unknown ones. */
 	opterr = getpid() != 1;
-	while ((ch = getopt(argc, argv, "c:s:qvVh")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:s:qvnVh", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 'n':
+			only_check = true;
+			break;
 		case 'c':
 			confdir = optarg;
 			break;
@@ -55,6 +102,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (only_check)
+		return check(confdir);
 	log_level = level;
 	if (sup_init(&sup, confdir, sock) < 0) {
 		if (getpid() != 1) {

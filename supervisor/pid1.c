@@ -119,17 +119,11 @@ pid1_classify(pid_t pid)
 {
 	char		 path[64], buf[512], *p;
 	unsigned long	 flags = 0;
-	ssize_t		 n;
-	int		 fd, i;
+	int		 i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 		return 0;
 	p += 2;

@@ -18,16 +18,43 @@
 
 static const char	*prog = "pidvisorctl";
 
+/* The usage: every verb with its arguments and what it does. */
 static void
 usage(FILE *f)
 {
 	int	i;
 
-	fprintf(f, "usage: %s [-s SOCKET] VERB [ARGS]\n", prog);
+	fprintf(f, "usage: %s [-s SOCKET] VERB [ARGS] [OPTIONS]\n\n"
+	    "verbs:\n", prog);
 	for (i = 0; i < VERB__COUNT; i++)
-		fprintf(f, "       %s %s\n", prog, ctl_verbs[i].usage);
-	fprintf(f, "SOCKET defaults to $PIDVISOR_SOCKET, else %s\n",
-	    CTL_SOCKET_DEFAULT);
+		fprintf(f, "  %-44s %s\n", ctl_verbs[i].usage,
+		    ctl_verbs[i].help);
+	fprintf(f, "  %-44s %s\n\n", "help [VERB]", "this, or one verb's");
+	fprintf(f, "options (anywhere on the line):\n"
+	    "  -s SOCKET, --socket=SOCKET  the control socket (default "
+	    "$PIDVISOR_SOCKET,\n"
+	    "                              else %s)\n"
+	    "  -h, --help                  this help\n"
+	    "  --version                   pidvisorctl's version\n\n"
+	    "exit status: 0 ok, 1 failed, 2 usage, 3 not ready, 4 no such "
+	    "service,\n5 permission denied, 6 pidvisor unreachable; see "
+	    "pidvisorctl(8)\n", CTL_SOCKET_DEFAULT);
+}
+
+/* help VERB: its usage and what it does; 0, or 2 if there is none. */
+static int
+usage_verb(const char *name)
+{
+	const struct ctl_verb	*v = ctl_verb_find(name);
+
+	if (v == NULL) {
+		fprintf(stderr, "%s: unknown verb '%s'; %s help lists them\n",
+		    prog, name, prog);
+		return CTL_EUSAGE;
+	}
+	printf("usage: %s %s\n%s%s\n", prog, v->usage, v->help,
+	    (v->flags & VF_ROOT) ? " (root only)" : "");
+	return 0;
 }
 
 static void
@@ -162,23 +189,44 @@ main(int argc, char **argv)
 	struct buf	 req = { 0 };
 	char		 err[256];
 	int64_t		 deadline;
-	int		 ch, fd, code;
+	int		 i, n, fd, code;
+	bool		 help = false, version = false;
 
-	while ((ch = getopt(argc, argv, "+s:h")) != -1) {
-		switch (ch) {
-		case 's':
-			sock = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return CTL_EUSAGE;
-		}
+	/* Our own options, anywhere; the rest is the request. */
+	for (i = 1, n = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+			sock = argv[++i];
+		else if (strncmp(argv[i], "--socket=", 9) == 0)
+			sock = argv[i] + 9;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			help = true;
+		else if (strcmp(argv[i], "--version") == 0)
+			version = true;
+		else if (strcmp(argv[i], "-s") == 0)
+			die(CTL_EUSAGE, "-s needs a socket path");
+		else
+			argv[n++] = argv[i];
 	}
-	argc -= optind;
-	argv += optind;
+	argc = n;
+	if (version) {
+		printf("pidvisorctl %s (protocol %d)\n", PIDVISOR_VERSION,
+		    CTL_VERSION);
+		return 0;
+	}
+	if (argc > 0 && strcmp(argv[0], "help") == 0) {
+		if (argc > 2)
+			die(CTL_EUSAGE, "usage: %s help [VERB]", prog);
+		if (argc == 2)
+			return usage_verb(argv[1]);
+		help = true;
+	}
+	if (help) {
+		for (i = 0; i < argc; i++)
+			if (ctl_verb_find(argv[i]) != NULL)
+				return usage_verb(argv[i]);
+		usage(stdout);
+		return 0;
+	}
 	if (argc == 0) {
 		usage(stderr);
 		return CTL_EUSAGE;

@@ -161,20 +161,13 @@ pressure_rss(struct sup_svc *ss)
 {
 	char		path[64], buf[128];
 	long		pages = 0, size;
-	ssize_t		n;
-	int		fd;
 
 	if (ss->svc.pidfd < 0 || ss->svc.pid <= 0)
 		return 0;
 	/* Our own unreaped child: its PID cannot be anybody else's. */
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int)ss->svc.pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
 		return 0;
 	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -197,17 +190,10 @@ static void
 pressure_now(struct pressure *pr, char *out, size_t n)
 {
 	char	buf[256], *e;
-	int	fd;
-	ssize_t	r;
 
 	snprintf(out, n, "?");
-	if ((fd = open(pr->file, O_RDONLY | O_CLOEXEC)) < 0)
+	if (read_small(AT_FDCWD, pr->file, buf, sizeof(buf)) <= 0)
 		return;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return;
-	buf[r] = '\0';
 	if ((e = strstr(buf, " avg60")) != NULL)
 		*e = '\0';
 	snprintf(out, n, "%.*s", (int)n - 1, buf);
@@ -222,16 +208,9 @@ pressure_total(struct pressure *pr)
 {
 	char		 buf[256], *p;
 	long long	 v;
-	ssize_t		 r;
-	int		 fd;
 
-	if ((fd = open(pr->file, O_RDONLY | O_CLOEXEC)) < 0)
+	if (read_small(AT_FDCWD, pr->file, buf, sizeof(buf)) <= 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
 	p = pr->sc->pressure_full ? strstr(buf, "full ") : buf;
 	if (p == NULL || (p = strstr(p, "total=")) == NULL ||
 	    sscanf(p, "total=%lld", &v) != 1)
@@ -456,18 +435,11 @@ pressure_room(struct pressure *pr)
 {
 	uint64_t	 room = UINT64_MAX, v, cur, lim = UINT64_MAX;
 	char		 buf[4096], *p;
-	ssize_t		 n;
-	int		 fd;
 
-	if ((fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)) >= 0) {
-		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-			buf[n] = '\0';
-			if ((p = strstr(buf, "MemAvailable:")) != NULL &&
-			    sscanf(p, "MemAvailable: %" SCNu64, &v) == 1)
-				room = v << 10;
-		}
-		close(fd);
-	}
+	if (read_small(AT_FDCWD, "/proc/meminfo", buf, sizeof(buf)) > 0 &&
+	    (p = strstr(buf, "MemAvailable:")) != NULL &&
+	    sscanf(p, "MemAvailable: %" SCNu64, &v) == 1)
+		room = v << 10;
 	if (pr->cg->base_fd < 0 ||
 	    cgroup_read_u64(pr->cg->base_fd, "memory.current", &cur) < 0)
 		return room;
@@ -685,15 +657,10 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 	const struct sup_conf	*sc = pr->sc;
 	char			 psi[512] = "", when[40], trig[64] = "off";
 	unsigned		 i, first;
-	ssize_t			 n;
-	int			 fd;
 
-	if ((fd = open(pr->psi_fd >= 0 ? pr->file : "/proc/pressure/memory",
-	    O_RDONLY | O_CLOEXEC)) >= 0) {
-		if ((n = read(fd, psi, sizeof(psi) - 1)) > 0)
-			psi[n] = '\0';
-		close(fd);
-	}
+	if (read_small(AT_FDCWD, pr->psi_fd >= 0 ? pr->file :
+	    "/proc/pressure/memory", psi, sizeof(psi)) < 0)
+		psi[0] = '\0';
 	if (pr->psi_fd >= 0)
 		snprintf(trig, sizeof(trig), "%s %u %u", sc->pressure_full ?
 		    "full" : "some", sc->pressure_stall, sc->pressure_window);

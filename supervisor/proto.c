@@ -6,33 +6,67 @@
 #include "proto.h"
 
 const struct ctl_verb ctl_verbs[VERB__COUNT] = {
-	[VERB_STATUS] = { "status", 0, 1, VF_JSON,
-	    "status [NAME] [--json]" },
-	[VERB_START] = { "start", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
-	    "start NAME [--wait] [--timeout=DURATION]" },
-	[VERB_STOP] = { "stop", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
-	    "stop NAME [--wait] [--timeout=DURATION]" },
-	[VERB_RESTART] = { "restart", 1, 1, VF_ROOT | VF_WAIT | VF_TIMEOUT,
-	    "restart NAME [--wait] [--timeout=DURATION]" },
+	[VERB_STATUS] = { "status", 0, CTL_NAMES_MAX, VF_JSON,
+	    "status [NAME...] [--json]",
+	    "the state of every service, or of the ones named" },
+	[VERB_START] = { "start", 1, CTL_NAMES_MAX,
+	    VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "start NAME... [--wait] [--timeout=DURATION]",
+	    "start services (and what they require)" },
+	[VERB_STOP] = { "stop", 1, CTL_NAMES_MAX,
+	    VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "stop NAME... [--wait] [--timeout=DURATION]",
+	    "stop services (and what requires them)" },
+	[VERB_RESTART] = { "restart", 1, CTL_NAMES_MAX,
+	    VF_ROOT | VF_WAIT | VF_TIMEOUT,
+	    "restart NAME... [--wait] [--timeout=DURATION]",
+	    "stop and start services" },
 	[VERB_SIGNAL] = { "signal", 2, 2, VF_ROOT,
-	    "signal NAME SIGNAL" },
+	    "signal NAME SIGNAL",
+	    "send a signal to a service's main process" },
 	[VERB_WAIT] = { "wait", 2, 2, VF_TIMEOUT,
-	    "wait NAME STATE [--timeout=DURATION]" },
+	    "wait NAME STATE [--timeout=DURATION]",
+	    "wait until a service is in a state" },
 	[VERB_VERSION] = { "version", 0, 0, 0,
-	    "version" },
+	    "version",
+	    "the versions of pidvisorctl and of the running pidvisor" },
 	[VERB_SHUTDOWN] = { "shutdown", 0, 0, VF_ROOT,
-	    "shutdown" },
+	    "shutdown",
+	    "stop every service, then pidvisor (as PID 1: reboot)" },
 	[VERB_REBOOT] = { "reboot", 0, 0, VF_ROOT,
-	    "reboot" },
+	    "reboot",
+	    "PID 1: stop every service, then reboot" },
 	[VERB_POWEROFF] = { "poweroff", 0, 0, VF_ROOT,
-	    "poweroff" },
+	    "poweroff",
+	    "PID 1: stop every service, then power off" },
 	[VERB_LOGS] = { "logs", 1, 1, VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
-	    "logs NAME [-n N] [-f] [--json]" },
+	    "logs NAME [-n N] [-f] [--json]",
+	    "the last lines a service printed; -f follows" },
 	[VERB_RELOAD] = { "reload", 0, 0, VF_ROOT,
-	    "reload" },
+	    "reload",
+	    "apply the configuration on disk, or refuse it whole" },
 	[VERB_PRESSURE] = { "pressure", 0, 2, VF_JSON,
-	    "pressure [--json] | pressure kill NAME" },
+	    "pressure [--json] | pressure kill NAME",
+	    "the low-memory killer: its state, or a kill now" },
+	[VERB_SHOW] = { "show", 1, 1, VF_ROOT,
+	    "show NAME",
+	    "every key of a service in effect, defaults too, and whence" },
+	[VERB_CAT] = { "cat", 1, 1, VF_ROOT,
+	    "cat NAME",
+	    "the file that defines a service" },
 };
+
+/* The verb named name, or NULL. */
+const struct ctl_verb *
+ctl_verb_find(const char *name)
+{
+	int	i;
+
+	for (i = 0; i < VERB__COUNT; i++)
+		if (strcmp(name, ctl_verbs[i].name) == 0)
+			return &ctl_verbs[i];
+	return NULL;
+}
 
 /* Append one frame. */
 int
@@ -153,15 +187,16 @@ ctl_req_get(const struct ctl_frame *f, char **argv, int max)
 }
 
 /*
- * Parse VERB [ARGS] [OPTIONS] for both ends.  On error, err says what is
- * wrong (with the usage) and the result is -EINVAL.
+ * Parse VERB [ARGS] for both ends, with the verb's options anywhere
+ * (before the verb too).  On error, err says what is wrong (with the
+ * usage) and the result is -EINVAL.
  */
 int
 ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
     size_t errlen)
 {
 	const struct ctl_verb	*v = NULL;
-	int			 i;
+	int			 i, vi;
 
 	memset(a, 0, sizeof(*a));
 	a->timeout = CTL_WAIT_DEFAULT;
@@ -170,17 +205,27 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 		snprintf(err, errlen, "no verb given");
 		return -EINVAL;
 	}
-	for (i = 0; i < VERB__COUNT; i++)
-		if (strcmp(argv[0], ctl_verbs[i].name) == 0)
-			v = &ctl_verbs[i];
-	if (v == NULL) {
-		snprintf(err, errlen, "unknown verb '%.64s'", argv[0]);
+	/* The verb is the first word that is not an option. */
+	for (vi = 0; vi < argc; vi++) {
+		if (strcmp(argv[vi], "-n") == 0)
+			vi++;
+		else if (argv[vi][0] != '-' || argv[vi][1] == '\0')
+			break;
+	}
+	if (vi >= argc) {
+		snprintf(err, errlen, "no verb given");
+		return -EINVAL;
+	}
+	if ((v = ctl_verb_find(argv[vi])) == NULL) {
+		snprintf(err, errlen, "unknown verb '%.64s'", argv[vi]);
 		return -EINVAL;
 	}
 	a->verb = (int)(v - ctl_verbs);
-	for (i = 1; i < argc; i++) {
+	for (i = 0; i < argc; i++) {
 		const char	*s = argv[i];
 
+		if (i == vi)
+			continue;
 		if ((v->flags & VF_WAIT) && strcmp(s, "--wait") == 0) {
 			a->wait = true;
 		} else if ((v->flags & VF_JSON) && strcmp(s, "--json") == 0) {

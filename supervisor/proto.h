@@ -31,7 +31,8 @@
 #define CTL_HDR_SIZE	8
 #define CTL_REQ_MAX	4096		/* request payload */
 #define CTL_FRAME_MAX	(256 * 1024)	/* reply payload, per frame */
-#define CTL_ARGS_MAX	16
+#define CTL_ARGS_MAX	40
+#define CTL_NAMES_MAX	32		/* names in one request */
 
 #define CTL_SOCKET_DEFAULT	"/run/pidvisor/control.sock"
 
@@ -80,6 +81,8 @@ enum ctl_verb_id {
 	VERB_LOGS,
 	VERB_RELOAD,
 	VERB_PRESSURE,
+	VERB_SHOW,
+	VERB_CAT,
 	VERB__COUNT
 };
 
@@ -96,16 +99,19 @@ struct ctl_verb {
 	uint8_t		 max;
 	uint8_t		 flags;
 	const char	*usage;
+	const char	*help;		/* one line */
 };
 
 extern const struct ctl_verb ctl_verbs[VERB__COUNT];
+
+const struct ctl_verb *ctl_verb_find(const char *);
 
 #define CTL_WAIT_DEFAULT	60000	/* ms */
 
 /* A request, parsed the same way by the client and the server. */
 struct ctl_args {
 	int		 verb;		/* enum ctl_verb_id */
-	const char	*pos[4];
+	const char	*pos[CTL_ARGS_MAX];
 	int		 npos;
 	bool		 wait;
 	bool		 json;

@@ -837,16 +837,9 @@ sup_nr_open(rlim_t min)
 {
 	char	buf[32];
 	rlim_t	v = 0;
-	ssize_t	n;
-	int	fd;
 
-	if ((fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC)) >= 0) {
-		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-			buf[n] = '\0';
-			v = strtoull(buf, NULL, 10);
-		}
-		close(fd);
-	}
+	if (read_small(AT_FDCWD, "/proc/sys/fs/nr_open", buf, sizeof(buf)) > 0)
+		v = strtoull(buf, NULL, 10);
 	return v > min ? v : min;
 }
 

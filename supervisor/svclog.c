@@ -171,7 +171,7 @@ log_line_format(struct buf *b, const char *name, const struct log_line *l,
 	    (int)(l->ts_ms % 1000));
 	if (!json) {
 		buf_printf(b, "%s %s[%d] %s: ", when, name, (int)l->pid,
-		    l->stream == STREAM_ERR ? "err" : "out");
+		    l->stream == STREAM_ERR ? "stderr" : "stdout");
 		buf_add(b, l->text, l->len);
 		buf_add(b, "\n", 1);
 		return;

@@ -1,6 +1,7 @@
 /* util.c - buffers, durations, signals, argv splitting, logging */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,62 @@ buf_json_str(struct buf *b, const char *s)
 	if (s == NULL)
 		return buf_puts(b, "null");
 	return buf_json_strn(b, s, strlen(s));
+}
+
+/*
+ * Read a small file (procfs, cgroupfs: one read gives it all) into
+ * buf[0..len), NUL-terminated.  The length, or -errno.
+ */
+ssize_t
+read_small(int dirfd, const char *path, char *buf, size_t len)
+{
+	ssize_t	n;
+	int	fd, err;
+
+	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	while ((n = read(fd, buf, len - 1)) < 0 && errno == EINTR)
+		;
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * Append a whole file of at most max bytes to b (not NUL-terminated).
+ * 0, or -errno (-EFBIG: larger than max).
+ */
+int
+read_file(const char *path, size_t max, struct buf *b)
+{
+	char	chunk[8192];
+	ssize_t	n;
+	size_t	total = 0;
+	int	fd, rc = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if ((total += (size_t)n) > max) {
+			rc = -EFBIG;
+			break;
+		}
+		if (buf_add(b, chunk, (size_t)n) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	close(fd);
+	return rc;
 }
 
 /* Microseconds on the monotonic clock. */

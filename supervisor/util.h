@@ -46,6 +46,10 @@ int64_t	mono_ms(void);
 int64_t	mono_us(void);
 int64_t	real_ms(void);
 
+/* A small file (under dirfd, or AT_FDCWD) in one read, NUL-terminated. */
+ssize_t	read_small(int, const char *, char *, size_t);
+int	read_file(const char *, size_t, struct buf *);
+
 int	parse_duration(const char *, uint32_t *);
 void	format_duration(char *, size_t, int64_t);
 int	parse_u64(const char *, uint64_t, uint64_t *);

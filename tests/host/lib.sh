@@ -67,6 +67,26 @@ ctl() {
 	"$CTL" -s "$T/ctl.sock" "$@"
 }
 
+# wait_until MS CMD...: run CMD every 50 ms until it succeeds, for at
+# most MS ms; fails after that.  For what no event tells (a line in a
+# log, a count in /proc); where pidvisor tells, `ctl wait` waits.
+wait_until() {
+	local deadline=$((${EPOCHREALTIME/./} / 1000 + $1))
+	shift
+	until "$@"; do
+		((${EPOCHREALTIME/./} / 1000 < deadline)) || return 1
+		sleep 0.05
+	done
+}
+
+# Does pidvisor answer?  It must not have exited meanwhile.
+pv_answers() {
+	ctl version >/dev/null 2>&1 && return 0
+	kill -0 "$UNSHARE_PID" 2>/dev/null ||
+	    fail "pidvisor exited: $(cat "$T/log")"
+	return 1
+}
+
 # Start pidvisor as PID 1 of a new PID namespace; wait for its socket.
 # On a host with cgroup v2 at /sys/fs/cgroup, services get no cgroups:
 # tests never write into the host's cgroup tree.
@@ -79,14 +99,7 @@ pv_up() {
 	unshare --pid --fork --mount-proc --kill-child \
 	    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
 	UNSHARE_PID=$!
-	local i
-	for i in $(seq 1 500); do
-		ctl version >/dev/null 2>&1 && break
-		kill -0 "$UNSHARE_PID" 2>/dev/null ||
-		    fail "pidvisor exited: $(cat "$T/log")"
-		sleep 0.02
-	done
-	ctl version >/dev/null || fail "pidvisor did not answer in 10 s"
+	wait_until 10000 pv_answers || fail "pidvisor did not answer in 10 s"
 	PV_PID=$(cat /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children)
 	PV_PID=${PV_PID%% *}
 	[ -n "$PV_PID" ] || fail "no pidvisor process"

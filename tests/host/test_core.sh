@@ -298,14 +298,11 @@ t_orphans() {
 	pv_up
 	expect_rc 0 ctl wait a failed --timeout=10s
 	expect_eq "$(field a reason)" "exited with code 7"
-	local i left
-	for i in $(seq 1 100); do
-		left=$(ns sh -c 'cat /proc/[0-9]*/comm 2>/dev/null' |
-		    grep -c '^orphan$')
-		[ "$left" = 0 ] && break
-		sleep 0.05
-	done
-	expect_eq "$left" 0 "orphans left (alive or zombie)"
+	no_orphans() {
+		[ "$(ns sh -c 'cat /proc/[0-9]*/comm 2>/dev/null' |
+		    grep -c '^orphan$')" = 0 ]
+	}
+	wait_until 5000 no_orphans || fail "orphans left (alive or zombie)"
 	expect_eq "$(ns sh -c 'cat /proc/[0-9]*/stat' | awk '$3=="Z"' | wc -l)" \
 	    0 "zombies"
 	pv_down

@@ -195,10 +195,7 @@ unchanged keep"
 	expect_eq "$(field keep restarts)" 0 "keep's restarts"
 	up2=$(field keep uptime_ms)
 	[ "$up2" -gt "$up1" ] || fail "keep's uptime went from $up1 to $up2"
-	for i in $(seq 1 100); do
-		ctl status gone >/dev/null 2>&1 || break
-		sleep 0.05
-	done
+	wait_until 5000 eval '! ctl status gone >/dev/null 2>&1'
 	expect_rc 4 ctl status gone
 
 	# What pidvisor.ini cannot change live, reload says.
@@ -214,10 +211,7 @@ pidvisor restarts"
 	exec = $H sleep=forever
 	EOF
 	kill -HUP "$PV_PID"
-	for i in $(seq 1 100); do
-		ctl status late >/dev/null 2>&1 && break
-		sleep 0.05
-	done
+	wait_until 5000 eval 'ctl status late >/dev/null 2>&1'
 	expect_rc 0 ctl wait late ready --timeout=5s
 	expect_eq "$(field keep pid)" "$keep" "keep after SIGHUP"
 	pv_down
@@ -234,6 +228,8 @@ t_install() {
 	    usr/share/man/man8/pidvisor.8 usr/share/man/man8/pidvisorctl.8 \
 	    usr/share/man/man5/pidvisor.ini.5 \
 	    usr/share/bash-completion/completions/pidvisorctl \
+	    usr/share/zsh/vendor-completions/_pidvisorctl \
+	    usr/share/fish/vendor_completions.d/pidvisorctl.fish \
 	    usr/share/doc/pidvisor/examples/pidvisor.ini \
 	    usr/share/doc/pidvisor/examples/services/notifier.ini; do
 		[ -f "$T/root/$f" ] || fail "$f was not installed"
@@ -258,8 +254,8 @@ t_manuals() {
 		    fail "$page is empty"
 	done
 	# Every key and every verb is documented.
-	for key in $(grep -o '\[K_[A-Z_]*\] = { "[a-z_]*"' \
-	    "$ROOT/supervisor/conf.c" | sed 's/.*"\(.*\)"/\1/'); do
+	for key in $(grep -o '\[K_[A-Z_]*\] = S[UV][PC]("[a-z_]*"' \
+	    "$ROOT/supervisor/conf.c" | sed 's/.*"\(.*\)"/\1/' | sort -u); do
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
 		    fail "pidvisor.ini(5) does not document $key"
 	done
@@ -270,7 +266,8 @@ t_manuals() {
 	done
 }
 
-# bash completion: verbs, and service names from the running supervisor.
+# Completion, made from the verb table: verbs, options and the service
+# names of the running supervisor, in bash and fish; zsh's parses.
 t_completion() {
 	pv_dir
 	svc alpha <<-EOF
@@ -281,17 +278,183 @@ t_completion() {
 	enabled = no
 	EOF
 	pv_up
-	local got
+	local got comp=$ROOT/build/completion
 	got=$(PATH=$(dirname "$CTL"):$PATH PIDVISOR_SOCKET=$T/ctl.sock bash -c '
-		source "'"$ROOT"'/completion/pidvisorctl.bash"
+		source "'"$comp"'/pidvisorctl.bash"
 		COMP_WORDS=(pidvisorctl st); COMP_CWORD=1; _pidvisorctl
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(pidvisorctl restart ""); COMP_CWORD=2; _pidvisorctl
 		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(pidvisorctl restart alpha ""); COMP_CWORD=3
+		_pidvisorctl; echo "${COMPREPLY[*]}"
 		COMP_WORDS=(pidvisorctl wait alpha ""); COMP_CWORD=3; _pidvisorctl
-		echo "${COMPREPLY[*]}"')
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(pidvisorctl pr); COMP_CWORD=1; _pidvisorctl
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(pidvisorctl --json status ""); COMP_CWORD=3
+		_pidvisorctl; echo "${COMPREPLY[*]}"')
 	expect_eq "$got" "start status stop
 alpha beta
-backoff failed ready starting stopped stopping"
+alpha beta
+backoff failed ready starting stopped stopping
+pressure
+alpha beta"
+	got=$(PATH=$(dirname "$CTL"):$PATH PIDVISOR_SOCKET=$T/ctl.sock \
+	    fish -c "source $comp/pidvisorctl.fish
+		complete -C 'pidvisorctl sho' | cut -f1
+		complete -C 'pidvisorctl show ' | cut -f1
+		complete -C 'pidvisorctl logs --' | cut -f1")
+	expect_eq "$got" "show
+alpha
+beta
+--json"
+	zsh -n "$comp/_pidvisorctl" || fail "zsh completion does not parse"
+	pv_down
+}
+
+# The CLI as a user reaches for it: help, versions, options anywhere,
+# several names, notes on stderr, show and cat.
+t_cli() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	stop_timeout = 2s
+	EOF
+	svc b <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	local v
+	for v in --help -h help "help status" "status --help"; do
+		# shellcheck disable=SC2086
+		expect_rc 0 "$CTL" $v
+		expect_match "$OUT" "usage: pidvisorctl" "pidvisorctl $v"
+	done
+	expect_rc 0 "$CTL" help
+	for v in status start stop restart signal wait version shutdown \
+	    reboot poweroff logs reload pressure show cat; do
+		expect_match "$OUT" "  $v " "help lists $v"
+	done
+	expect_rc 0 "$CTL" help start
+	expect_match "$OUT" "start NAME\.\.\. \[--wait\]" "help start"
+	expect_rc 2 "$CTL" help frobnicate
+	expect_rc 0 "$CTL" --version
+	expect_match "$OUT" "^pidvisorctl [0-9.]+ \(protocol 2\)$"
+	expect_rc 0 "$PV" --help
+	expect_match "$OUT" "--check" "pidvisor --help"
+	expect_rc 0 "$PV" --version
+	expect_match "$OUT" "^pidvisor [0-9.]+"
+	pv_up
+	ctl wait a ready --timeout=5s >/dev/null || fail "a is not ready"
+	# Options before the verb, and several names.
+	expect_rc 0 ctl --json status a
+	expect_eq "$(echo "$OUT" | jq -r '.[0].name')" a "--json status a"
+	expect_rc 0 "$CTL" --socket="$T/ctl.sock" start b --wait \
+	    --timeout=5s
+	expect_rc 0 ctl status a b --json
+	expect_eq "$(echo "$OUT" | jq -r '[.[].state] | join(" ")')" \
+	    "ready ready" "status a b"
+	expect_rc 4 ctl stop a nosuch
+	expect_eq "$(field a state)" ready "a after a refused stop"
+	expect_rc 0 ctl restart a b --wait --timeout=10s
+	expect_rc 0 ctl stop --wait a b
+	expect_rc 3 ctl status a b
+	expect_rc 0 ctl start a b --wait
+	# Notes are not output: stdout is the table alone.
+	ctl status >"$T/out" 2>"$T/err" || fail "status"
+	expect_eq "$(grep -c . "$T/out")" 3 "lines of status"
+	if [ -s "$T/err" ]; then
+		expect_match "$(cat "$T/err")" \
+		    "^pidvisorctl: services run without cgroups: " "the note"
+	fi
+	# show: every key in effect, and whence; cat: the file.
+	expect_rc 0 ctl show a
+	expect_match "$OUT" "stop_timeout = 2s +# $T/conf/services/a.ini" \
+	    "show: a key of the file"
+	expect_match "$OUT" "restart = always +# default" "show: a default"
+	expect_eq "$(echo "$OUT" | grep -c ' = ')" \
+	    "$(grep -c '\] = SVC(' "$ROOT/supervisor/conf.c")" "keys shown"
+	expect_rc 0 ctl cat b
+	expect_eq "$OUT" "# $T/conf/services/b.ini
+$(cat "$T/conf/services/b.ini")" "cat b"
+	expect_rc 4 ctl show nosuch
+	pv_down
+}
+
+# pidvisor --check: every error, exit 1; a good tree, exit 0; nothing
+# runs.
+t_check() {
+	pv_dir
+	svc good <<-EOF
+	exec = /bin/true
+	EOF
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "1 service, no errors"
+	svc bad <<-EOF
+	exec = /bin/true
+	restrat = never
+	requires = nosuch
+	EOF
+	sup_ini <<-EOF
+	max_clients = 8
+	max_clients = 9
+	EOF
+	expect_rc 1 "$PV" -n -c "$T/conf"
+	expect_match "$OUT" "bad.ini:3: unknown key 'restrat' \(did you mean \
+'restart'\?\)" "the typo"
+	expect_match "$OUT" "bad.ini:4: requires: unknown service 'nosuch'"
+	expect_match "$OUT" "pidvisor.ini:3: 'max_clients' given twice"
+	expect_match "$OUT" "3 errors in"
+	[ ! -e "$T/ctl.sock" ] || fail "--check made a control socket"
+}
+
+# reload: every key of pidvisor.ini that changed is either applied or
+# said to need a restart; none is forgotten.
+t_reload_settings() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	local keys
+	cp "$T/conf/pidvisor.ini" "$T/before.ini" 2>/dev/null || :
+	# The [supervisor] keys of the table, and a value each.
+	sup_ini <<-EOF
+	control_socket = $T/other.sock
+	notify_socket = $T/other-notify.sock
+	control_mode = 0660
+	max_clients = 8
+	client_timeout = 3s
+	log = none
+	log_buffer = 8k
+	log_file_max = 2M
+	log_file_keep = 2
+	log_dir = $T/logs
+	log_level = debug
+	cgroup_root = none
+	cgroup_memory_high = 1G
+	pressure = some 100000 1000000
+	pressure_file = /proc/pressure/memory
+	pressure_reclaim = kill
+	pressure_cooldown = 5s
+	pressure_calm = 3s
+	pressure_calm_max = 60s
+	EOF
+	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf.c" |
+	    sed 's/.*"\(.*\)"/\1/')
+	expect_eq "$(echo "$keys" | wc -l)" \
+	    "$(($(grep -c . "$T/conf/pidvisor.ini") - 1))" \
+	    "this test gives every key"
+	expect_rc 0 ctl reload
+	for k in $keys; do
+		# pv_up set it already on a cgroup2 host.
+		[ "$k" = cgroup_root ] && grep -qs "^cgroup_root = none" \
+		    "$T/before.ini" && continue
+		echo "$OUT" | grep -Eq "^pidvisor.ini: $k (= |takes effect when \
+pidvisor restarts)" || fail "reload says nothing of $k: $OUT"
+	done
+	expect_match "$OUT" "pidvisor.ini: max_clients = 8"
+	expect_match "$OUT" "pidvisor.ini: pressure takes effect when"
+	expect_match "$OUT" "pidvisor.ini: cgroup_memory_high takes effect when"
 	pv_down
 }

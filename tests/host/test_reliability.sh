@@ -103,10 +103,7 @@ t_hostile_clients() {
 
 	# Everything is closed again.
 	ctl stop crash --wait --timeout=5s >/dev/null
-	for i in $(seq 1 100); do
-		[ "$(pv_fds)" -le "$fds0" ] && break
-		sleep 0.05
-	done
+	wait_until 5000 eval '[ "$(pv_fds)" -le "$fds0" ]'
 	expect_eq "$(pv_fds)" "$fds0" "open fds after the storm"
 	expect_rc 0 ctl status a
 	pv_down
@@ -153,10 +150,7 @@ t_out_of_fds() {
 	soft=$(prlimit --pid "$PV_PID" --nofile --noheadings -o SOFT)
 	prlimit --pid "$PV_PID" --nofile=$(($(pv_fds) + 20)):
 	ctl reload >/dev/null || fail "reload: $(ctl reload)"
-	for i in $(seq 1 100); do
-		grep -q "spawn: Too many open files" "$T/log" && break
-		sleep 0.05
-	done
+	wait_until 5000 grep -q "spawn: Too many open files" "$T/log"
 	expect_match "$(cat "$T/log")" "spawn: Too many open files" "log"
 	# Many clients at once while short: each is answered in turn.
 	for i in $(seq 1 20); do
@@ -229,18 +223,12 @@ t_disk_full() {
 	EOF
 	PV="$T/pv-wrap" pv_up
 	local i r0 last mem
-	for i in $(seq 1 200); do
-		grep -q "talker: cannot write its log" "$T/log" && break
-		sleep 0.05
-	done
+	wait_until 10000 grep -q "talker: cannot write its log" "$T/log"
 	expect_match "$(grep "talker: cannot write" "$T/log")" \
 	    "No space left on device" "the warning"
 	r0=$(field crash restarts)
-	for i in $(seq 1 100); do
-		[ "$(field crash restarts)" -gt $((r0 + 2)) ] && break
-		sleep 0.05
-	done
-	[ "$(field crash restarts)" -gt $((r0 + 2)) ] || fail "crash stopped"
+	wait_until 5000 eval '[ "$(field crash restarts)" -gt $((r0 + 2)) ]' ||
+	    fail "crash stopped"
 	expect_eq "$(grep -c "talker: cannot write" "$T/log")" 1 "warnings"
 	# What the file lacks is in memory.
 	last=$(nsenter -t "$PV_PID" -m tail -1 "$T/logs/talker.log" |
@@ -249,20 +237,16 @@ t_disk_full() {
 	[ "$mem" -gt "$last" ] || fail "logs: $mem, file: $last"
 	# Room again: the file goes on.
 	nsenter -t "$PV_PID" -m rm "$T/logs/filler"
-	for i in $(seq 1 200); do
-		grep -q "talker: writing its log in .* again" "$T/log" && break
-		sleep 0.05
-	done
+	wait_until 10000 grep -q "talker: writing its log in .* again" "$T/log"
 	expect_match "$(cat "$T/log")" \
 	    "talker: writing its log in [^ ]* again; [0-9]+ lines not written" \
 	    "the all-clear"
-	for i in $(seq 1 100); do
+	file_goes_on() {
 		last=$(nsenter -t "$PV_PID" -m tail -1 "$T/logs/talker.log" |
 		    awk '{ print $NF }')
-		[ "$last" -gt "$mem" ] 2>/dev/null && break
-		sleep 0.05
-	done
-	[ "$last" -gt "$mem" ] 2>/dev/null || fail "the file stopped at $last"
+		[ "$last" -gt "$mem" ] 2>/dev/null
+	}
+	wait_until 5000 file_goes_on || fail "the file stopped at $last"
 	# Whole lines only, before and after the gap.
 	nsenter -t "$PV_PID" -m cat "$T/logs/talker.log" >"$T/file"
 	expect_eq "$(grep -cv ' line [0-9]*$' "$T/file")" 0 "broken lines"

@@ -156,18 +156,25 @@ test_end_malformed(void **state)
 	assert_int_equal(ctl_end_get(&f, &code, &msg), -EBADMSG);
 }
 
-/* Parse argv given as a string with single spaces. */
+/*
+ * Parse argv given as a string with single spaces; a->pos point into
+ * the copy, kept until the next call (NULL: free it).
+ */
 static int
 args(const char *line, struct ctl_args *a, char *err)
 {
-	char	*copy = strdup(line), *argv[CTL_ARGS_MAX], *p;
-	int	 argc = 0, rc;
+	static char	*copy;
+	char		*argv[CTL_ARGS_MAX], *p;
+	int		 argc = 0;
 
+	free(copy);
+	copy = NULL;
+	if (line == NULL)
+		return 0;
+	copy = strdup(line);
 	for (p = strtok(copy, " "); p; p = strtok(NULL, " "))
 		argv[argc++] = p;
-	rc = ctl_args_parse(argc, argv, a, err, 256);
-	free(copy);
-	return rc;
+	return ctl_args_parse(argc, argv, a, err, 256);
 }
 
 static void
@@ -206,8 +213,25 @@ test_args(void **state)
 	assert_string_equal(err, "unknown verb 'frobnicate'");
 	assert_int_equal(args("start", &a, err), -EINVAL);
 	assert_non_null(strstr(err, "missing arguments; usage: start NAME"));
-	assert_int_equal(args("start a b", &a, err), -EINVAL);
+	assert_int_equal(args("signal a TERM x", &a, err), -EINVAL);
 	assert_non_null(strstr(err, "too many arguments"));
+	/* Several names, and options before the verb. */
+	assert_int_equal(args("start a b c --wait", &a, err), 0);
+	assert_int_equal(a.npos, 3);
+	assert_string_equal(a.pos[2], "c");
+	assert_int_equal(args("--json status a b", &a, err), 0);
+	assert_int_equal(a.verb, VERB_STATUS);
+	assert_true(a.json);
+	assert_int_equal(a.npos, 2);
+	assert_string_equal(a.pos[0], "a");
+	assert_int_equal(args("-n 5 logs web", &a, err), 0);
+	assert_int_equal(a.verb, VERB_LOGS);
+	assert_int_equal(a.lines, 5);
+	assert_string_equal(a.pos[0], "web");
+	assert_int_equal(args("--json", &a, err), -EINVAL);
+	assert_string_equal(err, "no verb given");
+	assert_int_equal(args("--wait status", &a, err), -EINVAL);
+	assert_non_null(strstr(err, "unknown option '--wait'"));
 	assert_int_equal(args("status --wait", &a, err), -EINVAL);
 	assert_non_null(strstr(err, "unknown option '--wait'"));
 	assert_int_equal(args("start a --timeout=soon", &a, err), -EINVAL);
@@ -216,6 +240,7 @@ test_args(void **state)
 	assert_int_equal(args("version x", &a, err), -EINVAL);
 	assert_int_equal(ctl_args_parse(0, NULL, &a, err, sizeof(err)),
 	    -EINVAL);
+	args(NULL, &a, err);
 }
 
 static void

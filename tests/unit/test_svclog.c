@@ -108,7 +108,7 @@ test_format(void **state)
 
 	(void)state;
 	log_line_format(&b, "web", &l, false);
-	assert_memory_equal(b.data, "2025-12-03T09:10:11.123Z web[99] err: "
+	assert_memory_equal(b.data, "2025-12-03T09:10:11.123Z web[99] stderr: "
 	    "a \"b\"\x01\xff!\n", b.len);
 	b.len = 0;
 	log_line_format(&b, "web", &l, true);
