@@ -13,15 +13,15 @@ struct cgroups {
 	char	 why[160];	/* why there are none */
 };
 
-int	cgroup_init(struct cgroups *, const struct sup_conf *, bool);
-void	cgroup_fini(struct cgroups *);
-int	cgroup_svc_open(struct cgroups *, const struct svc_def *);
-void	cgroup_svc_remove(struct cgroups *, const char *);
-int	cgroup_read_u64(int, const char *, uint64_t *);
-int	cgroup_read_limit(int, const char *, uint64_t *);
-int	cgroup_events(int, uint64_t *, uint64_t *);
-int	cgroup_kill(int);
-int	cgroup_signal(int, int);
-bool	cgroup_empty(int);
+int	cgroup_init(struct cgroups *cg, const struct sup_conf *sc, bool pid1);
+void	cgroup_fini(struct cgroups *cg);
+int	cgroup_svc_open(struct cgroups *cg, const struct svc_def *d);
+void	cgroup_svc_remove(struct cgroups *cg, const char *name);
+int	cgroup_read_u64(int dirfd, const char *file, uint64_t *v);
+int	cgroup_read_limit(int dirfd, const char *file, uint64_t *v);
+int	cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill);
+int	cgroup_kill(int dirfd);
+int	cgroup_signal(int dirfd, int sig);
+bool	cgroup_empty(int dirfd);
 
 #endif

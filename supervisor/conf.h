@@ -246,24 +246,22 @@ struct conf {
 	const char	 *etc;		/* where passwd and group are read */
 };
 
-void		 conf_init(struct conf *);
-void		 conf_free(struct conf *);
-int		 conf_load(struct conf *, const char *);
-int		 conf_parse_sup(struct conf *, const char *, const char *);
-int		 conf_parse_service(struct conf *, const char *, const char *,
-		     const char *);
-int		 conf_check(struct conf *);
-struct svc_def	*conf_find(const struct conf *, const char *);
-void		 conf_errors(struct conf *, struct buf *);
-bool		 conf_name_valid(const char *);
-void		 svc_def_free(struct svc_def *);
-bool		 svc_def_equal(const struct svc_def *, const struct svc_def *);
-const struct conf_key *conf_key_find(enum conf_section, const char *);
-bool		 conf_key_equal(const struct conf_key *, const void *,
-		     const void *);
-int		 conf_key_copy(const struct conf_key *, void *, const void *);
-void		 conf_key_show(struct buf *, const struct conf_key *,
-		     const void *);
-const char	*log_sink_name(enum log_sink);
+void		 conf_init(struct conf *c);
+void		 conf_free(struct conf *c);
+int		 conf_load(struct conf *c, const char *dir);
+int		 conf_parse_sup(struct conf *c, const char *file, const char *text);
+int		 conf_parse_service(struct conf *c, const char *file,
+		     const char *name, const char *text);
+int		 conf_check(struct conf *c);
+struct svc_def	*conf_find(const struct conf *c, const char *name);
+void		 conf_errors(struct conf *c, struct buf *out);
+bool		 conf_name_valid(const char *s);
+void		 svc_def_free(struct svc_def *d);
+bool		 svc_def_equal(const struct svc_def *a, const struct svc_def *b);
+const struct conf_key *conf_key_find(enum conf_section sec, const char *name);
+bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
+int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
+void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
+const char	*log_sink_name(enum log_sink k);
 
 #endif

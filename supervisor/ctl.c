@@ -568,14 +568,14 @@ struct logs_walk {
 
 /* One line of `logs`: text, an array element, or a JSON line. */
 static void
-logs_one(const struct log_line *l, void *arg)
+logs_one(const struct svclog_line *l, void *arg)
 {
 	struct logs_walk	*w = arg;
 
 	if (w->json && !w->follow && !w->first)
 		buf_puts(w->b, ",");
 	w->first = false;
-	log_line_format(w->b, w->name, l, w->json);
+	svclog_format(w->b, w->name, l, w->json);
 	if (w->json && w->follow)
 		buf_puts(w->b, "\n");
 }
@@ -619,7 +619,7 @@ cmd_logs(struct ctl_client *c, const struct ctl_args *a)
 
 /* A new line of a service: to everyone following it. */
 void
-ctl_svc_line(struct ctl *ctl, struct svc *s, const struct log_line *l)
+ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l)
 {
 	struct ctl_client	*c, *next;
 	struct buf		 b = { 0 };
@@ -635,7 +635,7 @@ ctl_svc_line(struct ctl *ctl, struct svc *s, const struct log_line *l)
 			continue;
 		}
 		b.len = 0;
-		log_line_format(&b, s->def->name, l, c->follow_json);
+		svclog_format(&b, s->def->name, l, c->follow_json);
 		if (c->follow_json)
 			buf_add(&b, "\n", 1);
 		ctl_output_buf(c, &b);

@@ -35,10 +35,10 @@ struct ctl {
 	unsigned		 nclients;
 };
 
-int	ctl_listen(struct ctl *);
-void	ctl_close(struct ctl *);
-void	ctl_svc_changed(struct ctl *, struct svc *);
-void	ctl_svc_line(struct ctl *, struct svc *, const struct log_line *);
-void	ctl_svc_removed(struct ctl *, struct svc *);
+int	ctl_listen(struct ctl *ctl);
+void	ctl_close(struct ctl *ctl);
+void	ctl_svc_changed(struct ctl *ctl, struct svc *s);
+void	ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l);
+void	ctl_svc_removed(struct ctl *ctl, struct svc *s);
 
 #endif

@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-int	env_build(char *const *, char *const *, const char *, char ***,
-	    const char **);
-void	env_free(char **);
+int	env_build(char *const *base, char *const *keys, const char *notify,
+	    char ***out, const char **path);
+void	env_free(char **env);
 
 #endif

@@ -16,6 +16,6 @@ struct notify_msg {
 	bool		 watchdog_trigger;	/* WATCHDOG=trigger */
 };
 
-int	notify_parse(const char *, size_t, struct notify_msg *);
+int	notify_parse(const char *buf, size_t len, struct notify_msg *m);
 
 #endif

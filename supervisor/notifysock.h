@@ -18,8 +18,8 @@ struct notifysock {
 	void		*ctx;
 };
 
-int	notifysock_open(struct notifysock *);
-void	notifysock_drain(struct notifysock *);
-void	notifysock_close(struct notifysock *);
+int	notifysock_open(struct notifysock *ns);
+void	notifysock_drain(struct notifysock *ns);
+void	notifysock_close(struct notifysock *ns);
 
 #endif

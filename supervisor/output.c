@@ -97,17 +97,17 @@ output_wanted(const struct svc_def *d)
 
 /* Write a line to a service's log file; say so when that fails. */
 static void
-output_file(struct svc_out *out, const char *name, const struct log_line *l)
+output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 {
 	const struct svc_def	*d = out->svc->def;
 	const char		*dir = out->o->log_dir;
 	struct buf		 b = { 0 };
 	int			 rc;
 
-	log_line_format(&b, name, l, false);
+	svclog_format(&b, name, l, false);
 	/* A full disk or the like: said once, lines kept in memory (logs
 	 * NAME) meanwhile, and said again when it is over. */
-	if ((rc = log_file_write(&out->file, dir, name, b.data, b.len,
+	if ((rc = svclog_file_write(&out->file, dir, name, b.data, b.len,
 	    d->log.file_max, d->log.file_keep)) < 0) {
 		if (out->file.lost++ == 0)
 			log_warn("%s: cannot write its log in %s: %s; its "
@@ -134,7 +134,7 @@ output_line(void *arg, const char *text, size_t len)
 	struct output_arg	*a = arg;
 	struct svc_out		*out = a->out;
 	const struct svc_def	*d = out->svc->def;
-	struct log_line		 l = {
+	struct svclog_line		 l = {
 		.ts_ms = real_ms(), .seq = out->seq++, .pid = out->pid,
 		.stream = (uint8_t)a->stream, .len = (uint32_t)len,
 		.text = text,
@@ -269,6 +269,6 @@ output_free(struct svc_out *out)
 		line_split_free(&out->split[i]);
 	}
 	ring_free(out->ring);
-	log_file_close(&out->file);
+	svclog_file_close(&out->file);
 	free(out);
 }

@@ -26,10 +26,10 @@ struct line_split {
 
 typedef void	line_fn(void *arg, const char *text, size_t len);
 
-int	line_split_feed(struct line_split *, const char *, size_t, line_fn *,
-	    void *);
-void	line_split_flush(struct line_split *, line_fn *, void *);
-void	line_split_free(struct line_split *);
+int	line_split_feed(struct line_split *ls, const char *p, size_t n,
+	    line_fn *fn, void *arg);
+void	line_split_flush(struct line_split *ls, line_fn *fn, void *arg);
+void	line_split_free(struct line_split *ls);
 
 /* What every service's output shares: the loop, the sinks, the hook. */
 struct output {
@@ -38,7 +38,7 @@ struct output {
 	const char	*log_dir;
 	/* Every line, once it is in the ring and the sink (followers). */
 	void		(*line)(struct output *, struct svc *,
-			    const struct log_line *);
+			    const struct svclog_line *);
 	void		*ctx;
 };
 
@@ -55,13 +55,13 @@ struct svc_out {
 	struct line_split	 split[2];
 	pid_t			 pid;		/* the instance that writes */
 	uint64_t		 seq;		/* lines so far */
-	struct log_ring		*ring;		/* made at the first line */
-	struct log_file		 file;
+	struct svclog_ring		*ring;		/* made at the first line */
+	struct svclog_file		 file;
 };
 
-bool	output_wanted(const struct svc_def *);
-int	output_new(struct output *, struct svc *, struct svc_out **);
-void	output_drain(struct svc_out *);
-void	output_free(struct svc_out *);
+bool	output_wanted(const struct svc_def *d);
+int	output_new(struct output *o, struct svc *s, struct svc_out **outp);
+void	output_drain(struct svc_out *out);
+void	output_free(struct svc_out *out);
 
 #endif

@@ -20,10 +20,10 @@ struct pid1 {
 };
 
 int	pid1_setup(void);
-void	pid1_init(struct pid1 *, struct ev_loop *);
-void	pid1_finish(struct pid1 *);
-void	pid1_reaped(struct pid1 *);
-void	pid1_kill_all(int);
+void	pid1_init(struct pid1 *p, struct ev_loop *loop);
+void	pid1_finish(struct pid1 *p);
+void	pid1_reaped(struct pid1 *p);
+void	pid1_kill_all(int sig);
 int	pid1_count(void);
 
 #endif

@@ -17,10 +17,10 @@ struct pidmap {
 	size_t			  n;
 };
 
-int			 pidmap_reserve(struct pidmap *, size_t);
-void			 pidmap_add(struct pidmap *, struct pidmap_node *, pid_t);
-void			 pidmap_del(struct pidmap *, struct pidmap_node *);
-struct pidmap_node	*pidmap_get(const struct pidmap *, pid_t);
-void			 pidmap_free(struct pidmap *);
+int			 pidmap_reserve(struct pidmap *m, size_t n);
+void			 pidmap_add(struct pidmap *m, struct pidmap_node *e, pid_t pid);
+void			 pidmap_del(struct pidmap *m, struct pidmap_node *e);
+struct pidmap_node	*pidmap_get(const struct pidmap *m, pid_t pid);
+void			 pidmap_free(struct pidmap *m);
 
 #endif

@@ -71,16 +71,15 @@ struct pressure {
 	struct kill_rec	 hist[KILL_HISTORY];
 };
 
-void		 pressure_init(struct pressure *);
-void		 pressure_fini(struct pressure *);
-int		 pressure_kill(struct pressure *, struct sup_svc *,
-		     const char *psi);
-void		 pressure_died(struct pressure *, struct sup_svc *);
-void		 pressure_forget(struct pressure *, struct sup_svc *);
-void		 pressure_report(struct pressure *, struct buf *, bool json);
-const char	*reclaim_path_name(enum reclaim_path);
-uint64_t	 pressure_svc_memory(struct sup_svc *);
-int64_t		 pressure_hold(struct pressure *, struct sup_svc *,
+void		 pressure_init(struct pressure *pr);
+void		 pressure_fini(struct pressure *pr);
+int		 pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi);
+void		 pressure_died(struct pressure *pr, struct sup_svc *ss);
+void		 pressure_forget(struct pressure *pr, struct sup_svc *ss);
+void		 pressure_report(struct pressure *pr, struct buf *b, bool json);
+const char	*reclaim_path_name(enum reclaim_path p);
+uint64_t	 pressure_svc_memory(struct sup_svc *ss);
+int64_t		 pressure_hold(struct pressure *pr, struct sup_svc *ss,
 		     int64_t *until);
 
 #endif

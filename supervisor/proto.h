@@ -7,10 +7,10 @@
  * sends one CTL_REQUEST whose payload is its argv, each word ending in
  * NUL.  The server answers with any number of CTL_OUTPUT frames (text
  * for the client's stdout) and CTL_NOTE frames (text for its stderr:
- * what a script reading stdout must not get), and one CTL_END frame (a 32-bit code, then a
- * NUL-terminated message for stderr), then closes.  A frame that is too
- * large, of another version or malformed ends the connection with an
- * error.
+ * what a script reading stdout must not get), and one CTL_END frame (a
+ * 32-bit code, then a NUL-terminated message for stderr), then closes.
+ * A frame that is too large, of another version or malformed ends the
+ * connection with an error.
  *
  * Versions:
  *   1	first version (status, start, stop, restart, signal, wait,
@@ -60,12 +60,12 @@ struct ctl_frame {
 	const char	*payload;
 };
 
-int	ctl_frame_put(struct buf *, uint8_t, const void *, uint32_t);
-int	ctl_frame_get(const void *, size_t, uint32_t, struct ctl_frame *);
-int	ctl_end_put(struct buf *, int, const char *);
-int	ctl_end_get(const struct ctl_frame *, int *, const char **);
-int	ctl_req_put(struct buf *, int, char *const []);
-int	ctl_req_get(const struct ctl_frame *, char **, int);
+int	ctl_frame_put(struct buf *b, uint8_t type, const void *p, uint32_t len);
+int	ctl_frame_get(const void *in, size_t n, uint32_t max, struct ctl_frame *f);
+int	ctl_end_put(struct buf *b, int code, const char *msg);
+int	ctl_end_get(const struct ctl_frame *f, int *code, const char **msg);
+int	ctl_req_put(struct buf *b, int argc, char *const argv[]);
+int	ctl_req_get(const struct ctl_frame *f, char **argv, int max);
 
 enum ctl_verb_id {
 	VERB_STATUS,
@@ -104,7 +104,7 @@ struct ctl_verb {
 
 extern const struct ctl_verb ctl_verbs[VERB__COUNT];
 
-const struct ctl_verb *ctl_verb_find(const char *);
+const struct ctl_verb *ctl_verb_find(const char *name);
 
 #define CTL_WAIT_DEFAULT	60000	/* ms */
 
@@ -120,6 +120,7 @@ struct ctl_args {
 	uint32_t	 lines;		/* -n; UINT32_MAX: all */
 };
 
-int	ctl_args_parse(int, char *const [], struct ctl_args *, char *, size_t);
+int	ctl_args_parse(int argc, char *const argv[], struct ctl_args *a,
+	    char *err, size_t errlen);
 
 #endif

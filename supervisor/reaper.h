@@ -25,9 +25,9 @@ struct reaper {
 	void		(*done)(struct reaper *, const struct reaper_result *);
 };
 
-int	reaper_start(struct reaper *, struct ev_loop *,
-	    void (*)(struct reaper *, const struct reaper_result *));
-int	reaper_submit(struct reaper *, int, uint32_t);
-void	reaper_stop(struct reaper *, struct ev_loop *);
+int	reaper_start(struct reaper *r, struct ev_loop *loop,
+	    void (*done)(struct reaper *, const struct reaper_result *));
+int	reaper_submit(struct reaper *r, int pidfd, uint32_t seq);
+void	reaper_stop(struct reaper *r, struct ev_loop *loop);
 
 #endif

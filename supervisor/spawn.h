@@ -80,13 +80,13 @@ struct spawn_proc {
 int	spawn_init(void);
 bool	spawn_global_init(void);
 bool	spawn_no_clone3(void);
-int	spawn_fd_keep(int);
-void	spawn_proc_init(struct spawn_proc *);
-int	spawn_start(struct spawn_proc *, const struct spawn_req *,
-	    struct spawn_result *);
-int	spawn_poll(struct spawn_proc *);
-int	spawn_wait(struct spawn_proc *, int);
-void	spawn_release(struct spawn_proc *);
-int	pidfd_signal(int, int);
+int	spawn_fd_keep(int fd);
+void	spawn_proc_init(struct spawn_proc *p);
+int	spawn_start(struct spawn_proc *p, const struct spawn_req *req,
+	    struct spawn_result *res);
+int	spawn_poll(struct spawn_proc *p);
+int	spawn_wait(struct spawn_proc *p, int pidfd);
+void	spawn_release(struct spawn_proc *p);
+int	pidfd_signal(int pidfd, int sig);
 
 #endif

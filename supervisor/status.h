@@ -23,12 +23,12 @@ struct svc_status {
 	uint64_t		 memory;	/* memory.current, bytes */
 	uint64_t		 oom;		/* memory.events */
 	uint64_t		 oom_kill;
-	const struct log_ring	*ring;		/* its lines, or NULL */
+	const struct svclog_ring	*ring;		/* its lines, or NULL */
 };
 
-int	status_width(const struct svc_status *, size_t);
-void	status_text_header(struct buf *, int width);
-void	status_text(struct buf *, const struct svc_status *, int width);
-void	status_json(struct buf *, const struct svc_status *);
+int	status_width(const struct svc_status *v, size_t n);
+void	status_text_header(struct buf *b, int width);
+void	status_text(struct buf *b, const struct svc_status *st, int width);
+void	status_json(struct buf *b, const struct svc_status *st);
 
 #endif

@@ -61,7 +61,7 @@ static const int sup_signals[] = {
 };
 
 static void	sup_check_stopped(struct sup *);
-static int	sup_kill(struct sup *, struct sup_svc *, int);
+static int	sup_send_signal(struct sup *, struct sup_svc *, int);
 
 /* The supervisor's view of a service. */
 struct sup_svc *
@@ -129,7 +129,7 @@ sup_on_ready(struct ev_loop *loop, ev_io *w, int revents)
 
 /* output.c's hook: a line of a service, for those who follow it. */
 static void
-sup_on_line(struct output *o, struct svc *s, const struct log_line *l)
+sup_on_line(struct output *o, struct svc *s, const struct svclog_line *l)
 {
 	ctl_svc_line(&((struct sup *)o->ctx)->ctl, s, l);
 }
@@ -162,7 +162,7 @@ sup_spawn_slot(struct sup *sup)
 
 /* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
 static bool
-sup_busy(struct svc_set *set)
+sup_op_busy(struct svc_set *set)
 {
 	return sup_spawn_slot(container_of(set, struct sup, set)) == NULL;
 }
@@ -171,7 +171,7 @@ sup_busy(struct svc_set *set)
 static void
 sup_unhold(struct sup *sup)
 {
-	if (!TAILQ_EMPTY(&sup->set.held) && !sup_busy(&sup->set))
+	if (!TAILQ_EMPTY(&sup->set.held) && !sup_op_busy(&sup->set))
 		svc_set_unhold(&sup->set);
 }
 
@@ -258,7 +258,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	output_drain(ss->out);
 	/* With kill_mode group or cgroup, what it leaves behind goes too. */
 	if (s->def->kill_mode != KILL_PROCESS)
-		sup_kill(sup, ss, SIGKILL);
+		sup_send_signal(sup, ss, SIGKILL);
 	pidmap_del(&sup->pids, &ss->pm);
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
@@ -291,7 +291,7 @@ sup_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* svc_ops: start the process of a service. */
 static int
-sup_spawn(struct svc *s)
+sup_op_spawn(struct svc *s)
 {
 	struct sup_svc		*ss = sup_svc_of(s);
 	struct sup		*sup = sup_of(s);
@@ -382,7 +382,7 @@ sup_spawn(struct svc *s)
  * a cgroup, fall back to what there is.
  */
 static int
-sup_kill(struct sup *sup, struct sup_svc *ss, int sig)
+sup_send_signal(struct sup *sup, struct sup_svc *ss, int sig)
 {
 	struct svc	*s = &ss->svc;
 	int		 mode = s->def->kill_mode;
@@ -406,11 +406,11 @@ sup_kill(struct sup *sup, struct sup_svc *ss, int sig)
 
 /* svc_ops: signal the service (for stop, timeouts, the watchdog). */
 static int
-sup_signal(struct svc *s, int sig)
+sup_op_signal(struct svc *s, int sig)
 {
 	int	rc;
 
-	if ((rc = sup_kill(sup_of(s), sup_svc_of(s), sig)) < 0 &&
+	if ((rc = sup_send_signal(sup_of(s), sup_svc_of(s), sig)) < 0 &&
 	    rc != -ESRCH)
 		log_warn("%s: signal %d: %s", s->def->name, sig,
 		    strerror(-rc));
@@ -418,7 +418,7 @@ sup_signal(struct svc *s, int sig)
 }
 
 static void
-sup_timer(struct svc *s, uint32_t ms)
+sup_op_timer(struct svc *s, uint32_t ms)
 {
 	struct sup_svc	*ss = sup_svc_of(s);
 	struct sup	*sup = sup_of(s);
@@ -429,13 +429,13 @@ sup_timer(struct svc *s, uint32_t ms)
 }
 
 static void
-sup_timer_stop(struct svc *s)
+sup_op_timer_stop(struct svc *s)
 {
 	ev_timer_stop(sup_of(s)->loop, &sup_svc_of(s)->timer);
 }
 
 static int64_t
-sup_now(struct svc_set *set)
+sup_op_now(struct svc_set *set)
 {
 	(void)set;
 	return mono_ms();
@@ -443,7 +443,7 @@ sup_now(struct svc_set *set)
 
 /* svc_ops: a service changed state (or status text). */
 static void
-sup_changed(struct svc *s, enum svc_state from)
+sup_op_changed(struct svc *s, enum svc_state from)
 {
 	struct sup	*sup = sup_of(s);
 	char		 why[256];
@@ -471,7 +471,7 @@ sup_changed(struct svc *s, enum svc_state from)
 
 /* svc_ops: the spawns of this turn are used up; go on next turn. */
 static void
-sup_defer(struct svc_set *set)
+sup_op_defer(struct svc_set *set)
 {
 	struct sup	*sup = container_of(set, struct sup, set);
 
@@ -497,21 +497,22 @@ sup_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
 
 /* svc_ops: a service killed for memory waits for memory (pressure.c). */
 static int64_t
-sup_hold(struct svc *s, int64_t *until)
+sup_op_hold(struct svc *s, int64_t *until)
 {
 	return pressure_hold(&sup_of(s)->pr, sup_svc_of(s), until);
 }
 
+/* svc.c's hooks into the world: each sup_op_ is called by svc.c. */
 static const struct svc_ops sup_ops = {
-	.spawn = sup_spawn,
-	.busy = sup_busy,
-	.signal = sup_signal,
-	.timer = sup_timer,
-	.timer_stop = sup_timer_stop,
-	.changed = sup_changed,
-	.now = sup_now,
-	.defer = sup_defer,
-	.hold = sup_hold,
+	.spawn = sup_op_spawn,
+	.busy = sup_op_busy,
+	.signal = sup_op_signal,
+	.timer = sup_op_timer,
+	.timer_stop = sup_op_timer_stop,
+	.changed = sup_op_changed,
+	.now = sup_op_now,
+	.defer = sup_op_defer,
+	.hold = sup_op_hold,
 };
 
 /* notifysock.c's question: which notify service sent this? */
@@ -1061,7 +1062,7 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 		log_info("killing the services that are still stopping");
 		for (i = 0; i < sup->set.n; i++)
 			if (svc_has_process(sup->set.v[i]))
-				sup_signal(sup->set.v[i], SIGKILL);
+				sup_op_signal(sup->set.v[i], SIGKILL);
 		return;
 	}
 	sup->phase = SUP_STOPPING;

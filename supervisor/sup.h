@@ -104,19 +104,19 @@ struct sup {
 	int		  log_level;	/* -q, -v: where pidvisor.ini says none */
 };
 
-int	sup_init(struct sup *, const char *, const char *);
-int	sup_run(struct sup *);
-void	sup_free(struct sup *);
-void	sup_shutdown(struct sup *, unsigned int);
-struct sup_svc *sup_svc_of(struct svc *);
-struct sup_svc *sup_svc_new(struct sup *, struct svc_def *);
-int	sup_svc_env(struct sup *, struct sup_svc *);
-void	sup_svc_env_free(struct sup_svc *);
-int	sup_relink(struct sup *);
-int	sup_reload(struct sup *, struct buf *);
-bool	sup_running(const struct sup *);
-const char *sup_cgroup_note(const struct sup *);
-void	sup_svc_status(struct svc *, int64_t, struct svc_status *);
+int	sup_init(struct sup *sup, const char *confdir, const char *sock);
+int	sup_run(struct sup *sup);
+void	sup_free(struct sup *sup);
+void	sup_shutdown(struct sup *sup, unsigned int cmd);
+struct sup_svc *sup_svc_of(struct svc *s);
+struct sup_svc *sup_svc_new(struct sup *sup, struct svc_def *d);
+int	sup_svc_env(struct sup *sup, struct sup_svc *ss);
+void	sup_svc_env_free(struct sup_svc *ss);
+int	sup_relink(struct sup *sup);
+int	sup_reload(struct sup *sup, struct buf *report);
+bool	sup_running(const struct sup *sup);
+const char *sup_cgroup_note(const struct sup *sup);
+void	sup_svc_status(struct svc *s, int64_t now, struct svc_status *st);
 
 
 

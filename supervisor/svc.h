@@ -157,31 +157,31 @@ struct svc_set {
 
 #define SVC_STABLE_MS	10000	/* ready this long: back-off resets */
 
-void		 svc_init(struct svc *, struct svc_def *, struct svc_set *);
-void		 svc_release(struct svc *);
-int		 svc_set_link(struct svc_set *);
-struct svc	*svc_find(const struct svc_set *, const char *);
-void		 svc_set_run(struct svc_set *);
-void		 svc_set_unhold(struct svc_set *);
+void		 svc_init(struct svc *s, struct svc_def *d, struct svc_set *set);
+void		 svc_release(struct svc *s);
+int		 svc_set_link(struct svc_set *set);
+struct svc	*svc_find(const struct svc_set *set, const char *name);
+void		 svc_set_run(struct svc_set *set);
+void		 svc_set_unhold(struct svc_set *set);
 
-void		 svc_start(struct svc *);
-void		 svc_stop(struct svc *);
-void		 svc_restart(struct svc *);
-void		 svc_set_stop_all(struct svc_set *);
+void		 svc_start(struct svc *s);
+void		 svc_stop(struct svc *s);
+void		 svc_restart(struct svc *s);
+void		 svc_set_stop_all(struct svc_set *set);
 
-void		 svc_exec(struct svc *, int, int);
-void		 svc_ready(struct svc *);
-void		 svc_died(struct svc *, int, int);
-void		 svc_timeout(struct svc *);
-void		 svc_watchdog(struct svc *);
-void		 svc_stopping(struct svc *);
-void		 svc_pressure_killed(struct svc *);
-void		 svc_oom_killed(struct svc *);
-int		 svc_status_text(struct svc *, const char *, size_t);
+void		 svc_exec(struct svc *s, int stage, int err);
+void		 svc_ready(struct svc *s);
+void		 svc_died(struct svc *s, int code, int sig);
+void		 svc_timeout(struct svc *s);
+void		 svc_watchdog(struct svc *s);
+void		 svc_stopping(struct svc *s);
+void		 svc_pressure_killed(struct svc *s);
+void		 svc_oom_killed(struct svc *s);
+int		 svc_status_text(struct svc *s, const char *text, size_t len);
 
-bool		 svc_has_process(const struct svc *);
-const char	*svc_state_name(enum svc_state);
-void		 svc_reason_format(const struct svc *, char *, size_t);
-const char	*spawn_stage_name(enum spawn_stage);
+bool		 svc_has_process(const struct svc *s);
+const char	*svc_state_name(enum svc_state st);
+void		 svc_reason_format(const struct svc *s, char *out, size_t n);
+const char	*spawn_stage_name(enum spawn_stage st);
 
 #endif

@@ -29,7 +29,7 @@ struct rec {
 	uint8_t		stream;
 };
 
-struct log_ring {
+struct svclog_ring {
 	size_t	cap;
 	size_t	head;		/* offset of the oldest record */
 	size_t	used;		/* bytes held */
@@ -38,10 +38,10 @@ struct log_ring {
 };
 
 /* A ring of cap bytes. */
-struct log_ring *
+struct svclog_ring *
 ring_new(size_t cap)
 {
-	struct log_ring	*r;
+	struct svclog_ring	*r;
 
 	if (cap < sizeof(struct rec) + 64)
 		return NULL;
@@ -53,14 +53,14 @@ ring_new(size_t cap)
 }
 
 void
-ring_free(struct log_ring *r)
+ring_free(struct svclog_ring *r)
 {
 	free(r);
 }
 
 /* Copy n bytes into the ring at off, wrapping at the end. */
 static void
-ring_put(struct log_ring *r, size_t off, const void *src, size_t n)
+ring_put(struct svclog_ring *r, size_t off, const void *src, size_t n)
 {
 	size_t	first = r->cap - off < n ? r->cap - off : n;
 
@@ -70,7 +70,7 @@ ring_put(struct log_ring *r, size_t off, const void *src, size_t n)
 
 /* Copy n bytes out of the ring from off, wrapping at the end. */
 static void
-ring_get(const struct log_ring *r, size_t off, void *dst, size_t n)
+ring_get(const struct svclog_ring *r, size_t off, void *dst, size_t n)
 {
 	size_t	first = r->cap - off < n ? r->cap - off : n;
 
@@ -80,7 +80,7 @@ ring_get(const struct log_ring *r, size_t off, void *dst, size_t n)
 
 /* Forget the oldest line. */
 static void
-ring_drop(struct log_ring *r)
+ring_drop(struct svclog_ring *r)
 {
 	struct rec	h;
 	size_t		n;
@@ -94,7 +94,7 @@ ring_drop(struct log_ring *r)
 
 /* Add a line, dropping the oldest ones until it fits. */
 void
-ring_push(struct log_ring *r, const struct log_line *l)
+ring_push(struct svclog_ring *r, const struct svclog_line *l)
 {
 	struct rec	h = {
 		.ts_ms = l->ts_ms, .seq = l->seq, .pid = l->pid,
@@ -115,17 +115,17 @@ ring_push(struct log_ring *r, const struct log_line *l)
 
 /* How many lines the ring holds. */
 size_t
-ring_count(const struct log_ring *r)
+ring_count(const struct svclog_ring *r)
 {
 	return r ? r->count : 0;
 }
 
 /* Call fn for each of the last n lines, oldest first. */
 void
-ring_walk(const struct log_ring *r, size_t n,
-    void (*fn)(const struct log_line *, void *), void *arg)
+ring_walk(const struct svclog_ring *r, size_t n,
+    void (*fn)(const struct svclog_line *, void *), void *arg)
 {
-	struct log_line	 l;
+	struct svclog_line	 l;
 	struct rec	 h;
 	size_t		 off, i, skip;
 	char		*text;
@@ -158,7 +158,7 @@ ring_walk(const struct log_ring *r, size_t n,
  * or as a JSON object (without a newline).
  */
 void
-log_line_format(struct buf *b, const char *name, const struct log_line *l,
+svclog_format(struct buf *b, const char *name, const struct svclog_line *l,
     bool json)
 {
 	char		when[40];
@@ -288,7 +288,7 @@ console_close(void)
 
 /* Open dir/name.log for appending. */
 static int
-log_file_open(struct log_file *f, const char *dir, const char *name)
+svclog_file_open(struct svclog_file *f, const char *dir, const char *name)
 {
 	char		path[4096];
 	struct stat	st;
@@ -304,13 +304,13 @@ log_file_open(struct log_file *f, const char *dir, const char *name)
 
 /* name.log becomes name.log.1, .1 becomes .2, ...; keep of them stay. */
 static void
-log_file_rotate(struct log_file *f, const char *dir, const char *name,
+svclog_file_rotate(struct svclog_file *f, const char *dir, const char *name,
     uint32_t keep)
 {
 	char		from[4096], to[4096];
 	uint32_t	i;
 
-	log_file_close(f);
+	svclog_file_close(f);
 	snprintf(to, sizeof(to), "%s/%s.log.%u", dir, name, keep + 1);
 	unlink(to);
 	for (i = keep; i > 0; i--) {
@@ -330,7 +330,7 @@ log_file_rotate(struct log_file *f, const char *dir, const char *name,
 
 /* Append text to the service's file, rotating first if it would exceed max. */
 int
-log_file_write(struct log_file *f, const char *dir, const char *name,
+svclog_file_write(struct svclog_file *f, const char *dir, const char *name,
     const char *text, size_t n, uint64_t max, uint32_t keep)
 {
 	uint64_t	start;
@@ -338,8 +338,8 @@ log_file_write(struct log_file *f, const char *dir, const char *name,
 	int		rc;
 
 	if (f->fd >= 0 && f->size > 0 && f->size + n > max)
-		log_file_rotate(f, dir, name, keep);
-	if (f->fd < 0 && (rc = log_file_open(f, dir, name)) < 0)
+		svclog_file_rotate(f, dir, name, keep);
+	if (f->fd < 0 && (rc = svclog_file_open(f, dir, name)) < 0)
 		return rc;
 	/* A line cut short that could not be taken back: end it. */
 	if (f->partial) {
@@ -370,7 +370,7 @@ log_file_write(struct log_file *f, const char *dir, const char *name,
 }
 
 void
-log_file_close(struct log_file *f)
+svclog_file_close(struct svclog_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);

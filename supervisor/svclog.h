@@ -18,7 +18,7 @@ enum log_stream {
 	STREAM_ERR,
 };
 
-struct log_line {
+struct svclog_line {
 	int64_t		 ts_ms;		/* CLOCK_REALTIME */
 	uint64_t	 seq;		/* per service, from 0 */
 	pid_t		 pid;
@@ -28,33 +28,34 @@ struct log_line {
 };
 
 /* A ring of whole lines; the oldest go when a new one needs room. */
-struct log_ring;
+struct svclog_ring;
 
-struct log_ring	*ring_new(size_t);
-void		 ring_free(struct log_ring *);
-void		 ring_push(struct log_ring *, const struct log_line *);
-size_t		 ring_count(const struct log_ring *);
-void		 ring_walk(const struct log_ring *, size_t,
-		     void (*)(const struct log_line *, void *), void *);
+struct svclog_ring	*ring_new(size_t cap);
+void		 ring_free(struct svclog_ring *r);
+void		 ring_push(struct svclog_ring *r, const struct svclog_line *l);
+size_t		 ring_count(const struct svclog_ring *r);
+void		 ring_walk(const struct svclog_ring *r, size_t n,
+		     void (*fn)(const struct svclog_line *, void *), void *arg);
 
-void		 log_line_format(struct buf *, const char *,
-		     const struct log_line *, bool);
+void		 svclog_format(struct buf *b, const char *name,
+		     const struct svclog_line *l, bool json);
 
 /* Lines for pidvisor's console: queued, never blocking the loop. */
-void		 console_init(struct ev_loop *);
-void		 console_write(const char *, size_t);
+void		 console_init(struct ev_loop *loop);
+void		 console_write(const char *p, size_t n);
 void		 console_close(void);
 
 /* A service's log file: NAME.log in a directory, rotated by size. */
-struct log_file {
+struct svclog_file {
 	int		 fd;
 	uint64_t	 size;
 	uint64_t	 lost;		/* lines not written since an error */
 	bool		 partial;	/* the file ends in half a line */
 };
 
-int		 log_file_write(struct log_file *, const char *, const char *,
-		     const char *, size_t, uint64_t, uint32_t);
-void		 log_file_close(struct log_file *);
+int		 svclog_file_write(struct svclog_file *f, const char *dir,
+		     const char *name, const char *text, size_t n,
+		     uint64_t max, uint32_t keep);
+void		 svclog_file_close(struct svclog_file *f);
 
 #endif

@@ -30,16 +30,16 @@ struct buf {
 	bool	 nomem;		/* an append failed: the text is incomplete */
 };
 
-int	buf_reserve(struct buf *, size_t);
-int	buf_add(struct buf *, const void *, size_t);
-int	buf_puts(struct buf *, const char *);
-int	buf_printf(struct buf *, const char *, ...)
+int	buf_reserve(struct buf *b, size_t more);
+int	buf_add(struct buf *b, const void *p, size_t n);
+int	buf_puts(struct buf *b, const char *s);
+int	buf_printf(struct buf *b, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
-void	buf_consume(struct buf *, size_t);
-void	buf_free(struct buf *);
-int	buf_json_str(struct buf *, const char *);
-int	buf_json_strn(struct buf *, const char *, size_t);
-size_t	utf8_valid_len(const char *, size_t);
+void	buf_consume(struct buf *b, size_t n);
+void	buf_free(struct buf *b);
+int	buf_json_str(struct buf *b, const char *s);
+int	buf_json_strn(struct buf *b, const char *s, size_t n);
+size_t	utf8_valid_len(const char *s, size_t n);
 
 /* Clocks: CLOCK_MONOTONIC in ms and us; CLOCK_REALTIME in ms. */
 int64_t	mono_ms(void);
@@ -47,27 +47,28 @@ int64_t	mono_us(void);
 int64_t	real_ms(void);
 
 /* A small file (under dirfd, or AT_FDCWD) in one read, NUL-terminated. */
-ssize_t	read_small(int, const char *, char *, size_t);
-int	read_file(const char *, size_t, struct buf *);
+ssize_t	read_small(int dirfd, const char *path, char *buf, size_t len);
+int	read_file(const char *path, size_t max, struct buf *b);
 
-int	parse_duration(const char *, uint32_t *);
-void	format_duration(char *, size_t, int64_t);
-int	parse_u64(const char *, uint64_t, uint64_t *);
-int	parse_size(const char *, uint64_t, uint64_t *);
-int	signal_parse(const char *);
-const char *signal_name(int);
+int	parse_duration(const char *s, uint32_t *ms);
+void	format_duration(char *out, size_t n, int64_t ms);
+int	parse_u64(const char *s, uint64_t max, uint64_t *out);
+int	parse_size(const char *s, uint64_t max, uint64_t *out);
+int	signal_parse(const char *s);
+const char *signal_name(int sig);
 
-int	mkdir_parent(const char *, mode_t);
-int	argv_split(const char *, char ***, const char **);
-void	strv_free(char **);
-size_t	strv_len(char *const *);
-bool	strv_equal(char *const *, char *const *);
+int	mkdir_parent(const char *path, mode_t mode);
+int	argv_split(const char *s, char ***argvp, const char **why);
+void	strv_free(char **v);
+size_t	strv_len(char *const *v);
+bool	strv_equal(char *const *a, char *const *b);
 
 /* Logging: the supervisor's own messages, to stderr (the console). */
 enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 extern int log_level;
 extern void (*log_hook)(const char *, size_t);	/* instead of stderr */
-void	log_msg(int, const char *, ...) __attribute__((format(printf, 2, 3)));
+void	log_msg(int level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)

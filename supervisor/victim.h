@@ -11,6 +11,6 @@ struct victim {
 	uint64_t	memory;		/* bytes */
 };
 
-ssize_t	victim_pick(const struct victim *, size_t);
+ssize_t	victim_pick(const struct victim *v, size_t n);
 
 #endif

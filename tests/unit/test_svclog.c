@@ -19,7 +19,7 @@ struct seen {
 };
 
 static void
-collect(const struct log_line *l, void *arg)
+collect(const struct svclog_line *l, void *arg)
 {
 	struct seen	*s = arg;
 
@@ -29,9 +29,9 @@ collect(const struct log_line *l, void *arg)
 }
 
 static void
-push(struct log_ring *r, uint64_t seq, const char *text)
+push(struct svclog_ring *r, uint64_t seq, const char *text)
 {
-	struct log_line	l = {
+	struct svclog_line	l = {
 		.ts_ms = 1000 * (int64_t)seq, .seq = seq, .pid = 42,
 		.stream = STREAM_OUT, .len = (uint32_t)strlen(text),
 		.text = text,
@@ -43,7 +43,7 @@ push(struct log_ring *r, uint64_t seq, const char *text)
 static void
 test_ring_keeps_the_newest(void **state)
 {
-	struct log_ring	*r = ring_new(512);
+	struct svclog_ring	*r = ring_new(512);
 	struct seen	 s = { 0 };
 	char		 line[64];
 	uint64_t	 i;
@@ -76,7 +76,7 @@ test_ring_keeps_the_newest(void **state)
 static void
 test_ring_long_line(void **state)
 {
-	struct log_ring	*r = ring_new(256);
+	struct svclog_ring	*r = ring_new(256);
 	struct seen	 s = { 0 };
 	char		 big[1024];
 
@@ -100,18 +100,18 @@ test_ring_long_line(void **state)
 static void
 test_format(void **state)
 {
-	struct log_line	l = {
+	struct svclog_line	l = {
 		.ts_ms = 1764753011123LL, .seq = 7, .pid = 99,
 		.stream = STREAM_ERR, .len = 8, .text = "a \"b\"\x01\xff!",
 	};
 	struct buf	b = { 0 };
 
 	(void)state;
-	log_line_format(&b, "web", &l, false);
+	svclog_format(&b, "web", &l, false);
 	assert_memory_equal(b.data, "2025-12-03T09:10:11.123Z web[99] stderr: "
 	    "a \"b\"\x01\xff!\n", b.len);
 	b.len = 0;
-	log_line_format(&b, "web", &l, true);
+	svclog_format(&b, "web", &l, true);
 	assert_string_equal(b.data, "{\"time\":\"2025-12-03T09:10:11.123Z\","
 	    "\"service\":\"web\",\"pid\":99,\"stream\":\"stderr\",\"seq\":7,"
 	    "\"line\":\"a \\\"b\\\"\\u0001\\ufffd!\"}");
