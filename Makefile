@@ -8,7 +8,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
-		   output.c notifysock.c env.c pidmap.c status.c \
+		   output.c notifysock.c env.c pidmap.c status.c conf_key.c \
 		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -127,8 +127,8 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 UNIT		 = conf svc proto util svclog victim parts
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 
-$(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/util.o
-$(B)/asan/test_svc: tests/unit/test_svc.c $(B)/asan/svc.o $(B)/asan/conf.o \
+$(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/conf_key.o $(B)/asan/util.o
+$(B)/asan/test_svc: tests/unit/test_svc.c $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
     $(B)/asan/util.o
 $(B)/asan/test_proto: tests/unit/test_proto.c $(B)/asan/proto.o \
     $(B)/asan/notify.o $(B)/asan/util.o
@@ -138,7 +138,7 @@ $(B)/asan/test_svclog: tests/unit/test_svclog.c $(B)/asan/svclog.o \
 $(B)/asan/test_victim: tests/unit/test_victim.c $(B)/asan/victim.o
 $(B)/asan/test_parts: tests/unit/test_parts.c $(B)/asan/env.o \
     $(B)/asan/pidmap.o $(B)/asan/output.o $(B)/asan/svclog.o \
-    $(B)/asan/spawn.o $(B)/asan/status.o $(B)/asan/svc.o $(B)/asan/conf.o \
+    $(B)/asan/spawn.o $(B)/asan/status.o $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
     $(B)/asan/util.o
 
 $(UNIT_BIN):
@@ -155,8 +155,8 @@ $(B)/test/%: tests/host/%.c
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
 FUZZ		 = service tree request reply notify argv
-FUZZ_SRC_service = conf util
-FUZZ_SRC_tree	 = conf util
+FUZZ_SRC_service = conf conf_key util
+FUZZ_SRC_tree	 = conf conf_key util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notify
