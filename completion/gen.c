@@ -32,9 +32,12 @@ names(const struct ctl_verb *v)
 {
 	const char	*p = strchr(v->usage, ' ');
 
-	if (p == NULL || strncmp(p + 1, "NAME", 4) != 0)
+	if (p == NULL)
 		return 0;
-	return strncmp(p + 1, "NAME...", 7) == 0 ? 2 : 1;
+	p += 1 + (p[1] == '[');		/* status [NAME...] */
+	if (strncmp(p, "NAME", 4) != 0)
+		return 0;
+	return strncmp(p, "NAME...", 7) == 0 ? 2 : 1;
 }
 
 /* Print s for inside single quotes: zsh closes and reopens, fish escapes. */
@@ -70,6 +73,7 @@ bash(void)
 	for (i = 0; i < VERB__COUNT; i++)
 		printf(" %s", ctl_verbs[i].name);
 	printf("\"\n\tlocal i verb= names sock=() argn=0\n\n"
+	    "\tCOMPREPLY=()\n"
 	    "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 	    "\t\tcase ${COMP_WORDS[i]} in\n"
 	    "\t\t-s)\tsock=(-s \"${COMP_WORDS[i + 1]}\"); ((i++)) ;;\n"

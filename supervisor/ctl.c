@@ -408,14 +408,16 @@ ctl_svc_changed(struct ctl *ctl, struct svc *s)
 static bool
 ctl_svcs(struct ctl_client *c, const struct ctl_args *a, int first)
 {
-	int	i;
+	struct svc	*s;
+	int		 i;
 
 	c->nwait = 0;
 	for (i = first; i < a->npos; i++) {
-		if ((c->wait_svc[c->nwait] = ctl_svc(c, a->pos[i])) == NULL)
+		/* Not into c: the reply to an unknown name may free it. */
+		if ((s = ctl_svc(c, a->pos[i])) == NULL)
 			return false;
-		c->wait_starts[c->nwait] = c->wait_svc[c->nwait]->starts;
-		c->nwait++;
+		c->wait_svc[c->nwait] = s;
+		c->wait_starts[c->nwait++] = s->starts;
 	}
 	return true;
 }
@@ -838,9 +840,9 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 };
 
 /*
- * The index of the first word that is not UTF-8 or holds a control
- * character, or -1: names and messages echo words back, and a reply
- * must stay printable on a terminal and valid in JSON.
+ * The index of the first word that is empty, not UTF-8 or holds a
+ * control character, or -1: names and messages echo words back, and a
+ * reply must stay printable on a terminal and valid in JSON.
  */
 static int
 ctl_words_bad(int argc, char **argv)
@@ -851,7 +853,7 @@ ctl_words_bad(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		size_t	len = strlen(argv[i]);
 
-		if (utf8_valid_len(argv[i], len) != len)
+		if (len == 0 || utf8_valid_len(argv[i], len) != len)
 			return i;
 		for (p = (const unsigned char *)argv[i]; *p; p++)
 			if (*p < 0x20 || *p == 0x7f)
@@ -874,7 +876,8 @@ ctl_dispatch(struct ctl_client *c, const struct ctl_frame *f)
 		return;
 	}
 	if ((i = ctl_words_bad(argc, argv)) >= 0) {
-		ctl_reply(c, CTL_EUSAGE, "word %d is not printable UTF-8", i + 1);
+		ctl_reply(c, CTL_EUSAGE, "word %d is %s", i + 1, argv[i][0] ?
+		    "not printable UTF-8" : "empty");
 		return;
 	}
 	if (ctl_args_parse(argc, argv, &a, err, sizeof(err)) < 0) {

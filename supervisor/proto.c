@@ -96,7 +96,7 @@ ctl_frame_get(const void *in, size_t n, uint32_t max, struct ctl_frame *f)
 		return 0;
 	if (p[0] != CTL_VERSION || p[2] != 0 || p[3] != 0)
 		return -EPROTO;
-	if (p[1] < CTL_REQUEST || p[1] > CTL_END)
+	if (p[1] < CTL_REQUEST || p[1] > CTL_NOTE)
 		return -EPROTO;
 	memcpy(&len, p + 4, sizeof(len));
 	if (len > max)

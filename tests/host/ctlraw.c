@@ -34,7 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define VERSION	1
+#define VERSION	2
 
 static int
 dial(const char *path)

@@ -379,11 +379,11 @@ t_hostile_requests() {
 	local pid
 	pid=$(field a pid)
 	expect_eq "$("$CTLRAW" "$T/ctl.sock" garbage)" \
-	    "2 protocol error: expected a version 1 request"
+	    "2 protocol error: expected a version 2 request"
 	expect_eq "$("$CTLRAW" "$T/ctl.sock" oversized)" \
 	    "2 request too large (at most 4096 bytes)"
 	expect_eq "$("$CTLRAW" "$T/ctl.sock" badversion)" \
-	    "2 protocol error: expected a version 1 request"
+	    "2 protocol error: expected a version 2 request"
 	expect_eq "$("$CTLRAW" "$T/ctl.sock" noterm)" "2 malformed request"
 	expect_eq "$("$CTLRAW" "$T/ctl.sock" badtype)" \
 	    "2 protocol error: expected a request"
@@ -504,7 +504,7 @@ t_exit_codes() {
 	expect_rc 1 ctl wait off ready --timeout=200ms
 	expect_match "$OUT" "timed out waiting for off"
 	expect_rc 0 ctl version
-	expect_match "$OUT" "pidvisor 0\.1\.0 \(protocol 1\)"
+	expect_match "$OUT" "pidvisor 0\.1\.0 \(protocol 2\)"
 	pv_down
 }
 

@@ -18,7 +18,7 @@ t_logs_complete() {
 	local lines
 	lines=$(wc -l <"$T/logs/counter.log")
 	expect_eq "$lines" 100000 "lines in the file"
-	awk '$2 !~ /^counter\[[0-9]+\]$/ || $3 != "out:" || $4 != NR { bad = NR; exit }
+	awk '$2 !~ /^counter\[[0-9]+\]$/ || $3 != "stdout:" || $4 != NR { bad = NR; exit }
 	    END { exit bad ? 1 : 0 }' "$T/logs/counter.log" ||
 	    fail "line out of order: $(sed -n "$(awk '$4 != NR {print NR; exit}' \
 	    "$T/logs/counter.log")p" "$T/logs/counter.log")"
@@ -293,7 +293,7 @@ t_completion() {
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(pidvisorctl --json status ""); COMP_CWORD=3
 		_pidvisorctl; echo "${COMPREPLY[*]}"')
-	expect_eq "$got" "start status stop
+	expect_eq "$got" "status start stop
 alpha beta
 alpha beta
 backoff failed ready starting stopped stopping
@@ -303,7 +303,8 @@ alpha beta"
 	    fish -c "source $comp/pidvisorctl.fish
 		complete -C 'pidvisorctl sho' | cut -f1
 		complete -C 'pidvisorctl show ' | cut -f1
-		complete -C 'pidvisorctl logs --' | cut -f1")
+		complete -C 'pidvisorctl logs --' | cut -f1 |
+		    grep -x -e --json -e --wait")
 	expect_eq "$got" "show
 alpha
 beta

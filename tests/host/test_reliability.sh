@@ -80,7 +80,7 @@ t_hostile_clients() {
 	crashes=$(field crash restarts)
 
 	# NULs split words: "stop" and three empty ones is a usage error.
-	expect_match "$("$CTLRAW" "$T/ctl.sock" nul)" "^2 too many arguments" \
+	expect_match "$("$CTLRAW" "$T/ctl.sock" nul)" "^2 word 2 is empty" \
 	    "empty words"
 	r=$("$CTLRAW" "$T/ctl.sock" utf8)
 	expect_eq "$r" "2 word 2 is not printable UTF-8" "a name that is not UTF-8"
