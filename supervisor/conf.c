@@ -397,23 +397,6 @@ k_exec(struct parse_ctx *p, void *obj, const char *v)
 }
 
 static const char *
-k_restart(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	if (!strcmp(v, "always"))
-		d->restart = RESTART_ALWAYS;
-	else if (!strcmp(v, "on-failure"))
-		d->restart = RESTART_ON_FAILURE;
-	else if (!strcmp(v, "never"))
-		d->restart = RESTART_NEVER;
-	else
-		return bad(p, "restart: expected always, on-failure or "
-		    "never, not '%s'", v);
-	return NULL;
-}
-
-static const char *
 k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
@@ -554,33 +537,56 @@ k_enabled(struct parse_ctx *p, void *obj, const char *v)
 
 static const char *const sink_names[] = {
 	[SINK_CONSOLE] = "console", [SINK_KMSG] = "kmsg",
-	[SINK_FILE] = "file", [SINK_NONE] = "none",
+	[SINK_FILE] = "file", [SINK_NONE] = "none", NULL,
 };
 
 /* The name of a log sink. */
 const char *
 log_sink_name(enum log_sink k)
 {
-	return k < ARRAY_SIZE(sink_names) ? sink_names[k] : "?";
+	return k <= SINK_NONE ? sink_names[k] : "?";
 }
 
-/* Parse a log key, shared by [service] and [supervisor]. */
+/*
+ * A key whose value is one of its names (restart, kill_mode, log,
+ * log_level, pressure_reclaim): the index goes in its first field; a
+ * second field, a bool, says it was set.
+ */
+static const char *
+key_enum(struct parse_ctx *p, void *obj, const char *v)
+{
+	const struct conf_key	*k = p->key;
+	char			*at = (char *)obj + k->f[0].off;
+	char			 list[128] = "";
+	size_t			 i, n;
+
+	for (n = 0; k->names[n]; n++)
+		;
+	for (i = 0; i < n; i++) {
+		if (k->names[i] != NULL && strcmp(v, k->names[i]) == 0) {
+			if (k->f[0].kind == F_U8)
+				*(uint8_t *)at = (uint8_t)i;
+			else
+				*(int32_t *)(void *)at = (int32_t)i;
+			if (k->f[1].kind == F_BOOL)
+				*(bool *)((char *)obj + k->f[1].off) = true;
+			return NULL;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+		    k->names[i]);
+	}
+	return bad(p, "%s: expected %s, not '%s'", k->name, list, v);
+}
+
+/* Parse a log size key, shared by [service] and [supervisor]. */
 static const char *
 key_log(struct parse_ctx *p, const char *key, const char *v,
     struct log_conf *l)
 {
 	uint64_t	n;
-	size_t		i;
 
-	if (!strcmp(key, "log")) {
-		for (i = 0; i < ARRAY_SIZE(sink_names); i++)
-			if (!strcmp(v, sink_names[i]))
-				break;
-		if (i == ARRAY_SIZE(sink_names))
-			return bad(p, "log: expected console, kmsg, file or "
-			    "none, not '%s'", v);
-		l->sink = (uint8_t)i;
-	} else if (!strcmp(key, "log_buffer")) {
+	if (!strcmp(key, "log_buffer")) {
 		if (parse_size(v, 16 << 20, &n) < 0 || (n && n < 4096))
 			return bad(p, "log_buffer: expected 0 or a size from "
 			    "4k to 16M, not '%s'", v);
@@ -627,23 +633,6 @@ k_pids_max(struct parse_ctx *p, void *obj, const char *v)
 	if (parse_u64(v, 1U << 22, &d->pids_max) < 0 || d->pids_max == 0)
 		return bad(p, "pids_max: expected a number from 1 to 4194304 "
 		    "or max, not '%s'", v);
-	return NULL;
-}
-
-static const char *
-k_kill_mode(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	if (!strcmp(v, "process"))
-		d->kill_mode = KILL_PROCESS;
-	else if (!strcmp(v, "group"))
-		d->kill_mode = KILL_GROUP;
-	else if (!strcmp(v, "cgroup"))
-		d->kill_mode = KILL_CGROUP;
-	else
-		return bad(p, "kill_mode: expected process, group or cgroup, "
-		    "not '%s'", v);
 	return NULL;
 }
 
@@ -713,6 +702,8 @@ k_deps(struct parse_ctx *p, void *obj, const char *v)
 static const char *
 k_log(struct parse_ctx *p, void *obj, const char *v)
 {
+	if (strcmp(p->key->name, "log") == 0)
+		return key_enum(p, obj, v);
 	return key_log(p, p->key->name, v, &((struct svc_def *)obj)->log);
 }
 
@@ -767,6 +758,8 @@ s_max_clients(struct parse_ctx *p, void *obj, const char *v)
 static const char *
 s_log(struct parse_ctx *p, void *obj, const char *v)
 {
+	if (strcmp(p->key->name, "log") == 0)
+		return key_enum(p, obj, v);
 	return key_log(p, p->key->name, v, &((struct sup_conf *)obj)->log);
 }
 
@@ -793,22 +786,6 @@ s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
 static const char *const reclaim_names[] = {
 	"auto", "kill", "mrelease", "reap", NULL,
 };
-
-static const char *
-s_pressure_reclaim(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct sup_conf	*s = obj;
-	size_t		 i;
-
-	for (i = 0; reclaim_names[i]; i++)
-		if (!strcmp(v, reclaim_names[i]))
-			break;
-	if (reclaim_names[i] == NULL)
-		return bad(p, "pressure_reclaim: expected auto, reap, mrelease "
-		    "or kill, not '%s'", v);
-	s->pressure_reclaim = (uint8_t)i;
-	return NULL;
-}
 
 /*
  * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
@@ -853,23 +830,6 @@ static const char *const level_names[] = {
 	[LOG_DEBUG] = "debug", NULL,
 };
 
-static const char *
-s_log_level(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct sup_conf	*s = obj;
-	size_t		 i;
-
-	for (i = 0; level_names[i]; i++)
-		if (!strcmp(v, level_names[i]))
-			break;
-	if (level_names[i] == NULL)
-		return bad(p, "log_level: expected error, warning, info or "
-		    "debug, not '%s'", v);
-	s->log_level = (int)i;
-	s->set_log_level = true;
-	return NULL;
-}
-
 static const char *const restart_names[] = {
 	[RESTART_ALWAYS] = "always", [RESTART_ON_FAILURE] = "on-failure",
 	[RESTART_NEVER] = "never", NULL,
@@ -898,7 +858,7 @@ static const char *const kill_mode_names[] = {
 const struct conf_key conf_keys[K__COUNT] = {
 	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
 	    SF(argv, F_STRV)),
-	[K_RESTART] = SVC("restart", k_restart, 0, SHOW_ENUM, restart_names,
+	[K_RESTART] = SVC("restart", key_enum, 0, SHOW_ENUM, restart_names,
 	    SF(restart, F_U8)),
 	[K_RESTART_DELAY] = SVC("restart_delay", key_dur,
 	    0, SHOW_DURATION, NULL,
@@ -961,7 +921,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(memory_high, F_U64)),
 	[K_PIDS_MAX] = SVC("pids_max", k_pids_max, 0, SHOW_COUNT, NULL,
 	    SF(pids_max, F_U64)),
-	[K_KILL_MODE] = SVC("kill_mode", k_kill_mode,
+	[K_KILL_MODE] = SVC("kill_mode", key_enum,
 	    0, SHOW_ENUM, kill_mode_names,
 	    SF(kill_mode, F_U8)),
 	[K_KILL_PRIORITY] = SVC("kill_priority", k_kill_priority,
@@ -996,7 +956,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    GF(log.file_keep, F_U32)),
 	[K_LOG_DIR] = SUP("log_dir", s_log_dir, 0, SHOW_STR, NULL,
 	    GF(log_dir, F_STR)),
-	[K_LOG_LEVEL] = SUP("log_level", s_log_level,
+	[K_LOG_LEVEL] = SUP("log_level", key_enum,
 	    KEY_LIVE, SHOW_ENUM, level_names,
 	    GF(log_level, F_I32), GF(set_log_level, F_BOOL)),
 	[K_CGROUP_ROOT] = SUP("cgroup_root", s_path_or_none, 0, SHOW_STR, NULL,
@@ -1010,7 +970,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_PRESSURE_FILE] = SUP("pressure_file", s_path_or_none,
 	    0, SHOW_STR, NULL,
 	    GF(pressure_file, F_STR)),
-	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", s_pressure_reclaim,
+	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", key_enum,
 	    0, SHOW_ENUM, reclaim_names,
 	    GF(pressure_reclaim, F_U8)),
 	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", key_dur,
