@@ -294,9 +294,9 @@ $(B)/bench/bench-svc: bench/svc.c
 $(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -Isupervisor -o $@ $(filter-out %.h,$^)
-$(B)/bench/harness: bench/harness.c bench/bench.h
+$(B)/bench/harness: bench/harness.c bench/bench.h supervisor/proto.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -o $@ $<
+	$(CC) $(WARN) -O2 -Isupervisor -o $@ $<
 $(B)/bench/reclaim: bench/reclaim.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -pthread -o $@ $<

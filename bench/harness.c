@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "proto.h"
 
 
 /* Read one "PID NS" line within deadline_ns; 0 on success. */
@@ -144,12 +145,14 @@ first(const char *fifo, double secs)
 	return 0;
 }
 
-/* One control request; 0 when the END frame arrived. */
+/* One control request; 0 when an END frame with code 0 arrived. */
 static int
 ctl_once(const char *sock, char *req, size_t reqlen, char *buf, size_t len)
 {
 	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
-	uint8_t			hdr[8] = { 1, 1, 0, 0 };
+	uint8_t			hdr[CTL_HDR_SIZE] = { CTL_VERSION,
+				    CTL_REQUEST };
+	int32_t			code;
 	uint32_t		l = (uint32_t)reqlen, flen;
 	size_t			got = 0, off;
 	ssize_t			n;
@@ -169,8 +172,10 @@ ctl_once(const char *sock, char *req, size_t reqlen, char *buf, size_t len)
 			memcpy(&flen, buf + off + 4, 4);
 			if (off + 8 + flen > got)
 				break;
-			if (buf[off + 1] == 3) {
-				rc = 0;
+			if (buf[off + 1] == CTL_END) {
+				if (flen >= 4)
+					memcpy(&code, buf + off + 8, 4);
+				rc = flen >= 4 && code == CTL_OK ? 0 : -1;
 				goto out;
 			}
 		}
