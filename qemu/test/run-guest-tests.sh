@@ -377,11 +377,17 @@ thread_in_d() {
 }
 
 # answers CTL...: the supervisor answers status, ten times running.
+# answers CTL...: ten status requests, each answered; the slowest in
+# ms (centiseconds of /proc/uptime) in $slowest.
 answers() {
 	i=0
+	slowest=0
 	while [ $i -lt 10 ]; do
+		t0=$(tr -d . </proc/uptime | cut -d' ' -f1)
 		timeout 5 "$@" status >/dev/null ||
 		    fail "status did not answer while the reclaim is stuck"
+		t=$((($(tr -d . </proc/uptime | cut -d' ' -f1) - t0) * 10))
+		[ $t -gt $slowest ] && slowest=$t
 		i=$((i + 1))
 	done
 }
@@ -410,8 +416,11 @@ reclaim_blocked() {
 	/test/svc-helper clear-refs="$pid" &
 	writer=$!
 	until_ok 10 in_d_state $writer || fail "the writer is not waiting"
+	answers "$@"
+	before=$slowest
 	"$@" pressure kill locked || fail "pressure kill"
 	answers "$@"
+	stuck=$slowest
 	# The victim is stuck on its own exit, its memory not reaped.
 	until_ok 10 in_d_state "$pid" || fail "the victim is not stuck"
 	rss=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\).*/\1/p' \
@@ -428,6 +437,9 @@ reclaim_blocked() {
 		until_ok 10 thread_in_d $pv || fail "no thread of $pv is stuck"
 		answers "$@"
 	fi
+	[ $slowest -gt $stuck ] && stuck=$slowest
+	echo "#   reclaim by $reaper, the victim's lock held: status took at" \
+	    "most $stuck ms (before the kill: $before ms), 10 cs steps" >&3
 	"$@" pressure | grep ' locked priority' || true
 	kill -TERM $fh
 	wait $peek $writer $fh
