@@ -1506,17 +1506,24 @@ conf_check(struct conf *c)
 	return c->nerrs == nerrs && !c->nomem ? 0 : -EINVAL;
 }
 
-/* Read a whole file, at most CONF_FILE_MAX bytes. */
+/*
+ * Read a whole file, rel beneath dirfd (path is its name in messages),
+ * at most CONF_FILE_MAX bytes: a regular file, never a FIFO or device
+ * (their open or read would block the loop on reload), and never
+ * through a symlink out of the configuration directory.
+ */
 static char *
-conf_slurp(struct conf *c, const char *path)
+conf_slurp(struct conf *c, int dirfd, const char *rel, const char *path)
 {
 	struct buf	b = { 0 };
 	size_t		off, i, bol;
 	int		line, rc;
 
-	if ((rc = read_file(path, CONF_FILE_MAX, &b)) < 0) {
+	if ((rc = read_file(dirfd, rel, CONF_FILE_MAX, &b)) < 0) {
 		conf_error(c, path, 0, "%s", rc == -EFBIG ? "file too large "
-		    "(at most 1 MiB)" : strerror(-rc));
+		    "(at most 1 MiB)" : rc == -EINVAL ? "not a regular file" :
+		    rc == -EXDEV ? "a symlink out of the configuration "
+		    "directory" : strerror(-rc));
 		buf_free(&b);
 		return NULL;
 	}
@@ -1550,29 +1557,32 @@ conf_strcmp(const void *a, const void *b)
 int
 conf_load(struct conf *c, const char *dir)
 {
-	char		  path[4096], **names = NULL, **nn, *text;
+	char		  path[4096], rel[512], **names = NULL, **nn, *text;
 	size_t		  n = 0, i, len;
 	struct dirent	 *e;
 	struct stat	  st;
 	DIR		 *dp;
+	int		  dirfd, sfd;
 
-	if (stat(dir, &st) < 0) {
-		conf_error(c, dir, 0, "%s", strerror(errno));
-		return -EINVAL;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		conf_error(c, dir, 0, "not a directory");
+	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		conf_error(c, dir, 0, "%s", errno == ENOTDIR ?
+		    "not a directory" : strerror(errno));
 		return -EINVAL;
 	}
 	snprintf(path, sizeof(path), "%s/pidvisor.ini", dir);
-	if (access(path, F_OK) == 0 && (text = conf_slurp(c, path)) != NULL) {
+	if (fstatat(dirfd, "pidvisor.ini", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (text = conf_slurp(c, dirfd, "pidvisor.ini", path)) != NULL) {
 		conf_parse_sup(c, path, text);
 		free(text);
 	}
 	snprintf(path, sizeof(path), "%s/services", dir);
-	if ((dp = opendir(path)) == NULL) {
+	if ((sfd = openat(dirfd, "services", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC | O_NOFOLLOW)) < 0 || (dp = fdopendir(sfd)) == NULL) {
 		if (errno != ENOENT)
 			conf_error(c, path, 0, "%s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		close(dirfd);
 		return c->nerrs || c->nomem ? -EINVAL : 0;
 	}
 	while ((e = readdir(dp)) != NULL) {
@@ -1594,14 +1604,16 @@ conf_load(struct conf *c, const char *dir)
 		qsort(names, n, sizeof(*names), conf_strcmp);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/services/%s", dir, names[i]);
+		snprintf(rel, sizeof(rel), "services/%s", names[i]);
 		names[i][strlen(names[i]) - 4] = '\0';
-		if ((text = conf_slurp(c, path)) != NULL) {
+		if ((text = conf_slurp(c, dirfd, rel, path)) != NULL) {
 			conf_parse_service(c, path, names[i], text);
 			free(text);
 		}
 		free(names[i]);
 	}
 	free(names);
+	close(dirfd);
 	conf_check(c);
 	return c->nerrs || c->nomem ? -EINVAL : 0;
 }

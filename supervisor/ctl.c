@@ -788,7 +788,7 @@ cmd_cat(struct ctl_client *c, const struct ctl_args *a)
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
 		return;
 	buf_printf(&b, "# %s\n", s->def->file);
-	if ((rc = read_file(s->def->file, 1 << 20, &b)) < 0) {
+	if ((rc = read_file(AT_FDCWD, s->def->file, 1 << 20, &b)) < 0) {
 		buf_free(&b);
 		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file,
 		    strerror(-rc));
@@ -1047,51 +1047,35 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 	}
 }
 
-/* Is something already answering on path? */
-static bool
-ctl_live(const struct sockaddr_un *sa)
-{
-	int	fd, rc;
-
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		return false;
-	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	close(fd);
-	return rc == 0;
-}
-
-/* Create the control socket, refusing to take over a live one. */
+/*
+ * Create the control socket: never over a live one (another supervisor
+ * answers there), never over what is not a socket.
+ */
 int
 ctl_listen(struct ctl *ctl)
 {
-	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
-	const char		*path = ctl->path;
-	mode_t			 old;
-	int			 fd, rc;
+	const char	*path = ctl->path;
+	int		 fd, rc;
 
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		log_err("control socket path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	strcpy(sa.sun_path, path);
 	if ((rc = mkdir_parent(path, 0755)) < 0)
 		log_warn("directory of %s: %s", path, strerror(-rc));
-	if (ctl_live(&sa)) {
-		log_err("%s: another supervisor is answering there", path);
-		return -EADDRINUSE;
+	if ((fd = unix_bind(path, SOCK_STREAM, ctl->sc->control_mode,
+	    &ctl->id)) < 0) {
+		if (fd == -EADDRINUSE)
+			log_err("%s: another supervisor is answering there",
+			    path);
+		else if (fd == -EEXIST)
+			log_err("%s: there is a file there that is not a "
+			    "socket; not replaced", path);
+		else
+			log_err("control socket %s: %s", path, strerror(-fd));
+		return fd;
 	}
-	unlink(path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	old = umask(0177);
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	umask(old);
-	if (rc < 0 || chmod(path, ctl->sc->control_mode) < 0 ||
-	    listen(fd, 128) < 0) {
+	if (listen(fd, 128) < 0) {
 		rc = -errno;
 		log_err("control socket %s: %s", path, strerror(errno));
 		close(fd);
+		unix_unlink(path, &ctl->id);
 		return rc;
 	}
 	ctl->fd = fd;
@@ -1121,7 +1105,7 @@ ctl_close(struct ctl *ctl)
 			close(ctl->spare);
 		ctl->spare = -1;
 		close(ctl->fd);
-		unlink(ctl->path);
+		unix_unlink(ctl->path, &ctl->id);
 		ctl->fd = -1;
 	}
 }

@@ -27,6 +27,7 @@ struct ctl {
 	bool			 pid1;
 	/* Its own. */
 	int			 fd;		/* the listening socket; -1 */
+	struct file_id		 id;		/* its file, to remove ours only */
 	int			 spare;		/* held for a client when out
 						 * of fds */
 	ev_io			 w;

@@ -108,28 +108,24 @@ notifysock_on_read(struct ev_loop *loop, ev_io *w, int revents)
 	notifysock_drain(container_of(w, struct notifysock, w));
 }
 
-/* Bind the socket at ns->path: any local process may send, creds decide. */
+/*
+ * Bind the socket at ns->path, mode 0666: any local process may send,
+ * creds decide.  Never over a live socket or a file that is not one.
+ */
 int
 notifysock_open(struct notifysock *ns)
 {
-	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
-	int			fd, one = 1;
+	int	fd, one = 1;
 
 	ns->fd = -1;
-	if (strlen(ns->path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, ns->path);
 	mkdir_parent(ns->path, 0755);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	unlink(ns->path);
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(ns->path, 0666) < 0) {
+	if ((fd = unix_bind(ns->path, SOCK_DGRAM, 0666, &ns->id)) < 0)
+		return fd;
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
 		int	err = errno;
 
 		close(fd);
+		unix_unlink(ns->path, &ns->id);
 		return -err;
 	}
 	ns->fd = fd;
@@ -146,6 +142,6 @@ notifysock_close(struct notifysock *ns)
 		return;
 	ev_io_stop(ns->loop, &ns->w);
 	close(ns->fd);
-	unlink(ns->path);
+	unix_unlink(ns->path, &ns->id);
 	ns->fd = -1;
 }

@@ -973,17 +973,11 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
-	/* PID 1 runs its services even without its sockets. */
-	sup->notify.loop = sup->loop;
-	sup->notify.path = sup->notify_path;
-	sup->notify.lookup = sup_notify_lookup;
-	sup->notify.ctx = sup;
-	if ((rc = notifysock_open(&sup->notify)) < 0) {
-		log_err("notify socket %s: %s", sup->notify_path,
-		    strerror(-rc));
-		if (!sup->pid1)
-			return rc;
-	}
+	/*
+	 * PID 1 runs its services even without its sockets.  The control
+	 * socket first: if another supervisor answers there, we stop
+	 * before touching its notify socket.
+	 */
 	sup->ctl.sup = sup;
 	sup->ctl.loop = sup->loop;
 	sup->ctl.set = &sup->set;
@@ -993,6 +987,18 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->ctl.pid1 = sup->pid1;
 	if ((rc = ctl_listen(&sup->ctl)) < 0 && !sup->pid1)
 		return rc;
+	sup->notify.loop = sup->loop;
+	sup->notify.path = sup->notify_path;
+	sup->notify.lookup = sup_notify_lookup;
+	sup->notify.ctx = sup;
+	if ((rc = notifysock_open(&sup->notify)) < 0) {
+		log_err("notify socket %s: %s", sup->notify_path,
+		    rc == -EADDRINUSE ? "another supervisor answers there" :
+		    rc == -EEXIST ? "a file that is not a socket is there; "
+		    "not replaced" : strerror(-rc));
+		if (!sup->pid1)
+			return rc;
+	}
 	if ((rc = sup_svcs_create(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
 		return rc;

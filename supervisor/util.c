@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -216,19 +220,50 @@ read_small(int dirfd, const char *path, char *buf, size_t len)
 }
 
 /*
- * Append a whole file of at most max bytes to b (not NUL-terminated).
- * 0, or -errno (-EFBIG: larger than max).
+ * Open a regular file for reading without waiting on it: never a FIFO
+ * or a device (whose open or read can block), and, with dirfd not
+ * AT_FDCWD, only beneath dirfd (symlinks too).  The fd, or -errno:
+ * -EINVAL for what is not a regular file, -EXDEV for a path (or a
+ * symlink) that leads out of dirfd.
  */
 int
-read_file(const char *path, size_t max, struct buf *b)
+open_regular(int dirfd, const char *path)
+{
+	struct open_how	how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+		.resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat	st;
+	int		fd;
+
+	if (dirfd != AT_FDCWD)
+		how.resolve |= RESOLVE_BENEATH;
+	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)	/* before 5.6: no symlinks at all */
+		fd = openat(dirfd, path, (int)how.flags | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ELOOP && dirfd != AT_FDCWD ? -EXDEV : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
+ * Append a whole regular file (open_regular) of at most max bytes to b,
+ * not NUL-terminated.  0, or -errno (-EFBIG: larger than max).
+ */
+int
+read_file(int dirfd, const char *path, size_t max, struct buf *b)
 {
 	char	chunk[8192];
 	ssize_t	n;
 	size_t	total = 0;
 	int	fd, rc = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((fd = open_regular(dirfd, path)) < 0)
+		return fd;
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -593,4 +628,63 @@ log_msg(int level, const char *fmt, ...)
 		log_hook(line, (size_t)n);
 	else
 		(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+/*
+ * Bind a new unix socket of type (SOCK_STREAM, SOCK_DGRAM) at path with
+ * mode, taking the path only from what is safe to take: nothing, or a
+ * socket nobody answers on (a stale one of ours).  Never a file that is
+ * not a socket (-EEXIST), never a live socket (-EADDRINUSE), and the
+ * mode is set by the umask at bind, not by a chmod that would follow a
+ * symlink put there meanwhile.  The fd (CLOEXEC, NONBLOCK) with *id the
+ * socket file's identity for unix_unlink, or -errno.
+ */
+int
+unix_bind(const char *path, int type, mode_t mode, struct file_id *id)
+{
+	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
+	struct stat		st;
+	mode_t			old;
+	int			fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0)) < 0)
+			return -errno;
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (rc == 0)
+			return -EADDRINUSE;
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) < 0)
+		return -errno;
+	old = umask(~mode & 0777);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || lstat(path, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return fd;
+}
+
+/* Remove path if it is still the socket unix_bind made there. */
+void
+unix_unlink(const char *path, const struct file_id *id)
+{
+	struct stat	st;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == id->dev && st.st_ino == id->ino)
+		unlink(path);
 }

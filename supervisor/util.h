@@ -48,7 +48,17 @@ int64_t	real_ms(void);
 
 /* A small file (under dirfd, or AT_FDCWD) in one read, NUL-terminated. */
 ssize_t	read_small(int dirfd, const char *path, char *buf, size_t len);
-int	read_file(const char *path, size_t max, struct buf *b);
+int	open_regular(int dirfd, const char *path);
+
+/* Which file a path named when we made it (unix_bind, unix_unlink). */
+struct file_id {
+	dev_t	dev;
+	ino_t	ino;
+};
+
+int	unix_bind(const char *path, int type, mode_t mode, struct file_id *id);
+void	unix_unlink(const char *path, const struct file_id *id);
+int	read_file(int dirfd, const char *path, size_t max, struct buf *b);
 
 int	parse_duration(const char *s, uint32_t *ms);
 void	format_duration(char *out, size_t n, int64_t ms);

@@ -1,0 +1,89 @@
+# tests/host/test_security.sh - what a local user, or a service's own
+# user, must not be able to do to PID 1 (SECURITY.md).  The attacks
+# run as nobody where the finding is about an unprivileged user;
+# `tests/run.sh attack` runs these alone.
+
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+# A FIFO in services/ would block reload's open; a symlink out of the
+# tree would read another file as a service.  Both are refused, at
+# once, and nothing changes.
+t_sec_config_files() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	local pid
+	pid=$(field a pid)
+	mkfifo "$T/conf/services/fifo.ini"
+	ln -s /etc/passwd "$T/conf/services/out.ini"
+	cp "$T/conf/services/a.ini" "$T/in.ini"
+	expect_rc 1 timeout 10 "$CTL" -s "$T/ctl.sock" reload
+	expect_match "$OUT" "fifo.ini: not a regular file"
+	expect_match "$OUT" "out.ini: a symlink out of the configuration \
+directory"
+	expect_eq "$(field a pid)" "$pid" "a after a refused reload"
+	# A symlink that stays in the tree is a file like any other.
+	rm "$T/conf/services/fifo.ini" "$T/conf/services/out.ini"
+	mv "$T/in.ini" "$T/conf/b.ini.real"
+	ln -s ../b.ini.real "$T/conf/services/b.ini"
+	expect_rc 0 ctl reload
+	expect_rc 0 ctl wait b ready --timeout=5s
+	pv_down
+}
+
+# A service never sees the supervisor's own NOTIFY_SOCKET (pidvisor
+# started by another supervisor has one): with env keys or without.
+t_sec_notify_env() {
+	pv_dir
+	svc plain <<-EOF
+	exec = /bin/sh -c "echo NS=\${NOTIFY_SOCKET:-none}; exec sleep 1000"
+	EOF
+	svc keyed <<-EOF
+	exec = /bin/sh -c "echo NS=\${NOTIFY_SOCKET:-none}; exec sleep 1000"
+	env = A=1
+	EOF
+	NOTIFY_SOCKET=$T/parent.sock pv_up
+	expect_rc 0 ctl wait plain ready --timeout=5s
+	expect_rc 0 ctl wait keyed ready --timeout=5s
+	wait_until 5000 eval 'ctl logs plain | grep -q NS=' ||
+	    fail "plain printed nothing"
+	wait_until 5000 eval 'ctl logs keyed | grep -q NS=' ||
+	    fail "keyed printed nothing"
+	expect_match "$(ctl logs plain)" "NS=none$" "plain's NOTIFY_SOCKET"
+	expect_match "$(ctl logs keyed)" "NS=none$" "keyed's NOTIFY_SOCKET"
+	pv_down
+}
+
+# A second pidvisor pointed at a running one's socket is refused before
+# it touches anything: the running one's notify socket still works, and
+# a path that is not a socket is never replaced by one.
+t_sec_second_instance() {
+	pv_dir
+	svc n <<-EOF
+	exec = $H notify=READY=1 sleep=forever
+	ready = notify
+	EOF
+	pv_up
+	expect_rc 0 ctl wait n ready --timeout=5s
+	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	expect_match "$OUT" "another supervisor is answering there"
+	# Its notify socket is the same: a restart gets ready through it.
+	expect_rc 0 ctl restart n --wait --timeout=5s
+	# -s at a file that is not a socket: refused, the file kept.
+	echo precious >"$T/precious.txt"
+	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/precious.txt"
+	expect_match "$OUT" "not a socket; not replaced"
+	expect_eq "$(cat "$T/precious.txt")" precious "the file"
+	# The notify socket path taken by a file: refused the same way.
+	mkdir "$T/other"
+	echo keep >"$T/other/notify.sock"
+	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/other/ctl.sock"
+	expect_match "$OUT" "notify.sock: a file that is not a socket"
+	expect_eq "$(cat "$T/other/notify.sock")" keep "the notify path's file"
+	[ ! -e "$T/other/ctl.sock" ] || fail "the refused one left its socket"
+	expect_rc 0 ctl restart n --wait --timeout=5s
+	pv_down
+}
