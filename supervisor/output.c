@@ -112,7 +112,11 @@ output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 		if (out->file.lost++ == 0)
 			log_warn("%s: cannot write its log in %s: %s; its "
 			    "lines stay in memory only", name, dir,
-			    strerror(-rc));
+			    rc == -EPERM ? "others may write in that "
+			    "directory (it must be ours or root's, not group- "
+			    "or world-writable)" : rc == -ELOOP ? "the log "
+			    "file is a symlink" : rc == -EINVAL ? "the log "
+			    "file is not a regular file" : strerror(-rc));
 	} else if (out->file.lost) {
 		log_info("%s: writing its log in %s again; %llu line%s not "
 		    "written", name, dir, (unsigned long long)out->file.lost,

@@ -286,19 +286,43 @@ console_close(void)
 	con.fd = -1;
 }
 
-/* Open dir/name.log for appending. */
+/*
+ * Open dir/name.log for appending.  Only in a directory that no one
+ * else can write in (owned by root or by us, not group- or
+ * world-writable: -EPERM otherwise), so that no one can put a symlink
+ * or a FIFO there; and even so never through a symlink (O_NOFOLLOW)
+ * and only to a regular file (-EINVAL), without blocking on the open.
+ */
 static int
 svclog_file_open(struct svclog_file *f, const char *dir, const char *name)
 {
 	char		path[4096];
 	struct stat	st;
+	int		dfd, fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s.log", dir, name);
 	mkdir_parent(path, 0755);
-	f->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (f->fd < 0)
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	if (fstat(dfd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(dfd);
+		return -EPERM;
+	}
+	snprintf(path, sizeof(path), "%s.log", name);
+	fd = openat(dfd, path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0640);
+	err = errno;
+	close(dfd);
+	if (fd < 0)
+		return -err;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	f->fd = fd;
+	f->size = (uint64_t)st.st_size;
 	return 0;
 }
 

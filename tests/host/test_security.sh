@@ -87,3 +87,50 @@ t_sec_second_instance() {
 	expect_rc 0 ctl restart n --wait --timeout=5s
 	pv_down
 }
+
+# log = file: never through a symlink, never in a directory others can
+# write in (they could put a symlink or a FIFO there).
+t_sec_log_files() {
+	pv_dir
+	mkdir -p "$T/logs" "$T/open"
+	chmod 0755 "$T" "$T/logs"
+	chmod 1777 "$T/open"
+	echo secret >"$T/secret"
+	chmod 0600 "$T/secret"
+	# What nobody could do in a directory it may write in.
+	$NOBODY ln -s "$T/secret" "$T/open/w.log" ||
+	    fail "nobody cannot write in $T/open"
+	ln -s "$T/secret" "$T/logs/s.log"
+	sup_ini <<-EOF
+	log_dir = $T/logs
+	EOF
+	svc s <<-EOF
+	exec = /bin/sh -c "echo to-s; exec sleep 1000"
+	log = file
+	EOF
+	pv_up
+	expect_rc 0 ctl wait s ready --timeout=5s
+	wait_until 5000 grep -q "s: cannot write its log" "$T/log" ||
+	    fail "no warning: $(cat "$T/log")"
+	expect_match "$(grep "s: cannot write" "$T/log")" "is a symlink"
+	expect_eq "$(cat "$T/secret")" secret "the file behind the symlink"
+	wait_until 5000 eval 'ctl logs s | grep -q to-s' ||
+	    fail "the line is not kept in memory"
+	pv_down
+	# The same service, its log_dir writable by everyone.
+	sup_ini <<-EOF
+	log_dir = $T/open
+	EOF
+	svc w <<-EOF
+	exec = /bin/sh -c "echo to-w; exec sleep 1000"
+	log = file
+	EOF
+	rm "$T/conf/services/s.ini"
+	pv_up
+	expect_rc 0 ctl wait w ready --timeout=5s
+	wait_until 5000 grep -q "w: cannot write its log" "$T/log" ||
+	    fail "no warning: $(cat "$T/log")"
+	expect_match "$(grep "w: cannot write" "$T/log")" "others may write"
+	expect_eq "$(cat "$T/secret")" secret "the file behind the symlink"
+	pv_down
+}
