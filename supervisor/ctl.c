@@ -577,7 +577,7 @@ logs_one(const struct svclog_line *l, void *arg)
 	if (w->json && !w->follow && !w->first)
 		buf_puts(w->b, ",");
 	w->first = false;
-	svclog_format(w->b, w->name, l, w->json);
+	svclog_format(w->b, w->name, l, w->json ? SVCLOG_JSON : SVCLOG_TEXT);
 	if (w->json && w->follow)
 		buf_puts(w->b, "\n");
 }
@@ -637,7 +637,8 @@ ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l)
 			continue;
 		}
 		b.len = 0;
-		svclog_format(&b, s->def->name, l, c->follow_json);
+		svclog_format(&b, s->def->name, l, c->follow_json ?
+		    SVCLOG_JSON : SVCLOG_TEXT);
 		if (c->follow_json)
 			buf_add(&b, "\n", 1);
 		ctl_output_buf(c, &b);

@@ -104,7 +104,7 @@ output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 	struct buf		 b = { 0 };
 	int			 rc;
 
-	svclog_format(&b, name, l, false);
+	svclog_format(&b, name, l, SVCLOG_FILE);
 	/* A full disk or the like: said once, lines kept in memory (logs
 	 * NAME) meanwhile, and said again when it is over. */
 	if ((rc = svclog_file_write(&out->file, dir, name, b.data, b.len,
@@ -157,7 +157,11 @@ output_line(void *arg, const char *text, size_t len)
 	case SINK_KMSG:
 		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
 		    d->name, (int)out->pid);
-		buf_add(&b, text, len);
+		/* The console is a terminal; kmsg escapes on its own. */
+		if (sink == SINK_KMSG)
+			buf_add(&b, text, len);
+		else
+			buf_add_escaped(&b, text, len);
 		/* Without its newline a kmsg record stays open, unseen. */
 		buf_add(&b, "\n", 1);
 		if (sink == SINK_KMSG)

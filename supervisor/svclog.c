@@ -154,12 +154,13 @@ ring_walk(const struct svclog_ring *r, size_t n,
 
 /*
  * One line as `logs` shows it:
- *   2026-12-03T09:10:11.123Z web[123] out: text
- * or as a JSON object (without a newline).
+ *   2026-12-03T09:10:11.123Z web[123] stdout: text
+ * with control characters escaped (SVCLOG_TEXT) or as written (a log
+ * file, SVCLOG_FILE), or as a JSON object (without a newline).
  */
 void
 svclog_format(struct buf *b, const char *name, const struct svclog_line *l,
-    bool json)
+    enum svclog_fmt fmt)
 {
 	char		when[40];
 	struct tm	tm;
@@ -169,10 +170,13 @@ svclog_format(struct buf *b, const char *name, const struct svclog_line *l,
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03dZ",
 	    (int)(l->ts_ms % 1000));
-	if (!json) {
+	if (fmt != SVCLOG_JSON) {
 		buf_printf(b, "%s %s[%d] %s: ", when, name, (int)l->pid,
 		    l->stream == STREAM_ERR ? "stderr" : "stdout");
-		buf_add(b, l->text, l->len);
+		if (fmt == SVCLOG_FILE)
+			buf_add(b, l->text, l->len);
+		else
+			buf_add_escaped(b, l->text, l->len);
 		buf_add(b, "\n", 1);
 		return;
 	}

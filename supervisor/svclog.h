@@ -37,8 +37,15 @@ size_t		 ring_count(const struct svclog_ring *r);
 void		 ring_walk(const struct svclog_ring *r, size_t n,
 		     void (*fn)(const struct svclog_line *, void *), void *arg);
 
+/* How a line is written: for a terminal, for a file, as JSON. */
+enum svclog_fmt {
+	SVCLOG_TEXT,		/* control characters escaped as \xNN */
+	SVCLOG_FILE,		/* the bytes as the service wrote them */
+	SVCLOG_JSON,
+};
+
 void		 svclog_format(struct buf *b, const char *name,
-		     const struct svclog_line *l, bool json);
+		     const struct svclog_line *l, enum svclog_fmt fmt);
 
 /* Lines for pidvisor's console: queued, never blocking the loop. */
 void		 console_init(struct ev_loop *loop);

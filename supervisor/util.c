@@ -284,6 +284,39 @@ read_file(int dirfd, const char *path, size_t max, struct buf *b)
 	return rc;
 }
 
+/*
+ * Append text for a terminal: control characters (C0 but tab, DEL, C1)
+ * and bytes that are not UTF-8 as \xNN, so that what a service prints
+ * cannot move root's cursor, set its title or answer for it.
+ */
+int
+buf_add_escaped(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, len;
+	char			 hex[5];
+
+	while (i < n) {
+		len = utf8_len(p + i, n - i);
+		if ((len == 1 && (p[i] >= 0x20 || p[i] == '\t') &&
+		    p[i] != 0x7f) || (len == 2 && !(p[i] == 0xc2 &&
+		    p[i + 1] < 0xa0)) || len > 2) {
+			if (buf_add(b, s + i, len) < 0)
+				return -ENOMEM;
+			i += len;
+			continue;
+		}
+		/* A control character, or a byte that is not UTF-8. */
+		len = len ? len : 1;
+		for (; len > 0; len--, i++) {
+			snprintf(hex, sizeof(hex), "\\x%02x", p[i]);
+			if (buf_add(b, hex, 4) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Microseconds on the monotonic clock. */
 int64_t
 mono_us(void)

@@ -38,6 +38,7 @@ int	buf_printf(struct buf *b, const char *fmt, ...)
 void	buf_consume(struct buf *b, size_t n);
 void	buf_free(struct buf *b);
 int	buf_json_str(struct buf *b, const char *s);
+int	buf_add_escaped(struct buf *b, const char *s, size_t n);
 int	buf_json_strn(struct buf *b, const char *s, size_t n);
 size_t	utf8_valid_len(const char *s, size_t n);
 

@@ -134,3 +134,36 @@ t_sec_log_files() {
 	expect_eq "$(cat "$T/secret")" secret "the file behind the symlink"
 	pv_down
 }
+
+# What a service prints reaches root's terminal escaped (logs, the
+# console sink); its log file and JSON keep or encode the bytes.
+t_sec_escape_output() {
+	pv_dir
+	mkdir -p "$T/logs"
+	sup_ini <<-EOF
+	log_dir = $T/logs
+	EOF
+	svc esc <<-EOF
+	exec = /usr/bin/printf "title\\\\033]0;pwned\\\\007 end\\\\n"
+	restart = never
+	log = file
+	EOF
+	svc con <<-EOF
+	exec = /usr/bin/printf "bell\\\\007 end\\\\n"
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait esc stopped --timeout=5s
+	expect_rc 0 ctl wait con stopped --timeout=5s
+	expect_match "$(ctl logs esc)" 'title\\x1b\]0;pwned\\x07 end$' "logs"
+	ctl logs esc | grep -q $'\033' && fail "logs let ESC through"
+	expect_eq "$(ctl logs esc --json | jq -r '.[0].line')" \
+	    $'title\033]0;pwned\a end' "--json"
+	grep -q $'\033]0;pwned\a' "$T/logs/esc.log" ||
+	    fail "the log file lost the bytes"
+	wait_until 5000 grep -q 'con\[[0-9]*\]: bell' "$T/log" ||
+	    fail "no console line: $(cat "$T/log")"
+	grep -q $'bell\a' "$T/log" && fail "the console sink let BEL through"
+	expect_match "$(grep 'con\[' "$T/log")" 'bell\\x07 end'
+	pv_down
+}

@@ -107,14 +107,37 @@ test_format(void **state)
 	struct buf	b = { 0 };
 
 	(void)state;
-	svclog_format(&b, "web", &l, false);
-	assert_memory_equal(b.data, "2025-12-03T09:10:11.123Z web[99] stderr: "
-	    "a \"b\"\x01\xff!\n", b.len);
+	/* For a terminal, control bytes and what is not UTF-8 escaped;
+	 * for a file, the bytes. */
+	svclog_format(&b, "web", &l, SVCLOG_TEXT);
+	buf_add(&b, "", 1);
+	assert_string_equal(b.data, "2025-12-03T09:10:11.123Z web[99] stderr: "
+	    "a \"b\"\\x01\\xff!\n");
 	b.len = 0;
-	svclog_format(&b, "web", &l, true);
+	svclog_format(&b, "web", &l, SVCLOG_FILE);
+	assert_int_equal(b.len, 41 + 8 + 1);
+	assert_memory_equal(b.data + 41, "a \"b\"\x01\xff!\n", 9);
+	b.len = 0;
+	svclog_format(&b, "web", &l, SVCLOG_JSON);
 	assert_string_equal(b.data, "{\"time\":\"2025-12-03T09:10:11.123Z\","
 	    "\"service\":\"web\",\"pid\":99,\"stream\":\"stderr\",\"seq\":7,"
 	    "\"line\":\"a \\\"b\\\"\\u0001\\ufffd!\"}");
+	buf_free(&b);
+}
+
+/* What a terminal would act on is escaped; the rest of UTF-8 is kept. */
+static void
+test_escape(void **state)
+{
+	static const char	in[] = "ok\t\x1b]0;title\x07 \xc2\x9b"
+				    "31m \xc3\xa9\xe2\x82\xac \x7f\xc3";
+	struct buf		b = { 0 };
+
+	(void)state;
+	assert_int_equal(buf_add_escaped(&b, in, sizeof(in) - 1), 0);
+	buf_add(&b, "", 1);
+	assert_string_equal(b.data, "ok\t\\x1b]0;title\\x07 \\xc2\\x9b"
+	    "31m \xc3\xa9\xe2\x82\xac \\x7f\\xc3");
 	buf_free(&b);
 }
 
@@ -162,6 +185,7 @@ main(void)
 		cmocka_unit_test(test_ring_long_line),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json_utf8),
+		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_parse_size),
 	};
 
