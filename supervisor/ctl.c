@@ -1001,6 +1001,33 @@ ctl_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
 	ev_io_start(loop, &ctl->w);
 }
 
+/*
+ * May one more client of uid connect?  Root and our own user may use
+ * every slot of max_clients; the others together leave a quarter of
+ * them free (at least one), and one user may hold at most a quarter,
+ * so that no one who may connect can lock root out.
+ */
+static bool
+ctl_admit(const struct ctl *ctl, uid_t uid)
+{
+	const struct ctl_client	*c;
+	unsigned		 max = ctl->sc->max_clients;
+	unsigned		 quarter = max / 4 ? max / 4 : 1;
+	unsigned		 others = 0, same = 0;
+
+	if (ctl->nclients >= max)
+		return false;
+	if (uid == 0 || uid == geteuid())
+		return true;
+	LIST_FOREACH(c, &ctl->clients, entry) {
+		if (c->uid != 0 && c->uid != geteuid())
+			others++;
+		if (c->uid == uid)
+			same++;
+	}
+	return others + quarter < max && same < quarter;
+}
+
 /* Take new connections. */
 static void
 ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
@@ -1021,7 +1048,10 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			fd = ctl_accept_spare(ctl);
 		if (fd < 0)
 			break;
-		if (ctl->nclients >= ctl->sc->max_clients ||
+		cred.uid = (uid_t)-1;
+		len = sizeof(cred);
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+		if (!ctl_admit(ctl, cred.uid) ||
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			ctl_end_put(&b, CTL_EFAIL, "too many clients");
 			(void)!send(fd, b.data, b.len, MSG_NOSIGNAL |
@@ -1032,9 +1062,7 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		c->ctl = ctl;
 		c->fd = fd;
-		c->uid = (uid_t)-1;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-			c->uid = cred.uid;
+		c->uid = cred.uid;
 		LIST_INSERT_HEAD(&ctl->clients, c, entry);
 		ctl->nclients++;
 		ev_io_init(&c->io, ctl_on_io, fd, EV_READ);

@@ -167,3 +167,34 @@ t_sec_escape_output() {
 	expect_match "$(grep 'con\[' "$T/log")" 'bell\\x07 end'
 	pv_down
 }
+
+# A user who may connect cannot fill the control socket: one user holds
+# at most a quarter of max_clients, all other users together leave a
+# quarter free, and root always gets in.
+t_sec_client_flood() {
+	pv_dir
+	chmod 0755 "$T"
+	sup_ini <<-EOF
+	max_clients = 8
+	control_mode = 0666
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	local i pids=()
+	for i in 1 2 3 4; do
+		$NOBODY "$CTL" -s "$T/ctl.sock" wait a stopped --timeout=60s \
+		    >"$T/w$i" 2>&1 &
+		pids+=($!)
+	done
+	# Two are held, two refused.
+	wait_until 5000 eval '[ "$(grep -l "too many clients" "$T"/w* |
+	    wc -l)" = 2 ]' || fail "nobody's clients: $(cat "$T"/w*)"
+	expect_rc 0 ctl status a
+	expect_rc 0 ctl restart a --wait --timeout=5s
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	pv_down
+}
