@@ -8,7 +8,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
-		   output.c notifysock.c env.c pidmap.c status.c conf_key.c \
+		   output.c notifysock.c closer.c env.c pidmap.c status.c conf_key.c \
 		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c

@@ -5,8 +5,15 @@
  * the main process of a notify service that we have not reaped, which
  * cannot be reused, so no other process can pass for it.  notify.c
  * parses; this file receives and applies.
+ *
+ * A datagram may carry file descriptors (SCM_RIGHTS), which we never
+ * want; closing one can wait for as long as its sender likes (see
+ * closer.c).  Where the kernel has SO_PASSRIGHTS the socket refuses
+ * them; elsewhere they go to the closer thread, and while it is behind
+ * the socket is not read.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -16,6 +23,13 @@
 #include "notify.h"
 #include "notifysock.h"
 #include "util.h"
+
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS	83	/* Linux 6.16, 77cbe1a6d873 */
+#endif
+#define SCM_MAX_FD	253	/* the most one message carries */
+
+static void	notifysock_on_room(struct ev_loop *, ev_io *, int);
 
 /* Apply one sd_notify datagram from the service's main process. */
 static void
@@ -40,8 +54,53 @@ notifysock_apply(struct svc *s, const char *buf, size_t len)
 }
 
 /*
- * Read queued datagrams.  Any fds passed along are closed.  Bounded, so
- * that a flood cannot hold the loop.
+ * Hand fds that came with a datagram to the closer; those it cannot
+ * take yet wait, and the socket is not read until they are gone.
+ */
+static void
+notifysock_drop_fds(struct notifysock *ns, const int *fds, size_t n)
+{
+	size_t	i;
+	int	*p;
+
+	for (i = 0; i < n; i++) {
+		if (ns->npending == 0 && closer_give(&ns->closer, fds[i]) == 0)
+			continue;
+		/* Room for every fd of a message was made at open. */
+		p = ns->pending;
+		p[ns->npending++] = fds[i];
+	}
+	if (ns->npending > 0 && !ev_is_active(&ns->closer_w)) {
+		ev_io_stop(ns->loop, &ns->w);
+		ev_io_start(ns->loop, &ns->closer_w);
+	}
+}
+
+/* The closer's pipe has room: give it what waits, then read again. */
+static void
+notifysock_on_room(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct notifysock	*ns = container_of(w, struct notifysock,
+				    closer_w);
+	size_t			 i = 0;
+
+	(void)revents;
+	while (i < ns->npending && closer_give(&ns->closer,
+	    ns->pending[i]) == 0)
+		i++;
+	memmove(ns->pending, ns->pending + i, (ns->npending - i) *
+	    sizeof(*ns->pending));
+	ns->npending -= i;
+	if (ns->npending == 0) {
+		ev_io_stop(loop, &ns->closer_w);
+		ev_io_start(loop, &ns->w);
+		notifysock_drain(ns);
+	}
+}
+
+/*
+ * Read queued datagrams.  Fds passed along go to the closer.  Bounded,
+ * so that a flood cannot hold the loop.
  */
 void
 notifysock_drain(struct notifysock *ns)
@@ -49,15 +108,17 @@ notifysock_drain(struct notifysock *ns)
 	char		 buf[NOTIFY_MSG_MAX + 1];
 	union {
 		struct cmsghdr	h;
+		/* Every fd a message may carry: those that did not fit
+		 * would be closed by the kernel here, in our thread. */
 		char		b[CMSG_SPACE(sizeof(struct ucred)) +
-				  CMSG_SPACE(sizeof(int) * 32)];
+				  CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
 	}		 cbuf;
 	struct svc	*s;
 	int		 i;
 
 	if (ns->fd < 0)
 		return;
-	for (i = 0; i < 1024; i++) {
+	for (i = 0; i < 1024 && ns->npending == 0; i++) {
 		struct iovec	 iov = { buf, sizeof(buf) };
 		struct msghdr	 mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
@@ -80,12 +141,9 @@ notifysock_drain(struct notifysock *ns)
 			    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
 				cred = (struct ucred *)(void *)CMSG_DATA(c);
 			} else if (c->cmsg_type == SCM_RIGHTS) {
-				int	*fds = (int *)(void *)CMSG_DATA(c);
-				size_t	 k, nfd = (c->cmsg_len -
-				    CMSG_LEN(0)) / sizeof(int);
-
-				for (k = 0; k < nfd; k++)
-					close(fds[k]);
+				notifysock_drop_fds(ns, (int *)(void *)
+				    CMSG_DATA(c), (c->cmsg_len - CMSG_LEN(0)) /
+				    sizeof(int));
 			}
 		}
 		if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
@@ -117,21 +175,39 @@ notifysock_open(struct notifysock *ns)
 {
 	int	fd, one = 1;
 
+	int	zero = 0, rc;
+
 	ns->fd = -1;
 	mkdir_parent(ns->path, 0755);
 	if ((fd = unix_bind(ns->path, SOCK_DGRAM, 0666, &ns->id)) < 0)
 		return fd;
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
-		int	err = errno;
-
-		close(fd);
-		unix_unlink(ns->path, &ns->id);
-		return -err;
+		rc = -errno;
+		goto fail;
+	}
+	/* No fds at all where the kernel can refuse them for us. */
+	ns->no_rights = setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
+	    sizeof(zero)) == 0;
+	if (!ns->no_rights) {
+		if ((rc = closer_start(&ns->closer)) < 0 ||
+		    (ns->pending = calloc(SCM_MAX_FD, sizeof(int))) == NULL) {
+			rc = rc < 0 ? rc : -ENOMEM;
+			closer_stop(&ns->closer);
+			goto fail;
+		}
+		ev_io_init(&ns->closer_w, notifysock_on_room,
+		    ns->closer.pipe[1], EV_WRITE);
+		log_info("notify socket: no SO_PASSRIGHTS; fds passed to it "
+		    "are closed in a thread of their own");
 	}
 	ns->fd = fd;
 	ev_io_init(&ns->w, notifysock_on_read, fd, EV_READ);
 	ev_io_start(ns->loop, &ns->w);
 	return 0;
+fail:
+	close(fd);
+	unix_unlink(ns->path, &ns->id);
+	return rc;
 }
 
 /* Close the socket and remove it. */
@@ -141,6 +217,14 @@ notifysock_close(struct notifysock *ns)
 	if (ns->fd < 0)
 		return;
 	ev_io_stop(ns->loop, &ns->w);
+	if (!ns->no_rights) {
+		ev_io_stop(ns->loop, &ns->closer_w);
+		closer_stop(&ns->closer);
+		/* What the closer never took: ours to leave open, at exit. */
+		free(ns->pending);
+		ns->pending = NULL;
+		ns->npending = 0;
+	}
 	close(ns->fd);
 	unix_unlink(ns->path, &ns->id);
 	ns->fd = -1;

@@ -6,6 +6,7 @@
 
 #include <ev.h>
 
+#include "closer.h"
 #include "svc.h"
 #include "util.h"
 
@@ -14,6 +15,11 @@ struct notifysock {
 	const char	*path;
 	int		 fd;		/* -1: none */
 	struct file_id	 id;		/* its file, to remove ours only */
+	bool		 no_rights;	/* SO_PASSRIGHTS off: no fds come */
+	struct closer	 closer;	/* else passed fds are closed there */
+	int		*pending;	/* fds the closer could not take yet */
+	size_t		 npending;
+	ev_io		 closer_w;	/* its pipe has room again */
 	ev_io		 w;
 	/* The notify service whose unreaped main process is pid, or NULL. */
 	struct svc	*(*lookup)(void *ctx, pid_t pid);

@@ -474,6 +474,27 @@ t_reclaim_blocked() {
 	rm -rf $d
 }
 
+# A datagram to the notify socket carrying the last reference to a TCP
+# socket that lingers 20 s with unsent data.  6.1 has no SO_PASSRIGHTS:
+# the fd reaches pidvisor, whose closer thread drops the linger and
+# closes it; PID 1 keeps answering meanwhile.
+t_notify_fds() {
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	/test/svc-helper linger=/run/pidvisor/notify.sock:20 \
+	    >/tmp/linger.out 2>&1 &
+	att=$!
+	until_ok 10 grep -q "sent\|refused" /tmp/linger.out ||
+	    fail "the attack did not run: $(cat /tmp/linger.out)"
+	grep -q sent /tmp/linger.out ||
+	    fail "the kernel refused the fd: $(cat /tmp/linger.out)"
+	answers $CTL
+	[ $slowest -lt 2000 ] || fail "status took $slowest ms"
+	echo "#   a socket lingering 20 s passed to the notify socket:" \
+	    "status took at most $slowest ms" >&3
+	kill $att
+	wait $att
+}
+
 # stop_timeout: SIGKILL for what ignores SIGTERM.
 t_stop_timeout() {
 	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
@@ -568,7 +589,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
-    t_pressure t_oom t_reclaim_blocked \
+    t_pressure t_oom t_reclaim_blocked t_notify_fds \
     t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done

@@ -31,6 +31,11 @@
  *                      /proc/PID/mem (its mmap_lock held meanwhile)
  *   clear-refs=PID     write 5 to /proc/PID/clear_refs, which takes
  *                      PID's mmap_lock for writing
+ *   linger=SOCK:S      pass a TCP socket (127.0.0.1) with unsent data and
+ *                      a linger of S seconds to the datagram socket SOCK
+ *                      (SCM_RIGHTS), then hold its peer for 2 S: the last
+ *                      close of it waits S seconds.  Prints "sent", or
+ *                      "refused: ERROR" if the kernel refused the fd
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -307,6 +313,64 @@ waitexit(char *arg)
 	return 1;
 }
 
+/* linger=SOCK:S: the attack of a datagram with a lingering socket. */
+static int
+linger(char *path, const char *secs)
+{
+	struct sockaddr_in	 in = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	struct linger		 l = { .l_onoff = 1, .l_linger = atoi(secs) };
+	socklen_t		 len = sizeof(in);
+	static char		 junk[1 << 16];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(int))];
+	}			 cbuf;
+	struct iovec		 iov = { "READY=1", 7 };
+	struct msghdr		 mh = {
+		.msg_name = &un, .msg_namelen = sizeof(un),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+	};
+	struct cmsghdr		*c;
+	int			 lfd, fd, d;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
+	    listen(lfd, 1) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&in, &len) < 0 ||
+	    (fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    connect(fd, (struct sockaddr *)&in, sizeof(in)) < 0) {
+		perror("svc-helper: linger");
+		return 2;
+	}
+	/* The peer never reads: fill what the kernel will buffer. */
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (send(fd, junk, sizeof(junk), MSG_NOSIGNAL) > 0)
+		;
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if ((d = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 ||
+	    sendmsg(d, &mh, 0) < 0) {
+		printf("refused: %s\n", strerror(errno));
+		fflush(stdout);
+	} else {
+		printf("sent\n");
+		fflush(stdout);
+	}
+	/* Ours is not the last reference: this close does not wait. */
+	l.l_onoff = 0;
+	close(fd);
+	sleep(2 * (unsigned)atoi(secs));
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -408,6 +472,10 @@ main(int argc, char **argv)
 
 			snprintf(path, sizeof(path), "/proc/%s/mem", v);
 			return peek(path, strtoull(addr, NULL, 16), &c);
+		} else if (!strcmp(a, "linger")) {
+			char	*secs = split(v);
+
+			return linger(v, secs);
 		} else if (!strcmp(a, "clear-refs")) {
 			char	path[64];
 

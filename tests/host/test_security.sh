@@ -198,3 +198,30 @@ t_sec_client_flood() {
 	wait "${pids[@]}" 2>/dev/null
 	pv_down
 }
+
+# Anyone may send to the notify socket; a datagram carrying the last
+# reference to a TCP socket that lingers with unsent data must not make
+# PID 1 wait out the linger (the close is never on the loop: the kernel
+# refuses the fd with SO_PASSRIGHTS, or the closer thread takes it).
+t_sec_notify_fds() {
+	pv_dir
+	chmod 0755 "$T"
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	$NOBODY "$H" linger="$T/notify.sock:30" >"$T/linger.out" 2>&1 &
+	local attacker=$! t0 ms
+	wait_until 10000 grep -q "sent\|refused" "$T/linger.out" ||
+	    fail "the attack did not run: $(cat "$T/linger.out")"
+	t0=${EPOCHREALTIME/./}
+	expect_rc 0 timeout 10 "$CTL" -s "$T/ctl.sock" status a
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	echo "# $(cat "$T/linger.out"); status took $ms ms" >&2
+	[ "$ms" -lt 3000 ] || fail "status took $ms ms"
+	expect_rc 0 ctl restart a --wait --timeout=5s
+	kill "$attacker"
+	wait "$attacker" 2>/dev/null
+	pv_down
+}
