@@ -192,7 +192,7 @@ t_disk_full() {
 	mkdir "$T/logs"
 	cat >"$T/pv-wrap" <<-EOF
 	#!/bin/bash
-	mount -t tmpfs -o size=128k tmpfs "$T/logs" || exit 1
+	mount -t tmpfs -o size=128k,mode=0755 tmpfs "$T/logs" || exit 1
 	head -c 96k /dev/zero >"$T/logs/filler"
 	exec "$PV" "\$@"
 	EOF
