@@ -839,6 +839,13 @@ static const char *const kill_mode_names[] = {
 	[KILL_CGROUP] = "cgroup", NULL,
 };
 
+/* The name of a kill_mode. */
+const char *
+kill_mode_name(enum kill_mode m)
+{
+	return m <= KILL_CGROUP ? kill_mode_names[m] : "?";
+}
+
 #define SF(m, k)	{ offsetof(struct svc_def, m), 0, k }
 #define SFN(m, n, k)	{ offsetof(struct svc_def, m), \
 			  offsetof(struct svc_def, n), k }

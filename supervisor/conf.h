@@ -263,5 +263,6 @@ bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
 int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
 void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
 const char	*log_sink_name(enum log_sink k);
+const char	*kill_mode_name(enum kill_mode m);
 
 #endif

@@ -250,6 +250,24 @@ ctl_note(struct ctl_client *c, const char *msg)
 	ctl_frame_put(&c->out, CTL_NOTE, msg, (uint32_t)strlen(msg));
 }
 
+/* Name the services whose kill_mode acts as another here, on stderr. */
+static void
+ctl_kill_mode_note(struct ctl_client *c, const struct svc_status *v,
+    size_t n)
+{
+	struct buf	b = { 0 };
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].kill_mode != v[i].kill_mode_real)
+			buf_printf(&b, "%s: kill_mode = %s acts as %s here\n",
+			    v[i].name, kill_mode_name(v[i].kill_mode),
+			    kill_mode_name(v[i].kill_mode_real));
+	if (b.len && !b.nomem)
+		ctl_frame_put(&c->out, CTL_NOTE, b.data, (uint32_t)b.len);
+	buf_free(&b);
+}
+
 /* status [NAME...] [--json]: from snapshots (status.c formats them). */
 static void
 cmd_status(struct ctl_client *c, const struct ctl_args *a)
@@ -301,6 +319,7 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 			    "cgroups: %s\n", note);
 			ctl_note(c, msg);
 		}
+		ctl_kill_mode_note(c, v, n);
 	}
 	free(v);
 	ctl_output_buf(c, &b);

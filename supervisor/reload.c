@@ -175,6 +175,7 @@ sup_reload(struct sup *sup, struct buf *report)
 			break;
 		}
 	}
+	sup_kill_modes_check(sup);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
 	    "unchanged", count[R_ADDED], count[R_CHANGED], count[R_REMOVED],
 	    count[R_UNCHANGED]);

@@ -77,5 +77,6 @@ status_json(struct buf *b, const struct svc_status *st)
 		    (unsigned long long)st->oom_kill);
 	else
 		buf_puts(b, ",\"memory\":null,\"oom\":null,\"oom_kill\":null");
-	buf_puts(b, "}");
+	buf_printf(b, ",\"kill_mode\":\"%s\",\"kill_mode_effective\":\"%s\"}",
+	    kill_mode_name(st->kill_mode), kill_mode_name(st->kill_mode_real));
 }

@@ -24,6 +24,8 @@ struct svc_status {
 	uint64_t		 oom;		/* memory.events */
 	uint64_t		 oom_kill;
 	const struct svclog_ring	*ring;		/* its lines, or NULL */
+	uint8_t			 kill_mode;	/* enum kill_mode, as set */
+	uint8_t			 kill_mode_real; /* as this system does it */
 };
 
 int	status_width(const struct svc_status *v, size_t n);

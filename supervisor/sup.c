@@ -1003,6 +1003,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
+	sup_kill_modes_check(sup);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
 	    sup->set.n == 1 ? "" : "s", confdir, sup->ctl_path);
 	for (i = 0; i < sup->set.n; i++)
@@ -1023,6 +1024,44 @@ const char *
 sup_cgroup_note(const struct sup *sup)
 {
 	return sup->cg.base == NULL ? sup->cg.why : NULL;
+}
+
+/*
+ * The kill_mode a service really has: without a cgroup, cgroup acts as
+ * group; without PIDFD_SIGNAL_PROCESS_GROUP, group acts as process (the
+ * main process alone gets the signal; what it leaves is not killed).
+ */
+static enum kill_mode
+sup_kill_mode(const struct sup *sup, const struct sup_svc *ss)
+{
+	int	mode = ss->svc.def->kill_mode;
+
+	if (mode == KILL_CGROUP && ss->cgfd < 0 && sup->cg.base_fd < 0)
+		mode = KILL_GROUP;
+	if (mode == KILL_GROUP && !sup->pgrp_signal)
+		mode = KILL_PROCESS;
+	return (enum kill_mode)mode;
+}
+
+/* Say once, at start and reload, which services' kill_mode degrades. */
+void
+sup_kill_modes_check(struct sup *sup)
+{
+	size_t	i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
+		enum kill_mode	 m = sup_kill_mode(sup, ss);
+
+		if (m != ss->svc.def->kill_mode)
+			log_warn("%s: kill_mode = %s acts as %s here (%s)",
+			    ss->svc.def->name,
+			    kill_mode_name(ss->svc.def->kill_mode),
+			    kill_mode_name(m), m == KILL_PROCESS ? "this "
+			    "kernel has no PIDFD_SIGNAL_PROCESS_GROUP: the main "
+			    "process alone gets signals" : "no cgroups: the "
+			    "process group gets signals");
+	}
 }
 
 /* A service's status as plain data, for ctl.c (status.c formats it). */
@@ -1046,6 +1085,8 @@ sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
 	if (st->have_memory)
 		cgroup_events(ss->cgfd, &st->oom, &st->oom_kill);
 	st->ring = ss->out ? ss->out->ring : NULL;
+	st->kill_mode = s->def->kill_mode;
+	st->kill_mode_real = sup_kill_mode(s->set->ctx, ss);
 }
 
 /* Run the loop until the supervisor is told to exit. */

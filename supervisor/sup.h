@@ -116,6 +116,7 @@ int	sup_relink(struct sup *sup);
 int	sup_reload(struct sup *sup, struct buf *report);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
+void	sup_kill_modes_check(struct sup *sup);
 void	sup_svc_status(struct svc *s, int64_t now, struct svc_status *st);
 
 

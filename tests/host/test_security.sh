@@ -225,3 +225,33 @@ t_sec_notify_fds() {
 	wait "$attacker" 2>/dev/null
 	pv_down
 }
+
+# A kill_mode this system cannot give degrades, and says so: at start
+# in the log, in status on stderr and in JSON.  (Here, without cgroups,
+# cgroup acts as group; a kernel without PIDFD_SIGNAL_PROCESS_GROUP
+# makes group act as process.)
+t_sec_kill_mode_degraded() {
+	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] &&
+	    echo "# cgroups here: cgroup mode does not degrade" >&2
+	pv_dir
+	svc cg <<-EOF
+	exec = $H sleep=forever
+	kill_mode = cgroup
+	EOF
+	svc pr <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait cg ready --timeout=5s
+	local real
+	real=$(field cg kill_mode_effective)
+	expect_eq "$(field cg kill_mode)" cgroup "as set"
+	expect_eq "$(field pr kill_mode_effective)" process "pr"
+	if [ "$real" != cgroup ]; then
+		expect_match "$(ctl status 2>&1 >/dev/null)" \
+		    "cg: kill_mode = cgroup acts as $real here" "the note"
+		grep -q "cg: kill_mode = cgroup acts as $real here" "$T/log" ||
+		    fail "no warning at start: $(cat "$T/log")"
+	fi
+	pv_down
+}

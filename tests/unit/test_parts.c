@@ -258,6 +258,7 @@ test_status_json(void **state)
 		.name = "w\"eb", .state = SVC_READY, .pid = 42,
 		.uptime_ms = 1500, .restarts = 1, .reason = "ready",
 		.have_memory = true, .memory = 4096, .oom = 0, .oom_kill = 1,
+		.kill_mode = KILL_GROUP, .kill_mode_real = KILL_PROCESS,
 	}, b = { .name = "x", .state = SVC_STOPPED, .reason = "stopped",
 		.status_text = "ok" };
 	struct buf		out = { 0 };
@@ -270,11 +271,13 @@ test_status_json(void **state)
 	    "{\"name\":\"w\\\"eb\",\"state\":\"ready\",\"pid\":42,"
 	    "\"uptime_ms\":1500,\"restarts\":1,\"reason\":\"ready\","
 	    "\"status_text\":null,\"memory\":4096,\"oom\":0,"
-	    "\"oom_kill\":1}"
+	    "\"oom_kill\":1,\"kill_mode\":\"group\","
+	    "\"kill_mode_effective\":\"process\"}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
 	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
 	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
-	    "\"oom_kill\":null}");
+	    "\"oom_kill\":null,\"kill_mode\":\"process\","
+	    "\"kill_mode_effective\":\"process\"}");
 	buf_free(&out);
 }
 
