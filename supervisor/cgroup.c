@@ -117,13 +117,23 @@ cgroup_empty(int dirfd)
 	return cg_read(dirfd, "cgroup.procs", buf, sizeof(buf)) == 0;
 }
 
-/* Signal every process of the cgroup, each through a pidfd of its own. */
-int
-cgroup_signal(int dirfd, int sig)
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t	x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The PIDs in the cgroup's cgroup.procs, sorted; their count or -errno. */
+static ssize_t
+cg_procs(int dirfd, pid_t **out)
 {
 	char	 line[32];
+	pid_t	*v = NULL, *nv;
+	size_t	 n = 0, cap = 0;
 	FILE	*f;
-	int	 fd, n = 0;
+	int	 fd;
 
 	if ((fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
@@ -132,16 +142,65 @@ cgroup_signal(int dirfd, int sig)
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		int	pfd = (int)sys_pidfd_open(atoi(line), 0);
-
-		if (pfd < 0)
-			continue;
-		if (pidfd_signal(pfd, sig) == 0)
-			n++;
-		close(pfd);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if ((nv = realloc(v, cap * sizeof(*v))) == NULL) {
+				free(v);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (pid_t)atoi(line);
 	}
 	fclose(f);
-	return n;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), pid_cmp);
+	*out = v;
+	return (ssize_t)n;
+}
+
+/*
+ * Signal every process of the cgroup, each through a pidfd of its own.
+ * The PIDs come from cgroup.procs, and one may be reused between the
+ * read and pidfd_open(): so each pidfd is taken first, then the PID is
+ * looked for in cgroup.procs read again, then the pidfd's process is
+ * checked alive.  Alive after the second read, it held its PID during
+ * it, so the PID found there was it: it is in the cgroup.  Only then
+ * does it get the signal.  (SIGKILL needs none of this: cgroup.kill.)
+ */
+int
+cgroup_signal(int dirfd, int sig)
+{
+	pid_t	*first = NULL, *again = NULL;
+	int	*pfd;
+	ssize_t	 n, m, i;
+	int	 sent = 0;
+
+	if ((n = cg_procs(dirfd, &first)) <= 0)
+		return (int)n;
+	if ((pfd = calloc((size_t)n, sizeof(*pfd))) == NULL) {
+		free(first);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		pfd[i] = (int)sys_pidfd_open(first[i], 0);
+	if ((m = cg_procs(dirfd, &again)) < 0)
+		m = 0;
+	for (i = 0; i < n; i++) {
+		if (pfd[i] < 0)
+			continue;
+		if (m > 0 && bsearch(&first[i], again, (size_t)m,
+		    sizeof(*again), pid_cmp) != NULL &&
+		    pidfd_signal(pfd[i], 0) == 0 &&
+		    pidfd_signal(pfd[i], sig) == 0)
+			sent++;
+		close(pfd[i]);
+	}
+	free(pfd);
+	free(first);
+	free(again);
+	return sent;
 }
 
 /* Hand the memory and pids controllers (those there are) down from dir. */
