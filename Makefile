@@ -146,7 +146,7 @@ $(UNIT_BIN):
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
-		   $(B)/test/noclone3
+		   $(B)/test/noclone3 $(B)/test/fuse-hang
 $(B)/test/%: tests/host/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<

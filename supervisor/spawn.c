@@ -40,6 +40,16 @@
  * a PID namespace, under another init) such a service is spawned
  * fork-style, with memory of its own.
  *
+ * A child that shares our memory and then takes a service's user must
+ * not be open to that user between setuid() and exec: stopped, it could
+ * be traced and our memory written through it.  The kernel clears the
+ * shared memory's dumpable flag when the credentials change (to
+ * fs.suid_dumpable: 0 by default, or 2, "root only"), and a process
+ * that is not dumpable cannot be traced or have its /proc/PID/mem
+ * opened by that user.  With fs.suid_dumpable = 1 it could: then a
+ * service that changes user is spawned fork-style.  (Stopping the child
+ * is all that user can do: the spawn deadline ends that.)
+ *
  * Where clone3 answers ENOSYS (Linux 5.2, seccomp sandboxes that refuse
  * what they cannot inspect, valgrind), the old clone(2) takes
  * CLONE_PIDFD too, fork-style; the child then joins its cgroup itself,
@@ -170,6 +180,16 @@ spawn_global_init(void)
 
 	return getpid() == 1 && stat("/proc/self/ns/pid", &st) == 0 &&
 	    st.st_ino == 0xeffffffcU;
+}
+
+/* Would a child that takes a service's user be traceable by it? */
+static bool
+spawn_user_may_trace(void)
+{
+	char	buf[8];
+
+	return read_small(AT_FDCWD, "/proc/sys/fs/suid_dumpable", buf,
+	    sizeof(buf)) > 0 && buf[0] == '1';
 }
 
 /* Probe clone3 (a zero size is EINVAL where it exists). */
@@ -463,8 +483,10 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	if (req->set_oom_score_adj)
 		snprintf(p->oom_adj, sizeof(p->oom_adj), "%d",
 		    req->oom_score_adj);
-	/* Memory of its own where its oom_score_adj would be ours too. */
-	vm = spawn_vm && !(req->set_oom_score_adj && spawn_oom_shared);
+	/* Memory of its own where its oom_score_adj would be ours too, or
+	 * where its user could trace it before exec. */
+	vm = spawn_vm && !(req->set_oom_score_adj && spawn_oom_shared) &&
+	    !((req->set_uid || req->set_gid) && spawn_user_may_trace());
 	p->nkeep = 0;
 	p->over = false;
 	p->stage = p->err = 0;

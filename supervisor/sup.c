@@ -139,6 +139,7 @@ static void
 sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 {
 	ev_io_stop(sup->loop, &sp->io);
+	ev_timer_stop(sup->loop, &sp->timer);
 	spawn_release(&sp->proc);
 	sp->ss->spawn = NULL;
 	sp->ss = NULL;
@@ -148,16 +149,50 @@ sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 	sp->old_envp = NULL;
 }
 
-/* A free spawn slot; NULL while SUP_SPAWNS are in flight. */
+/*
+ * A free spawn slot; NULL while SUP_SPAWNS are in flight and not slow,
+ * or every slot is taken.
+ */
 static struct sup_spawn *
 sup_spawn_slot(struct sup *sup)
 {
-	size_t	i;
+	struct sup_spawn	*free = NULL;
+	size_t			 i, fresh = 0;
 
-	for (i = 0; i < SUP_SPAWNS; i++)
+	for (i = 0; i < SUP_SPAWN_SLOTS; i++) {
 		if (sup->spawns[i].ss == NULL)
-			return &sup->spawns[i];
-	return NULL;
+			free = free ? free : &sup->spawns[i];
+		else if (!sup->spawns[i].slow)
+			fresh++;
+	}
+	return fresh < SUP_SPAWNS ? free : NULL;
+}
+
+static void	sup_unhold(struct sup *);
+
+/*
+ * A spawn's timer: it is slow now (the next spawn may go), or, the
+ * second time, past its deadline (its child is killed).
+ */
+static void
+sup_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup_spawn	*sp = container_of(w, struct sup_spawn, timer);
+	struct sup		*sup = ev_userdata(loop);
+
+	(void)revents;
+	if (sp->ss == NULL)
+		return;
+	if (!sp->slow) {
+		sp->slow = true;
+		ev_timer_set(w, SUP_SPAWN_TIMEOUT - SUP_SPAWN_SLOW, 0.);
+		ev_timer_start(loop, w);
+		sup_unhold(sup);
+		return;
+	}
+	log_warn("%s: its child did not exec within %.0f s: killed",
+	    sp->ss->svc.def->name, SUP_SPAWN_TIMEOUT);
+	svc_spawn_timeout(&sp->ss->svc);
 }
 
 /* svc_ops: no spawn can start while SUP_SPAWNS are in flight. */
@@ -357,9 +392,12 @@ sup_op_spawn(struct svc *s)
 		return rc;
 	}
 	sp->ss = ss;
+	sp->slow = false;
 	ss->spawn = sp;
 	ev_io_set(&sp->io, sp->proc.errfd, EV_READ);
 	ev_io_start(sup->loop, &sp->io);
+	ev_timer_set(&sp->timer, SUP_SPAWN_SLOW, 0.);
+	ev_timer_start(sup->loop, &sp->timer);
 	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
 	s->pid = res.pid;
 	if (ss->out)
@@ -944,9 +982,10 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
 	ev_init(&sup->spawn_w, sup_on_spawn_more);
-	for (i = 0; i < SUP_SPAWNS; i++) {
+	for (i = 0; i < SUP_SPAWN_SLOTS; i++) {
 		spawn_proc_init(&sup->spawns[i].proc);
 		ev_io_init(&sup->spawns[i].io, sup_on_exec, -1, EV_READ);
+		ev_init(&sup->spawns[i].timer, sup_on_spawn_timer);
 	}
 	ev_prepare_init(&sup->turn_w, sup_on_turn);
 	ev_prepare_start(sup->loop, &sup->turn_w);

@@ -33,14 +33,23 @@
  * for them, but each needs a CPU before it is a service.  In a crash
  * storm on 2 CPUs, 2 at once gave 250 restarts/s and a status p99 of
  * 10.5 ms; 1 gave 184/s and 8.2 ms: the services had the CPUs, not us.
+ * So one at a time; but one that has not exec'd after SUP_SPAWN_SLOW
+ * (stopped by its user, a binary on a hung mount) no longer holds the
+ * others back, up to SUP_SPAWN_SLOTS in flight; after SUP_SPAWN_TIMEOUT
+ * it is killed ("spawn timed out").
  */
 #define SUP_SPAWNS		1
+#define SUP_SPAWN_SLOTS		8
+#define SUP_SPAWN_SLOW		0.05	/* s */
+#define SUP_SPAWN_TIMEOUT	10.	/* s */
 
 struct sup_svc;
 
 /* A spawn in flight: the child's report pipe, and what it reads. */
 struct sup_spawn {
 	ev_io			 io;
+	ev_timer		 timer;		/* slow, then the deadline */
+	bool			 slow;
 	struct spawn_proc	 proc;
 	struct sup_svc		*ss;		/* NULL: free */
 	struct svc_def		*old_def;	/* replaced meanwhile (reload) */
@@ -90,7 +99,7 @@ struct sup {
 	ev_timer	  reap_w;	/* more zombies than one turn takes */
 	ev_prepare	  turn_w;	/* a new turn: a new spawn budget */
 	ev_timer	  spawn_w;	/* more spawns than one turn takes */
-	struct sup_spawn  spawns[SUP_SPAWNS];
+	struct sup_spawn  spawns[SUP_SPAWN_SLOTS];
 	struct cgroups	  cg;
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */

@@ -609,6 +609,26 @@ svc_exec(struct svc *s, int stage, int err)
 		svc_ready(s);
 }
 
+/*
+ * Event: its child has not reached exec within the spawn deadline (a
+ * user who stopped it, a binary or workdir on a hung mount): it is
+ * killed, and the start failed.
+ */
+void
+svc_spawn_timeout(struct svc *s)
+{
+	if (!s->execing || s->state != SVC_STARTING)
+		return;
+	s->execing = false;
+	s->set->ops->timer_stop(s);	/* no ready timeout */
+	s->pending = why(WHY_SPAWN_TIMEOUT, 0);
+	svc_send_stop(s, SIGKILL);
+	/* Stopping until it is dead: a child stuck in the kernel (a hung
+	 * mount) dies only once the kernel lets it. */
+	svc_set_state(s, SVC_STOPPING, s->pending);
+	svc_set_run(s->set);
+}
+
 /* Event: the service reported readiness. */
 void
 svc_ready(struct svc *s)
@@ -821,6 +841,9 @@ reason_format(const struct svc_reason *r, char *out, size_t n)
 		break;
 	case WHY_SPAWN:
 		snprintf(out, n, "spawn: %s", strerror(r->code));
+		break;
+	case WHY_SPAWN_TIMEOUT:
+		snprintf(out, n, "spawn timed out");
 		break;
 	case WHY_READY_TIMEOUT:
 		snprintf(out, n, "ready timeout");

@@ -52,6 +52,7 @@ enum svc_why {
 	WHY_SELF_STOPPING,	/* the service sent STOPPING=1 */
 	WHY_PRESSURE,		/* killed for memory pressure */
 	WHY_OOM,		/* killed by the kernel's OOM killer */
+	WHY_SPAWN_TIMEOUT,	/* its child did not reach exec in time */
 };
 
 /* Where in the child set-up a spawn failed (WHY_EXEC). */
@@ -170,6 +171,7 @@ void		 svc_restart(struct svc *s);
 void		 svc_set_stop_all(struct svc_set *set);
 
 void		 svc_exec(struct svc *s, int stage, int err);
+void		 svc_spawn_timeout(struct svc *s);
 void		 svc_ready(struct svc *s);
 void		 svc_died(struct svc *s, int code, int sig);
 void		 svc_timeout(struct svc *s);

@@ -495,6 +495,47 @@ t_notify_fds() {
 	wait $att || :		# killed: 143
 }
 
+# A spawn's child shares PID 1's memory until exec.  Once it has a
+# service's user, that user must not be able to read it (nor trace it):
+# the kernel makes the memory non-dumpable when the credentials change,
+# unless fs.suid_dumpable = 1, where pidvisor spawns such a service with
+# memory of its own.  The children are held before exec by a FUSE mount
+# that never answers; the spawn deadline kills them.
+t_spawn_user_trace() {
+	/test/fuse-hang /tmp/fx exec >/tmp/fx.log 2>&1 &
+	fx=$!
+	trap 'kill -TERM $fx 2>/dev/null' EXIT
+	until_ok 10 grep -q ready /tmp/fx.log || fail "no FUSE mount"
+	old=$(cat /proc/sys/fs/suid_dumpable)
+	for d in 0 1; do
+		echo $d >/proc/sys/fs/suid_dumpable
+		held=$(grep -c "read held" /tmp/fx.log)
+		$CTL start usertrace$d || fail "start usertrace$d"
+		until_ok 10 sh -c "[ \$(grep -c 'read held' /tmp/fx.log) -gt $held ]" ||
+		    fail "usertrace$d did not reach its exec"
+		child=$($CTL status usertrace$d | awk 'NR == 2 { print $3 }')
+		grep -q "^Uid:.*65534" /proc/"$child"/status ||
+		    fail "usertrace$d has not taken nobody's user"
+		if /test/svc-helper same-vm=1:"$child"; then
+			[ $d = 0 ] || fail "suid_dumpable 1, and memory shared"
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+			    sh -c "exec 3</proc/$child/mem" 2>/dev/null &&
+			    fail "nobody opened the memory PID 1 shares"
+		else
+			[ $d = 1 ] || fail "suid_dumpable 0, and no memory shared"
+		fi
+	done
+	echo "$old" >/proc/sys/fs/suid_dumpable
+	$CTL wait usertrace0 stopping --timeout=20s || fail "no spawn deadline"
+	kill -TERM $fx
+	wait $fx
+	trap - EXIT
+	$CTL wait usertrace0 failed --timeout=10s || fail "usertrace0 lives"
+	$CTL wait usertrace1 failed --timeout=10s || fail "usertrace1 lives"
+	$CTL status usertrace0 | grep -q "spawn timed out" ||
+	    fail "$($CTL status usertrace0)"
+}
+
 # stop_timeout: SIGKILL for what ignores SIGTERM.
 t_stop_timeout() {
 	$CTL start sturdy --wait --timeout=10s || fail "sturdy did not start"
@@ -589,7 +630,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 
 for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
-    t_pressure t_oom t_reclaim_blocked t_notify_fds \
+    t_pressure t_oom t_reclaim_blocked t_notify_fds t_spawn_user_trace \
     t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done

@@ -1,7 +1,7 @@
 /*
  * fuse-hang.c - a FUSE file system that never answers a read.
  *
- *   fuse-hang MOUNTPOINT
+ *   fuse-hang MOUNTPOINT [exec]
  *
  * Mounts a file system with one file, MOUNTPOINT/file (1 MiB, read-only),
  * and serves it straight from /dev/fuse: lookups, attributes and opens
@@ -10,7 +10,8 @@
  * have taken its request: a hung network mount, on demand.  Each read
  * taken prints "read held" on stdout.  SIGTERM answers the held reads
  * with EIO, unmounts and exits.  For the guest tests (a victim whose
- * mmap_lock is held, a spawn stuck on a hung mount).
+ * mmap_lock is held, a spawn stuck on a hung mount).  With "exec" the
+ * file is executable, so that an execve() of it waits on its first read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,8 @@
 #define FILE_INO	2
 #define FILE_SIZE	(1 << 20)
 #define HELD_MAX	64
+
+static unsigned	file_mode = 0444;
 
 static int	fuse_fd = -1;
 static uint64_t	held[HELD_MAX];
@@ -58,7 +61,7 @@ fill_attr(struct fuse_attr *a, uint64_t ino)
 	a->ino = ino;
 	a->nlink = 1;
 	if (ino == FILE_INO) {
-		a->mode = S_IFREG | 0444;
+		a->mode = S_IFREG | file_mode;
 		a->size = FILE_SIZE;
 		a->blocks = FILE_SIZE / 512;
 	} else {
@@ -154,8 +157,10 @@ main(int argc, char **argv)
 	ssize_t		n;
 	int		i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: fuse-hang MOUNTPOINT\n");
+	if (argc == 3 && strcmp(argv[2], "exec") == 0)
+		file_mode = 0555;
+	else if (argc != 2) {
+		fprintf(stderr, "usage: fuse-hang MOUNTPOINT [exec]\n");
 		return 2;
 	}
 	sigemptyset(&set);

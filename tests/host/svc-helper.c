@@ -31,6 +31,8 @@
  *                      /proc/PID/mem (its mmap_lock held meanwhile)
  *   clear-refs=PID     write 5 to /proc/PID/clear_refs, which takes
  *                      PID's mmap_lock for writing
+ *   same-vm=A:B        exit 0 if processes A and B share their memory
+ *                      (kcmp KCMP_VM), 1 if not, 2 on error
  *   linger=SOCK:S      pass a TCP socket (127.0.0.1) with unsent data and
  *                      a linger of S seconds to the datagram socket SOCK
  *                      (SCM_RIGHTS), then hold its peer for 2 S: the last
@@ -472,6 +474,12 @@ main(int argc, char **argv)
 
 			snprintf(path, sizeof(path), "/proc/%s/mem", v);
 			return peek(path, strtoull(addr, NULL, 16), &c);
+		} else if (!strcmp(a, "same-vm")) {
+			char	*b = split(v);
+			long	 r = syscall(SYS_kcmp, atoi(v), atoi(b),
+			    1 /* KCMP_VM */, 0, 0);
+
+			return r == 0 ? 0 : r > 0 ? 1 : 2;
 		} else if (!strcmp(a, "linger")) {
 			char	*secs = split(v);
 

@@ -255,3 +255,38 @@ t_sec_kill_mode_degraded() {
 	fi
 	pv_down
 }
+
+# A child that never reaches exec (here: its binary on a FUSE mount
+# that never answers a read; its own user could SIGSTOP it as well)
+# holds no other service's start, and is killed at the spawn deadline.
+t_sec_spawn_stall() {
+	pv_dir
+	svc stuck <<-EOF
+	exec = $T/fh/file
+	restart = never
+	enabled = no
+	EOF
+	svc other <<-EOF
+	exec = $H sleep=forever
+	enabled = no
+	EOF
+	pv_up
+	# Its mount namespace only: no fork, so that $! is fuse-hang.
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" exec \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$!
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	expect_rc 0 ctl start stuck
+	wait_until 5000 grep -q "read held" "$T/fh.log" ||
+	    fail "the exec did not reach the file system"
+	expect_rc 0 ctl start other --wait --timeout=5s
+	# Killed at the deadline; stuck in the kernel, it dies when the
+	# mount answers.
+	expect_rc 0 ctl wait stuck stopping --timeout=20s
+	expect_eq "$(field stuck reason)" "spawn timed out"
+	kill -TERM "$fh"
+	wait "$fh" 2>/dev/null
+	expect_rc 0 ctl wait stuck failed --timeout=10s
+	expect_eq "$(field stuck reason)" "spawn timed out"
+	pv_down
+}
