@@ -830,6 +830,11 @@ static const char *const level_names[] = {
 	[LOG_DEBUG] = "debug", NULL,
 };
 
+static const char *const crash_names[] = {
+	[CRASH_FREEZE] = "freeze", [CRASH_REBOOT] = "reboot",
+	[CRASH_POWEROFF] = "poweroff", NULL,
+};
+
 static const char *const restart_names[] = {
 	[RESTART_ALWAYS] = "always", [RESTART_ON_FAILURE] = "on-failure",
 	[RESTART_NEVER] = "never", NULL,
@@ -986,6 +991,9 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_PRESSURE_CALM] = SUP("pressure_calm", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm, F_U32)),
+	[K_CRASH_ACTION] = SUP("crash_action", key_enum,
+	    KEY_LIVE, SHOW_ENUM, crash_names,
+	    GF(crash_action, F_U8)),
 	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm_max, F_U32)),

@@ -31,6 +31,13 @@ enum log_sink {
 	SINK_NONE,
 };
 
+/* What PID 1 does if it crashes (pid1.c). */
+enum crash_action {
+	CRASH_FREEZE,		/* stop supervising, keep reaping */
+	CRASH_REBOOT,
+	CRASH_POWEROFF,
+};
+
 /* How a stop reaches the processes of a service. */
 enum kill_mode {
 	KILL_PROCESS,		/* the main process, through its pidfd */
@@ -107,6 +114,7 @@ enum conf_key_id {
 	K_PRESSURE_COOLDOWN,
 	K_PRESSURE_CALM,
 	K_PRESSURE_CALM_MAX,
+	K_CRASH_ACTION,
 	K__COUNT
 };
 
@@ -220,6 +228,7 @@ struct sup_conf {
 	uint32_t	 pressure_cooldown;	/* ms */
 	uint32_t	 pressure_calm;		/* ms; 0: restart victims at once */
 	uint32_t	 pressure_calm_max;	/* ms */
+	uint8_t		 crash_action;		/* enum crash_action */
 	bool		 pressure_full;		/* "full" rather than "some" */
 	uint8_t		 pressure_reclaim;	/* enum reclaim_path + 1; 0 auto */
 	mode_t		 control_mode;

@@ -16,6 +16,8 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pid1.h"
@@ -212,6 +214,124 @@ pid1_leak_check(void)
 #elif defined(__SANITIZE_ADDRESS__)
 	__lsan_do_leak_check();
 #endif
+}
+
+/*
+ * A crash of PID 1 (a fault, an abort: libev aborts when out of memory)
+ * would panic the kernel.  As PID 1 we catch it, on a stack of our own,
+ * and say so on the console and in kmsg.  Then, as crash_action says:
+ * freeze (the default, as systemd's CrashAction=freeze): supervise no
+ * more, leave the services running, and go on reaping every child and
+ * orphan so that nothing piles up as zombies until someone reboots; or
+ * sync and reboot, or power off, at once.  Only async-signal-safe calls
+ * from here on.
+ */
+static const struct sup_conf	*pid1_conf;
+static int			 pid1_kmsg = -1;
+static char			 pid1_altstack[64 * 1024];
+
+/* Append the decimal (or 0x hex) form of v to p. */
+static char *
+pid1_num(char *p, unsigned long v, unsigned base)
+{
+	char	tmp[24];
+	int	n = 0;
+
+	if (base == 16) {
+		*p++ = '0';
+		*p++ = 'x';
+	}
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v && n < (int)sizeof(tmp));
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *
+pid1_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+static void
+pid1_on_crash(int sig, siginfo_t *si, void *uc)
+{
+	static const char *const actions[] = {
+		[CRASH_FREEZE] = "frozen: the services keep running but are "
+		    "no longer supervised, orphans are still reaped; reboot "
+		    "to recover",
+		[CRASH_REBOOT] = "rebooting",
+		[CRASH_POWEROFF] = "powering off",
+	};
+	int		 action = pid1_conf ? pid1_conf->crash_action :
+			    CRASH_FREEZE;
+	char		 msg[320], *p = msg;
+	siginfo_t	 w;
+	sigset_t	 all;
+
+	(void)uc;
+	p = pid1_str(p, "<2>pidvisor: PID 1 crashed: signal ");
+	p = pid1_num(p, (unsigned long)sig, 10);
+	if (si && si->si_code > 0) {
+		p = pid1_str(p, " at ");
+		p = pid1_num(p, (unsigned long)si->si_addr, 16);
+	} else if (si) {
+		p = pid1_str(p, " sent by pid ");
+		p = pid1_num(p, (unsigned long)si->si_pid, 10);
+	}
+	p = pid1_str(p, "; ");
+	p = pid1_str(p, actions[action <= CRASH_POWEROFF ? action : 0]);
+	*p++ = '\n';
+	if (pid1_kmsg >= 0)
+		(void)!write(pid1_kmsg, msg, (size_t)(p - msg));
+	(void)!write(STDERR_FILENO, msg + 3, (size_t)(p - msg - 3));
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	if (action == CRASH_REBOOT || action == CRASH_POWEROFF) {
+		sync();
+		sys_reboot(action == CRASH_REBOOT ? RB_AUTOBOOT :
+		    RB_POWER_OFF);
+	}
+	for (;;) {
+		memset(&w, 0, sizeof(w));
+		if (waitid(P_ALL, 0, &w, WEXITED) < 0) {
+			struct timespec	ts = { 1, 0 };
+
+			nanosleep(&ts, NULL);	/* no child now */
+		}
+	}
+}
+
+/*
+ * Catch what would kill PID 1.  conf is read at the crash (reload may
+ * change crash_action); kmsg, if not -1, is where the message goes too.
+ */
+void
+pid1_crash_setup(const struct sup_conf *conf, int kmsg)
+{
+	static const int	 sigs[] = {
+		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+	};
+	struct sigaction	 sa;
+	stack_t			 st = { .ss_sp = pid1_altstack,
+				    .ss_size = sizeof(pid1_altstack) };
+	size_t			 i;
+
+	pid1_conf = conf;
+	pid1_kmsg = kmsg;
+	if (sigaltstack(&st, NULL) < 0)
+		log_warn("crash handler: sigaltstack: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = pid1_on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 /* Unmount, sync and reboot(2); if that fails, we stay in the loop. */

@@ -4,6 +4,8 @@
 
 #include <ev.h>
 
+#include "conf.h"
+
 /* The end of the system, once every service has stopped. */
 enum pid1_stage {
 	PID1_UP,		/* services run, or are stopping */
@@ -24,6 +26,7 @@ void	pid1_init(struct pid1 *p, struct ev_loop *loop);
 void	pid1_finish(struct pid1 *p);
 void	pid1_reaped(struct pid1 *p);
 void	pid1_kill_all(int sig);
+void	pid1_crash_setup(const struct sup_conf *conf, int kmsg);
 int	pid1_count(void);
 
 #endif

@@ -1012,6 +1012,9 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
+	/* After sup_signals_init, which resets every handler. */
+	if (sup->pid1)
+		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
 	/*
 	 * PID 1 runs its services even without its sockets.  The control
 	 * socket first: if another supervisor answers there, we stop

@@ -440,6 +440,7 @@ t_reload_settings() {
 	pressure_cooldown = 5s
 	pressure_calm = 3s
 	pressure_calm_max = 60s
+	crash_action = poweroff
 	EOF
 	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf.c" |
 	    sed 's/.*"\(.*\)"/\1/')

@@ -290,3 +290,46 @@ t_sec_spawn_stall() {
 	expect_eq "$(field stuck reason)" "spawn timed out"
 	pv_down
 }
+
+# PID 1 that crashes does not take the system down: with crash_action
+# freeze (the default) it says so, leaves the services running, stops
+# answering, and goes on reaping orphans; with reboot it ends (here:
+# its PID namespace).  The crash is a SIGSEGV sent to it, which takes
+# the same handler as a fault.
+t_sec_crash() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	local pid
+	pid=$(field a pid)
+	kill -SEGV "$PV_PID"
+	wait_until 5000 grep -q "PID 1 crashed: signal 11" "$T/log" ||
+	    fail "no crash message: $(cat "$T/log")"
+	expect_match "$(grep "PID 1 crashed" "$T/log")" "frozen"
+	kill -0 "$UNSHARE_PID" || fail "the namespace ended"
+	ns kill -0 "$pid" || fail "the service is gone"
+	# Orphans are still reaped: one made now leaves no zombie.
+	ns "$H" orphans=3
+	no_zombies() {
+		[ "$(ns sh -c 'cat /proc/[0-9]*/stat' | awk '$3=="Z"' |
+		    wc -l)" = 0 ]
+	}
+	wait_until 5000 no_zombies || fail "zombies left after the crash"
+	kill -KILL "$UNSHARE_PID"
+	wait "$UNSHARE_PID" 2>/dev/null
+	UNSHARE_PID=
+	# crash_action = reboot: the namespace ends.
+	sup_ini <<-EOF
+	crash_action = reboot
+	EOF
+	pv_up
+	kill -ABRT "$PV_PID"
+	waitpid_ms "$UNSHARE_PID" 10000 || fail "crash_action = reboot: still up"
+	wait "$UNSHARE_PID" 2>/dev/null
+	UNSHARE_PID=
+	grep -q "PID 1 crashed: signal 6.*rebooting" "$T/log" ||
+	    fail "no crash message: $(cat "$T/log")"
+}

@@ -450,6 +450,7 @@ static const struct {
 	{ SEC_SUPERVISOR, "pressure_cooldown", "5s" },
 	{ SEC_SUPERVISOR, "pressure_calm", "3s" },
 	{ SEC_SUPERVISOR, "pressure_calm_max", "60s" },
+	{ SEC_SUPERVISOR, "crash_action", "reboot" },
 };
 
 /*
