@@ -154,12 +154,13 @@ $(B)/test/%: tests/host/%.c
 # Fuzzing: libFuzzer targets (clang) for make fuzz; the same targets with
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
-FUZZ		 = service tree request reply notify argv
+FUZZ		 = service tree request reply notify notifymsg argv
 FUZZ_SRC_service = conf conf_key util
 FUZZ_SRC_tree	 = conf conf_key util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notify
+FUZZ_SRC_notifymsg = notify
 FUZZ_SRC_argv	 = util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
@@ -187,8 +188,8 @@ fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@for t in $(FUZZ); do \
 	    mkdir -p $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
-	    echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
-	    $(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	    echo "fuzz $$t: $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs,$(FUZZ_SECONDS) s)"; \
+	    $(B)/fuzz/fuzz_$$t $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
 	        -dict=tests/fuzz/dict/$$t.dict -print_final_stats=1 \
 	        -artifact_prefix=tests/fuzz/corpus/$$t/ \
 	        $(B)/fuzz/corpus/$$t tests/fuzz/seeds/$$t 2>&1 | \

@@ -46,3 +46,48 @@ notify_parse(const char *buf, size_t len, struct notify_msg *m)
 	}
 	return 0;
 }
+
+/*
+ * The ancillary data of one received datagram: the sender's credentials
+ * (NULL if none came) and the fds it carries, at most max of them into
+ * fds (*nfds says how many; the rest, if any, are left where they are
+ * and counted in *extra).  Never reads past msg_controllen, whatever a
+ * header's length says.
+ */
+const struct ucred *
+notify_cmsgs(const struct msghdr *mh, int *fds, size_t max, size_t *nfds,
+    size_t *extra)
+{
+	const struct ucred	*cred = NULL;
+	const char		*base = mh->msg_control;
+	struct cmsghdr		*c;
+	size_t			 k, n, off;
+
+	*nfds = *extra = 0;
+	if (base == NULL)
+		return NULL;
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh,
+	    c)) {
+		off = (size_t)((const char *)c - base);
+		if (c->cmsg_len < CMSG_LEN(0) ||
+		    c->cmsg_len > mh->msg_controllen - off)
+			break;
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
+			cred = (const struct ucred *)(const void *)CMSG_DATA(c);
+		} else if (c->cmsg_type == SCM_RIGHTS) {
+			n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (k = 0; k < n; k++) {
+				if (*nfds == max) {
+					(*extra)++;
+					continue;
+				}
+				memcpy(&fds[(*nfds)++], CMSG_DATA(c) +
+				    k * sizeof(int), sizeof(int));
+			}
+		}
+	}
+	return cred;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #define NOTIFY_MSG_MAX	4096
 
@@ -17,5 +18,7 @@ struct notify_msg {
 };
 
 int	notify_parse(const char *buf, size_t len, struct notify_msg *m);
+const struct ucred *notify_cmsgs(const struct msghdr *mh, int *fds,
+	    size_t max, size_t *nfds, size_t *extra);
 
 #endif

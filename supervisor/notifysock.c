@@ -124,9 +124,10 @@ notifysock_drain(struct notifysock *ns)
 			.msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
 		};
-		struct ucred	*cred = NULL;
-		struct cmsghdr	*c;
-		ssize_t		 n;
+		const struct ucred	*cred;
+		int			 fds[SCM_MAX_FD];
+		size_t			 nfds, extra;
+		ssize_t			 n;
 
 		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC |
 		    MSG_TRUNC);
@@ -134,18 +135,9 @@ notifysock_drain(struct notifysock *ns)
 			continue;
 		if (n < 0)
 			return;
-		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET)
-				continue;
-			if (c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
-				cred = (struct ucred *)(void *)CMSG_DATA(c);
-			} else if (c->cmsg_type == SCM_RIGHTS) {
-				notifysock_drop_fds(ns, (int *)(void *)
-				    CMSG_DATA(c), (c->cmsg_len - CMSG_LEN(0)) /
-				    sizeof(int));
-			}
-		}
+		cred = notify_cmsgs(&mh, fds, SCM_MAX_FD, &nfds, &extra);
+		if (nfds > 0)
+			notifysock_drop_fds(ns, fds, nfds);
 		if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
 		    (mh.msg_flags & MSG_TRUNC))
 			continue;
