@@ -25,6 +25,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 .PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
+	attack-test \
 	lint lint-deps memcheck clean help
 
 COMPLETION	 = $(B)/completion/pidvisorctl.bash \
@@ -52,6 +53,7 @@ help:
 	@echo "make run        boot the patched kernel in QEMU, pidvisor as PID 1"
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
+	@echo "make attack-test  the attacks of SECURITY.md on the sanitized daemon"
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
 	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
@@ -212,6 +214,9 @@ unit-test: $(UNIT_BIN)
 
 host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION)
 	@tests/run.sh host
+
+attack-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS)
+	@tests/run.sh attack
 
 # The host tests once more, with the daemon under valgrind's memcheck.
 DEPS_MEMCHECK	 = valgrind

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host guest bench)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack guest bench)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -48,6 +48,11 @@ for tier in "${tiers[@]}"; do
 		;;
 	host)
 		run host tests/host/run.sh
+		;;
+	attack)
+		# What a local user, or a service's own, tries against the
+		# sanitized daemon (SECURITY.md).
+		run attack tests/host/run.sh --attack
 		;;
 	guest)
 		run guest qemu/test.sh

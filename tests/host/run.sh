@@ -1,5 +1,7 @@
 #!/bin/bash
-# tests/host/run.sh [TEST...] - run the host integration tests as TAP.
+# tests/host/run.sh [--attack] [TEST...] - run the host integration tests
+# as TAP: every t_* but the attacks of test_security.sh, or (--attack)
+# those alone, or the named ones.
 #
 # Each t_* function of tests/host/test_*.sh runs in a shell of its own
 # under a 120 s deadline; its output is shown only when it fails.
@@ -8,9 +10,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 [ "$(id -u)" = 0 ] || { echo "not ok 1 - host tests need root"; exit 1; }
 
+attack=0
+[ "${1:-}" = --attack ] && { attack=1; shift; }
 tests=("$@")
-if [ ${#tests[@]} -eq 0 ]; then
-	mapfile -t tests < <(grep -ho '^t_[a-z0-9_]*' "$here"/test_*.sh)
+if [ ${#tests[@]} -eq 0 ] && [ $attack = 1 ]; then
+	mapfile -t tests < <(grep -ho '^t_sec_[a-z0-9_]*' "$here"/test_*.sh)
+elif [ ${#tests[@]} -eq 0 ]; then
+	mapfile -t tests < <(grep -ho '^t_[a-z0-9_]*' "$here"/test_*.sh |
+	    grep -v '^t_sec_')
 fi
 
 echo "1..${#tests[@]}"
