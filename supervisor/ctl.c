@@ -750,10 +750,14 @@ static void
 ctl_show_line(struct buf *b, const char *key, const char *val, size_t len,
     const char *from)
 {
-	int	n = (int)strlen(key) + 3 + (int)len;
+	size_t	start = b->len;
+	int	n;
 
-	buf_printf(b, "%s = %.*s%*s# %s\n", key, (int)len, val,
-	    n < 40 ? 40 - n : 1, "", from);
+	/* A value is whatever a file said: escaped for the terminal. */
+	buf_printf(b, "%s = ", key);
+	buf_add_escaped(b, val, len);
+	n = (int)(b->len - start);
+	buf_printf(b, "%*s# %s\n", n < 40 ? 40 - n : 1, "", from);
 }
 
 /*
@@ -801,21 +805,28 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 static void
 cmd_cat(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct buf	 b = { 0 };
+	struct buf	 f = { 0 }, b = { 0 };
 	struct svc	*s;
+	const char	*p, *nl, *end;
 	int		 rc;
 
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
 		return;
-	buf_printf(&b, "# %s\n", s->def->file);
-	if ((rc = read_file(AT_FDCWD, s->def->file, 1 << 20, &b)) < 0) {
-		buf_free(&b);
-		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file,
-		    strerror(-rc));
+	if ((rc = read_file(AT_FDCWD, s->def->file, 1 << 20, &f)) < 0) {
+		buf_free(&f);
+		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file, rc == -EINVAL ?
+		    "not a regular file" : strerror(-rc));
 		return;
 	}
-	if (b.len > 0 && b.data[b.len - 1] != '\n')
+	/* Line by line, escaped: it may have changed since it was read. */
+	buf_printf(&b, "# %s\n", s->def->file);
+	for (p = f.data, end = f.data + f.len; p && p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		buf_add_escaped(&b, p, (size_t)(nl - p));
 		buf_puts(&b, "\n");
+	}
+	buf_free(&f);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_ok(c);

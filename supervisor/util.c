@@ -664,6 +664,29 @@ log_msg(int level, const char *fmt, ...)
 }
 
 /*
+ * A socket in a directory others may write in (and not sticky) can be
+ * removed and replaced by theirs, which clients would then talk to: say
+ * so.
+ */
+static void
+unix_dir_check(const char *path)
+{
+	char		dir[108];
+	const char	*slash = strrchr(path, '/');
+	struct stat	st;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	if (stat(dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(st.st_mode & S_ISVTX))
+		log_warn("%s: others may write in %s and replace this socket "
+		    "by theirs", path, dir);
+}
+
+/*
  * Bind a new unix socket of type (SOCK_STREAM, SOCK_DGRAM) at path with
  * mode, taking the path only from what is safe to take: nothing, or a
  * socket nobody answers on (a stale one of ours).  Never a file that is
@@ -708,6 +731,7 @@ unix_bind(const char *path, int type, mode_t mode, struct file_id *id)
 	}
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
+	unix_dir_check(path);
 	return fd;
 }
 

@@ -165,6 +165,12 @@ t_sec_escape_output() {
 	    fail "no console line: $(cat "$T/log")"
 	grep -q $'bell\a' "$T/log" && fail "the console sink let BEL through"
 	expect_match "$(grep 'con\[' "$T/log")" 'bell\\x07 end'
+	# What a configuration says is text too: show and cat escape it.
+	printf 'env = T=a\033]0;x\007b\n' >>"$T/conf/services/con.ini"
+	expect_rc 0 ctl reload
+	expect_match "$(ctl show con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
+	expect_match "$(ctl cat con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
+	ctl cat con | grep -q $'\033' && fail "cat let ESC through"
 	pv_down
 }
 
