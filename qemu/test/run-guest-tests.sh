@@ -125,44 +125,7 @@ t_pid_reuse() {
 t_torture() {
 	secs=15
 	min=1000
-	# pidvisor.test=crash: PID 1 crashes (a SIGSEGV, which takes the same
-# handler as a fault) and freezes: it says so, the services go on, a
-# new orphan is still reaped, the control socket no longer answers.
-# Then we power off ourselves: PID 1 can no more.
-if grep -q pidvisor.test=crash /proc/cmdline; then
-	$CTL wait web ready --timeout=30s >/dev/null
-	web=$($CTL status web | awk 'NR == 2 { print $3 }')
-	kill -SEGV 1
-	if until_ok 10 sh -c "dmesg | grep -q 'PID 1 crashed: signal 11'" &&
-	    dmesg | grep -q "PID 1 crashed.*frozen" &&
-	    kill -0 "$web" && /test/svc-helper orphans=3 &&
-	    until_ok 10 sh -c "! cat /proc/[0-9]*/stat | awk '\$3 == \"Z\"' |
-	    grep -q ." && ! timeout 3 $CTL status >/dev/null 2>&1; then
-		echo "ok 1 - guest crash: frozen, services up, orphans reaped" >&3
-	else
-		echo "not ok 1 - guest crash: $(dmesg | grep 'PID 1 crashed')" >&3
-	fi
-	echo "# guest: 1 tests" >&3
-	poweroff -f
-	exit 0
-fi
-
-# pidvisor.only=t_a,t_b: only these (qemu/test.sh --only), then power off.
-only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
-if [ -n "$only" ]; then
-	for t in $(echo "$only" | tr , ' '); do
-		if [ "$t" = selftests ]; then
-			run_selftests
-		else
-			tap "guest $t" timeout 120 "$0" --one "$t"
-		fi
-	done
-	echo "# guest: $n tests, $failed failed" >&3
-	$CTL poweroff
-	exit 0
-fi
-
-if grep -q pidvisor.test=torture /proc/cmdline; then
+	if grep -q pidvisor.test=torture /proc/cmdline; then
 		secs=60
 		min=100000
 	fi
