@@ -698,13 +698,17 @@ k_deps(struct parse_ctx *p, void *obj, const char *v)
 	    (size_t *)(void *)((char *)obj + f->cnt));
 }
 
-/* log, log_buffer, log_file_max, log_file_keep of a service. */
+/*
+ * log, log_buffer, log_file_max, log_file_keep: a service's, or (in
+ * pidvisor.ini) the services' default.
+ */
 static const char *
 k_log(struct parse_ctx *p, void *obj, const char *v)
 {
 	if (strcmp(p->key->name, "log") == 0)
 		return key_enum(p, obj, v);
-	return key_log(p, p->key->name, v, &((struct svc_def *)obj)->log);
+	return key_log(p, p->key->name, v, p->section == SEC_SERVICE ?
+	    &((struct svc_def *)obj)->log : &((struct sup_conf *)obj)->log);
 }
 
 /* memory_max, memory_high: a size of at least 1M, or max. */
@@ -752,15 +756,6 @@ s_max_clients(struct parse_ctx *p, void *obj, const char *v)
 		    "not '%s'", v);
 	s->max_clients = (uint32_t)n;
 	return NULL;
-}
-
-/* log, log_buffer, log_file_max, log_file_keep: the services' default. */
-static const char *
-s_log(struct parse_ctx *p, void *obj, const char *v)
-{
-	if (strcmp(p->key->name, "log") == 0)
-		return key_enum(p, obj, v);
-	return key_log(p, p->key->name, v, &((struct sup_conf *)obj)->log);
 }
 
 /* cgroup_root, pressure_file: a path, none, or (pressure_file) cgroup. */
@@ -956,14 +951,14 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_CLIENT_TIMEOUT] = SUP("client_timeout", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(client_timeout, F_U32)),
-	[K_SUP_LOG] = SUP("log", s_log, KEY_LIVE, SHOW_ENUM, sink_names,
+	[K_SUP_LOG] = SUP("log", k_log, KEY_LIVE, SHOW_ENUM, sink_names,
 	    GF(log.sink, F_U8)),
-	[K_SUP_LOG_BUFFER] = SUP("log_buffer", s_log, KEY_LIVE, SHOW_SIZE, NULL,
+	[K_SUP_LOG_BUFFER] = SUP("log_buffer", k_log, KEY_LIVE, SHOW_SIZE, NULL,
 	    GF(log.buffer, F_U32)),
-	[K_SUP_LOG_FILE_MAX] = SUP("log_file_max", s_log,
+	[K_SUP_LOG_FILE_MAX] = SUP("log_file_max", k_log,
 	    KEY_LIVE, SHOW_SIZE, NULL,
 	    GF(log.file_max, F_U64)),
-	[K_SUP_LOG_FILE_KEEP] = SUP("log_file_keep", s_log,
+	[K_SUP_LOG_FILE_KEEP] = SUP("log_file_keep", k_log,
 	    KEY_LIVE, SHOW_NUMBER, NULL,
 	    GF(log.file_keep, F_U32)),
 	[K_LOG_DIR] = SUP("log_dir", s_log_dir, 0, SHOW_STR, NULL,
