@@ -57,7 +57,7 @@ help:
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
 	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
-	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60)"
+	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60), or FUZZ_RUNS runs"
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
 	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
 	@echo "make lint       cppcheck and clang-tidy, clean"
