@@ -21,9 +21,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	max = data[0] % (sizeof(fds) / sizeof(*fds) + 1);
-	/* Aligned as the kernel's control buffer is. */
-	if ((ctl = aligned_alloc(sizeof(size_t), size - 1 + sizeof(size_t)))
-	    == NULL)
+	/* Aligned as the kernel's control buffer is (C11: the size a
+	 * multiple of the alignment). */
+	if ((ctl = aligned_alloc(sizeof(size_t), (size / sizeof(size_t) + 1) *
+	    sizeof(size_t))) == NULL)
 		return 0;
 	memcpy(ctl, data + 1, size - 1);
 	mh.msg_control = size > 1 ? ctl : NULL;
