@@ -452,8 +452,9 @@ t_reload_settings() {
 		# pv_up set it already on a cgroup2 host.
 		[ "$k" = cgroup_root ] && grep -qs "^cgroup_root = none" \
 		    "$T/before.ini" && continue
-		echo "$OUT" | grep -Eq "^pidvisor.ini: $k (= |takes effect when \
-pidvisor restarts)" || fail "reload says nothing of $k: $OUT"
+		# Not "echo | grep -q": under pipefail, echo's SIGPIPE fails it.
+		grep -Eq "^pidvisor.ini: $k (= |takes effect when pidvisor \
+restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 	done
 	expect_match "$OUT" "pidvisor.ini: max_clients = 8"
 	expect_match "$OUT" "pidvisor.ini: pressure takes effect when"
