@@ -48,9 +48,9 @@ t_sec_notify_env() {
 	NOTIFY_SOCKET=$T/parent.sock pv_up
 	expect_rc 0 ctl wait plain ready --timeout=5s
 	expect_rc 0 ctl wait keyed ready --timeout=5s
-	wait_until 5000 eval 'ctl logs plain | grep -q NS=' ||
+	wait_until 5000 eval 'grep -q NS= <<<"$(ctl logs plain)"' ||
 	    fail "plain printed nothing"
-	wait_until 5000 eval 'ctl logs keyed | grep -q NS=' ||
+	wait_until 5000 eval 'grep -q NS= <<<"$(ctl logs keyed)"' ||
 	    fail "keyed printed nothing"
 	expect_match "$(ctl logs plain)" "NS=none$" "plain's NOTIFY_SOCKET"
 	expect_match "$(ctl logs keyed)" "NS=none$" "keyed's NOTIFY_SOCKET"
@@ -114,7 +114,7 @@ t_sec_log_files() {
 	    fail "no warning: $(cat "$T/log")"
 	expect_match "$(grep "s: cannot write" "$T/log")" "is a symlink"
 	expect_eq "$(cat "$T/secret")" secret "the file behind the symlink"
-	wait_until 5000 eval 'ctl logs s | grep -q to-s' ||
+	wait_until 5000 eval 'grep -q to-s <<<"$(ctl logs s)"' ||
 	    fail "the line is not kept in memory"
 	pv_down
 	# The same service, its log_dir writable by everyone.
@@ -156,7 +156,7 @@ t_sec_escape_output() {
 	expect_rc 0 ctl wait esc stopped --timeout=5s
 	expect_rc 0 ctl wait con stopped --timeout=5s
 	expect_match "$(ctl logs esc)" 'title\\x1b\]0;pwned\\x07 end$' "logs"
-	ctl logs esc | grep -q $'\033' && fail "logs let ESC through"
+	grep -q $'\033' <<<"$(ctl logs esc)" && fail "logs let ESC through"
 	expect_eq "$(ctl logs esc --json | jq -r '.[0].line')" \
 	    $'title\033]0;pwned\a end' "--json"
 	grep -q $'\033]0;pwned\a' "$T/logs/esc.log" ||
@@ -170,7 +170,7 @@ t_sec_escape_output() {
 	expect_rc 0 ctl reload
 	expect_match "$(ctl show con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
 	expect_match "$(ctl cat con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
-	ctl cat con | grep -q $'\033' && fail "cat let ESC through"
+	grep -q $'\033' <<<"$(ctl cat con)" && fail "cat let ESC through"
 	pv_down
 }
 
