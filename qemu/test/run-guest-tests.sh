@@ -473,7 +473,9 @@ t_notify_fds() {
 	grep -q sent /tmp/linger.out ||
 	    fail "the kernel refused the fd: $(cat /tmp/linger.out)"
 	answers $CTL
-	[ $slowest -lt 2000 ] || fail "status took $slowest ms"
+	# The linger is 20 s; each status has 5 s (answers), so a close on
+	# the loop fails above; this bound only says so plainly.
+	[ $slowest -lt 10000 ] || fail "status took $slowest ms"
 	echo "#   a socket lingering 20 s passed to the notify socket:" \
 	    "status took at most $slowest ms" >&3
 	kill $att

@@ -196,7 +196,7 @@ t_sec_client_flood() {
 		pids+=($!)
 	done
 	# Two are held, two refused.
-	wait_until 5000 eval '[ "$(grep -l "too many clients" "$T"/w* |
+	wait_until 15000 eval '[ "$(grep -l "too many clients" "$T"/w* |
 	    wc -l)" = 2 ]' || fail "nobody's clients: $(cat "$T"/w*)"
 	expect_rc 0 ctl status a
 	expect_rc 0 ctl restart a --wait --timeout=5s
@@ -225,7 +225,9 @@ t_sec_notify_fds() {
 	expect_rc 0 timeout 10 "$CTL" -s "$T/ctl.sock" status a
 	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
 	echo "# $(cat "$T/linger.out"); status took $ms ms" >&2
-	[ "$ms" -lt 3000 ] || fail "status took $ms ms"
+	# The linger is 30 s: a close on the loop would hold status that
+	# long; anything well under it is the loop free, loaded or not.
+	[ "$ms" -lt 15000 ] || fail "status took $ms ms"
 	expect_rc 0 ctl restart a --wait --timeout=5s
 	kill "$attacker"
 	wait "$attacker" 2>/dev/null
