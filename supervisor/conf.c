@@ -1017,14 +1017,18 @@ conf_key_find(enum conf_section sec, const char *name)
 	return NULL;
 }
 
-/* Edit distance of two short words (bounded: 0 for longer ones). */
+/*
+ * Edit distance of two short words, or SIZE_MAX where it must be more
+ * than max (the lengths alone tell) or the words are too long to care.
+ */
 static size_t
-conf_distance(const char *a, const char *b)
+conf_distance(const char *a, const char *b, size_t max)
 {
 	size_t	la = strlen(a), lb = strlen(b), i, j;
 	size_t	row[64], prev, tmp;
 
-	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
+	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row) ||
+	    la > lb + max || lb > la + max)
 		return SIZE_MAX;
 	for (j = 0; j <= lb; j++)
 		row[j] = j;
@@ -1082,7 +1086,7 @@ conf_unknown_key(struct parse_ctx *p, const char *name)
 	for (i = 0; i < K__COUNT; i++) {
 		if (conf_keys[i].section != p->section)
 			continue;
-		d = conf_distance(name, conf_keys[i].name);
+		d = conf_distance(name, conf_keys[i].name, 2);
 		if (d < best) {
 			best = d;
 			near = conf_keys[i].name;
