@@ -169,6 +169,8 @@ conf_free(struct conf *c)
 	free(c->sup.log_dir);
 	free(c->sup.cgroup_root);
 	free(c->sup.pressure_file);
+	free(c->sup.control_group);
+	c->sup.control_group = NULL;
 	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file = NULL;
 	c->defs = NULL;
 	c->errs = NULL;
@@ -670,6 +672,24 @@ k_oom_score_adj(struct parse_ctx *p, void *obj, const char *v)
 }
 
 static const char *
+k_essential(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_bool(v, &d->essential) < 0)
+		return bad(p, "essential: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
+/* control_group: a group name or number, looked up once the file is read. */
+static const char *
+s_control_group(struct parse_ctx *p, void *obj, const char *v)
+{
+	(void)p;
+	return key_str(&((struct sup_conf *)obj)->control_group, v);
+}
+
+static const char *
 k_console(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
@@ -825,6 +845,16 @@ static const char *const level_names[] = {
 	[LOG_DEBUG] = "debug", NULL,
 };
 
+static const char *const mode_names[] = {
+	[MODE_AUTO] = "auto", [MODE_SYSTEM] = "system",
+	[MODE_CONTAINER] = "container", NULL,
+};
+
+static const char *const log_format_names[] = {
+	[LOGF_TEXT] = "text", [LOGF_RFC3339] = "rfc3339",
+	[LOGF_JSON] = "json", NULL,
+};
+
 static const char *const crash_names[] = {
 	[CRASH_FREEZE] = "freeze", [CRASH_REBOOT] = "reboot",
 	[CRASH_POWEROFF] = "poweroff", NULL,
@@ -862,6 +892,8 @@ kill_mode_name(enum kill_mode m)
  * key is applied at once (KEY_LIVE) or reported as needing a restart of
  * pidvisor.  KEY_CONT: the value may go on over indented lines.
  */
+_Static_assert(K__COUNT <= 64, "svc_def.given and sup_conf.given are 64-bit masks");
+
 const struct conf_key conf_keys[K__COUNT] = {
 	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
 	    SF(argv, F_STRV)),
@@ -992,6 +1024,14 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm_max, F_U32)),
+	[K_ESSENTIAL] = SVC("essential", k_essential, KEY_LIVE, SHOW_BOOL,
+	    NULL, SF(essential, F_BOOL)),
+	[K_MODE] = SUP("mode", key_enum, 0, SHOW_ENUM, mode_names,
+	    GF(mode, F_U8)),
+	[K_CONTROL_GROUP] = SUP("control_group", s_control_group, 0,
+	    SHOW_STR, NULL, GF(control_group, F_STR), GF(control_gid, F_U32)),
+	[K_LOG_FORMAT] = SUP("log_format", key_enum, KEY_LIVE, SHOW_ENUM,
+	    log_format_names, GF(log_format, F_U8)),
 };
 
 #undef SF
@@ -1315,6 +1355,35 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_user(p, d);
 }
 
+/* control_group: the group, by name or number, in the group file. */
+static void
+conf_control_group(struct parse_ctx *p, struct sup_conf *s)
+{
+	char		 path[4096];
+	struct group	*gr;
+	FILE		*f;
+	uint64_t	 n;
+
+	if (parse_u64(s->control_group, UINT32_MAX - 1, &n) == 0) {
+		s->control_gid = (gid_t)n;
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/group", p->c->etc);
+	if ((f = fopen(path, "re")) != NULL) {
+		while ((gr = fgetgrent(f)) != NULL)
+			if (strcmp(gr->gr_name, s->control_group) == 0)
+				break;
+		if (gr != NULL) {
+			s->control_gid = gr->gr_gid;
+			fclose(f);
+			return;
+		}
+		fclose(f);
+	}
+	conf_error(p->c, p->file, p->key_line[K_CONTROL_GROUP],
+	    "control_group: no group '%s' in %s", s->control_group, path);
+}
+
 /* Parse services/NAME.ini held in text; the result joins the tree. */
 int
 conf_parse_service(struct conf *c, const char *file, const char *name,
@@ -1384,6 +1453,8 @@ conf_parse_sup(struct conf *c, const char *file, const char *text)
 	p.section = SEC_SUPERVISOR;
 	conf_ini(&p, text, conf_key);
 	c->sup.given |= p.given;
+	if (c->sup.control_group)
+		conf_control_group(&p, &c->sup);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 

@@ -38,6 +38,20 @@ enum crash_action {
 	CRASH_POWEROFF,
 };
 
+/* What pidvisor is the init of (pid1.c): auto decides at start. */
+enum sup_mode {
+	MODE_AUTO,
+	MODE_SYSTEM,		/* a machine: reboot(2) at the end */
+	MODE_CONTAINER,		/* a container: exit at the end */
+};
+
+/* How console lines look (log = console). */
+enum log_format {
+	LOGF_TEXT,		/* NAME[PID]: line */
+	LOGF_RFC3339,		/* the same after an RFC 3339 UTC time */
+	LOGF_JSON,		/* one JSON object per line */
+};
+
 /* How a stop reaches the processes of a service. */
 enum kill_mode {
 	KILL_PROCESS,		/* the main process, through its pidfd */
@@ -115,6 +129,10 @@ enum conf_key_id {
 	K_PRESSURE_CALM,
 	K_PRESSURE_CALM_MAX,
 	K_CRASH_ACTION,
+	K_ESSENTIAL,
+	K_MODE,
+	K_CONTROL_GROUP,
+	K_LOG_FORMAT,
 	K__COUNT
 };
 
@@ -211,6 +229,7 @@ struct svc_def {
 	bool		  set_oom_score_adj;
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
+	bool		  essential;	/* its end is pidvisor's end */
 	uint64_t	  given;	/* keys its file gave, by K_ bit */
 };
 
@@ -221,6 +240,8 @@ struct sup_conf {
 	char		*log_dir;
 	char		*cgroup_root;	/* NULL: automatic; "none": off */
 	char		*pressure_file;	/* NULL: /proc/pressure/memory */
+	char		*control_group;	/* as written; NULL: none */
+	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */
 	uint32_t	 pressure_stall;	/* us; 0: the killer is off */
@@ -229,6 +250,8 @@ struct sup_conf {
 	uint32_t	 pressure_calm;		/* ms; 0: restart victims at once */
 	uint32_t	 pressure_calm_max;	/* ms */
 	uint8_t		 crash_action;		/* enum crash_action */
+	uint8_t		 mode;			/* enum sup_mode */
+	uint8_t		 log_format;		/* enum log_format */
 	bool		 pressure_full;		/* "full" rather than "some" */
 	uint8_t		 pressure_reclaim;	/* enum reclaim_path + 1; 0 auto */
 	mode_t		 control_mode;

@@ -43,6 +43,7 @@ struct ctl_client {
 	struct ctl		*ctl;
 	int			 fd;
 	uid_t			 uid;
+	bool			 priv;		/* may use every verb */
 	ev_io			 io;
 	ev_timer		 timer;
 	struct buf		 out;
@@ -695,7 +696,7 @@ cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
 			    ctl_verbs[VERB_PRESSURE].usage);
 			return;
 		}
-		if (c->uid != 0) {
+		if (!c->priv) {
 			ctl_reply(c, CTL_EPERM, "permission denied");
 			return;
 		}
@@ -915,7 +916,7 @@ ctl_dispatch(struct ctl_client *c, const struct ctl_frame *f)
 		ctl_reply(c, CTL_EUSAGE, "%s", err);
 		return;
 	}
-	if ((ctl_verbs[a.verb].flags & VF_ROOT) && c->uid != 0) {
+	if ((ctl_verbs[a.verb].flags & VF_ROOT) && !c->priv) {
 		ctl_reply(c, CTL_EPERM, "permission denied");
 		return;
 	}
@@ -1058,6 +1059,24 @@ ctl_admit(const struct ctl *ctl, uid_t uid)
 	return others + quarter < max && same < quarter;
 }
 
+/* Is the peer on fd in group gid (its own, or a supplementary one)? */
+static bool
+ctl_in_group(int fd, gid_t peer_gid, gid_t gid)
+{
+	gid_t		groups[256];
+	socklen_t	len = sizeof(groups);
+	size_t		i;
+
+	if (peer_gid == gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
 /* Take new connections. */
 static void
 ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
@@ -1079,6 +1098,7 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		if (fd < 0)
 			break;
 		cred.uid = (uid_t)-1;
+		cred.gid = (gid_t)-1;
 		len = sizeof(cred);
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
 		if (!ctl_admit(ctl, cred.uid) ||
@@ -1093,6 +1113,9 @@ ctl_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		c->ctl = ctl;
 		c->fd = fd;
 		c->uid = cred.uid;
+		c->priv = cred.uid == 0 || cred.uid == geteuid() ||
+		    (ctl->sc->control_group && ctl_in_group(fd, cred.gid,
+		    ctl->sc->control_gid));
 		LIST_INSERT_HEAD(&ctl->clients, c, entry);
 		ctl->nclients++;
 		ev_io_init(&c->io, ctl_on_io, fd, EV_READ);
@@ -1114,18 +1137,28 @@ int
 ctl_listen(struct ctl *ctl)
 {
 	const char	*path = ctl->path;
+	mode_t		 mode = ctl->sc->control_mode;
 	int		 fd, rc;
 
 	if ((rc = mkdir_parent(path, 0755)) < 0)
 		log_warn("directory of %s: %s", path, strerror(-rc));
-	if ((fd = unix_bind(path, SOCK_STREAM, ctl->sc->control_mode,
-	    &ctl->id)) < 0) {
+	/* control_group: its members may connect, as 0660 says unless
+	 * control_mode says otherwise. */
+	if (ctl->sc->control_group && !(ctl->sc->given &
+	    (1ULL << K_CONTROL_MODE)))
+		mode = 0660;
+	if ((fd = unix_bind(path, SOCK_STREAM, mode, ctl->sc->control_group ?
+	    ctl->sc->control_gid : (gid_t)-1, &ctl->id)) < 0) {
 		if (fd == -EADDRINUSE)
 			log_err("%s: another supervisor is answering there",
 			    path);
 		else if (fd == -EEXIST)
 			log_err("%s: there is a file there that is not a "
 			    "socket; not replaced", path);
+		else if (fd == -EPERM && ctl->sc->control_group)
+			log_err("control socket %s: cannot give it to group "
+			    "%s (control_group): not root, and not a member",
+			    path, ctl->sc->control_group);
 		else
 			log_err("control socket %s: %s", path, strerror(-fd));
 		return fd;

@@ -106,17 +106,17 @@ main(int argc, char **argv)
 		return check(confdir);
 	log_level = level;
 	if (sup_init(&sup, confdir, sock) < 0) {
-		if (getpid() != 1) {
+		if (getpid() != 1 || sup.container) {
 			sup_free(&sup);
-			return 1;
+			return 2;
 		}
 		log_err("PID 1 cannot start its loop; halting");
 		for (;;)
 			pause();
 	}
 	rc = sup_run(&sup);
-	if (getpid() == 1) {
-		/* PID 1's exit would panic the kernel: never return. */
+	if (getpid() == 1 && !sup.container) {
+		/* A machine's PID 1 must not exit: the kernel would panic. */
 		log_err("the loop ended; PID 1 stays");
 		for (;;)
 			pause();

@@ -171,7 +171,7 @@ notifysock_open(struct notifysock *ns)
 
 	ns->fd = -1;
 	mkdir_parent(ns->path, 0755);
-	if ((fd = unix_bind(ns->path, SOCK_DGRAM, 0666, &ns->id)) < 0)
+	if ((fd = unix_bind(ns->path, SOCK_DGRAM, 0666, (gid_t)-1, &ns->id)) < 0)
 		return fd;
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
 		rc = -errno;

@@ -109,6 +109,7 @@ output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 	 * NAME) meanwhile, and said again when it is over. */
 	if ((rc = svclog_file_write(&out->file, dir, name, b.data, b.len,
 	    d->log.file_max, d->log.file_keep)) < 0) {
+		out->dropped++;
 		if (out->file.lost++ == 0)
 			log_warn("%s: cannot write its log in %s: %s; its "
 			    "lines stay in memory only", name, dir,
@@ -154,20 +155,19 @@ output_line(void *arg, const char *text, size_t len)
 		sink = SINK_CONSOLE;
 	switch (sink) {
 	case SINK_CONSOLE:
+		console_line(&b, d->name, &l);
+		if (!console_put(a->stream, b.data, b.len))
+			out->dropped++;
+		buf_free(&b);
+		break;
 	case SINK_KMSG:
-		buf_printf(&b, "%s%s[%d]: ", sink == SINK_KMSG ? "<6>" : "",
-		    d->name, (int)out->pid);
-		/* The console is a terminal; kmsg escapes on its own. */
-		if (sink == SINK_KMSG)
-			buf_add(&b, text, len);
-		else
-			buf_add_escaped(&b, text, len);
-		/* Without its newline a kmsg record stays open, unseen. */
+		/* kmsg escapes on its own; without its newline a record
+		 * stays open, unseen. */
+		buf_printf(&b, "<6>%s[%d]: ", d->name, (int)out->pid);
+		buf_add(&b, text, len);
 		buf_add(&b, "\n", 1);
-		if (sink == SINK_KMSG)
-			(void)!write(out->o->kmsgfd, b.data, b.len);
-		else
-			console_write(b.data, b.len);
+		if (write(out->o->kmsgfd, b.data, b.len) < 0)
+			out->dropped++;
 		buf_free(&b);
 		break;
 	case SINK_FILE:

@@ -55,6 +55,7 @@ struct svc_out {
 	struct line_split	 split[2];
 	pid_t			 pid;		/* the instance that writes */
 	uint64_t		 seq;		/* lines so far */
+	uint64_t		 dropped;	/* lines no sink took */
 	struct svclog_ring		*ring;		/* made at the first line */
 	struct svclog_file		 file;
 };

@@ -2,8 +2,8 @@
  * pid1.c - what pidvisor does only as PID 1: mount the API filesystems
  * that are missing, take the console, and end the system: once every
  * service has stopped, TERM then KILL whatever is left, sync, unmount
- * what we mounted, reboot(2).  In a PID namespace reboot(2) ends the
- * namespace instead, which is how the host tests end.
+ * what we mounted, reboot(2).  The init of a container does the same
+ * but, instead of reboot(2), exits (main.c says with what status).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -62,15 +62,60 @@ pid1_is_mountpoint(const char *path)
 	return a.st_dev != b.st_dev || a.st_ino == b.st_ino;
 }
 
-/* Mount the API filesystems that are not there, open the console. */
+/*
+ * Are we the init of a container rather than of a machine?  As PID 1:
+ * yes if the environment has `container` (systemd's convention; podman
+ * sets it, so do LXC and systemd-nspawn), or if our PID namespace is
+ * not the initial one (runc, Docker, Kubernetes: a PID 1 that is not the
+ * machine's).  The initial PID namespace has a fixed inode number
+ * (PROC_PID_INIT_INO).  Without /proc (a kernel that just booted us) we
+ * are a machine's.
+ */
+#define PROC_PID_INIT_INO	0xEFFFFFFCU
+
+bool
+pid1_in_container(void)
+{
+	const char	*env = getenv("container");
+	struct stat	 st;
+
+	if (env != NULL && *env != '\0')
+		return true;
+	if (stat("/proc/self/ns/pid", &st) < 0)
+		return false;
+	return st.st_ino != PROC_PID_INIT_INO;
+}
+
+/* Where nothing is on 0, 1 and 2 (a kernel's init): the console. */
+void
+pid1_console(void)
+{
+	int	fd;
+
+	if (fcntl(STDIN_FILENO, F_GETFD) < 0 &&
+	    (fd = open("/dev/console", O_RDWR | O_NOCTTY)) >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+/*
+ * A machine's init: mount the API filesystems that are not there, take
+ * Ctrl-Alt-Del, and weigh our session.  A container's runtime mounted
+ * what it gives and forbids mounts by design: there, only the session,
+ * whose weight the runtime may refuse us (quietly, then).
+ */
 int
-pid1_setup(void)
+pid1_setup(bool container)
 {
 	const struct pid1_mount	*m;
 	size_t			 i;
 	int			 fd;
 
-	for (i = 0; i < ARRAY_SIZE(pid1_mounts); i++) {
+	for (i = 0; i < ARRAY_SIZE(pid1_mounts) && !container; i++) {
 		m = &pid1_mounts[i];
 		if (pid1_is_mountpoint(m->path))
 			continue;
@@ -82,20 +127,12 @@ pid1_setup(void)
 		}
 		pid1_mounted[pid1_nmounted++] = m->path;
 	}
-	if (fcntl(STDIN_FILENO, F_GETFD) < 0 &&
-	    (fd = open("/dev/console", O_RDWR | O_NOCTTY)) >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
 	/* Ctrl-Alt-Del: send us SIGINT instead of rebooting at once. */
-	sys_reboot(RB_DISABLE_CAD);
+	if (!container)
+		sys_reboot(RB_DISABLE_CAD);
 	/*
 	 * No oom_score_adj of our own: the kernel never picks the global
-	 * init, and in a container the runtime chose ours.  Services
-	 * inherit it, unless they set their own (spawn.c).
+	 * init.  Services inherit it, unless they set their own (spawn.c).
 	 */
 	/*
 	 * Every service is a session of its own (setsid), and where the
@@ -108,7 +145,7 @@ pid1_setup(void)
 	 */
 	setsid();
 	if ((fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC)) >= 0) {
-		if (write(fd, "-10", 3) < 0)
+		if (write(fd, "-10", 3) < 0 && !container)
 			log_warn("autogroup: %s", strerror(errno));
 		close(fd);
 	}
@@ -334,7 +371,10 @@ pid1_crash_setup(const struct sup_conf *conf, int kmsg)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* Unmount, sync and reboot(2); if that fails, we stay in the loop. */
+/*
+ * Unmount, sync and reboot(2); if that fails, we stay in the loop.  A
+ * container's init ends the loop instead, and exits.
+ */
 static void
 pid1_reboot(struct pid1 *p)
 {
@@ -342,6 +382,10 @@ pid1_reboot(struct pid1 *p)
 
 	p->stage = PID1_DONE;
 	ev_timer_stop(p->loop, &p->timer);
+	if (p->container) {
+		ev_break(p->loop, EVBREAK_ALL);
+		return;
+	}
 	log_info("%s", p->reboot_cmd == RB_POWER_OFF ? "powering off" :
 	    p->reboot_cmd == RB_HALT_SYSTEM ? "halting" : "rebooting");
 	pid1_leak_check();

@@ -2,6 +2,8 @@
 #ifndef PIDVISOR_PID1_H
 #define PIDVISOR_PID1_H
 
+#include <stdbool.h>
+
 #include <ev.h>
 
 #include "conf.h"
@@ -18,10 +20,13 @@ struct pid1 {
 	struct ev_loop	*loop;
 	ev_timer	 timer;		/* TERM -> KILL -> reboot */
 	unsigned int	 reboot_cmd;	/* what to do at the end */
+	bool		 container;	/* exit at the end, no reboot(2) */
 	enum pid1_stage	 stage;
 };
 
-int	pid1_setup(void);
+bool	pid1_in_container(void);
+void	pid1_console(void);
+int	pid1_setup(bool container);
 void	pid1_init(struct pid1 *p, struct ev_loop *loop);
 void	pid1_finish(struct pid1 *p);
 void	pid1_reaped(struct pid1 *p);

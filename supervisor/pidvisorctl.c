@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -33,7 +34,9 @@ usage(FILE *f)
 	fprintf(f, "options (anywhere on the line):\n"
 	    "  -s SOCKET, --socket=SOCKET  the control socket (default "
 	    "$PIDVISOR_SOCKET,\n"
-	    "                              else %s)\n"
+	    "                              else %s,\n"
+	    "                              see pidvisorctl(8) for other "
+	    "users)\n"
 	    "  -h, --help                  this help\n"
 	    "  --version                   pidvisorctl's version\n\n"
 	    "exit status: 0 ok, 1 failed, 2 usage, 3 not ready, 4 no such "
@@ -181,13 +184,27 @@ client_recv(int fd, int64_t deadline)
 	}
 }
 
+/* Where the control socket is, when no one says: see proto.c. */
+static const char *
+default_socket(char *buf, size_t n)
+{
+	const char	*p;
+	struct stat	 st;
+	int		 i;
+
+	for (i = 0; (p = ctl_socket_default(i, false, buf, n)) != NULL; i++)
+		if (lstat(p, &st) == 0 && S_ISSOCK(st.st_mode))
+			return p;
+	return ctl_socket_default(0, false, buf, n);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char	*sock = getenv("PIDVISOR_SOCKET");
 	struct ctl_args	 a;
 	struct buf	 req = { 0 };
-	char		 err[256];
+	char		 err[256], sockbuf[CTL_SOCKET_PATH_MAX];
 	int64_t		 deadline;
 	int		 i, n, fd, code;
 	bool		 help = false, version = false;
@@ -237,7 +254,7 @@ main(int argc, char **argv)
 		printf("pidvisorctl %s (protocol %d)\n", PIDVISOR_VERSION,
 		    CTL_VERSION);
 	if (sock == NULL || *sock == '\0')
-		sock = CTL_SOCKET_DEFAULT;
+		sock = default_socket(sockbuf, sizeof(sockbuf));
 	if (ctl_req_put(&req, argc, argv) < 0)
 		die(CTL_EUSAGE, "request too large");
 	if (a.follow)

@@ -1,7 +1,10 @@
 /* proto.c - frames and requests of the control protocol (see proto.h) */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proto.h"
 
@@ -267,5 +270,75 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 		snprintf(err, errlen, "missing arguments; usage: %s", v->usage);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The places the control socket goes when no one says where, in order:
+ *   root:   /run/pidvisor/control.sock, then /tmp/pidvisor-0/control.sock
+ *   others: $XDG_RUNTIME_DIR/pidvisor/control.sock (if set), then
+ *           /tmp/pidvisor-UID/control.sock; a client tries
+ *           /run/pidvisor/control.sock last (a root pidvisor's).
+ * pidvisor takes the first whose directory it can use (a read-only root
+ * file system with a writable /run or /tmp); pidvisorctl the first where
+ * a socket is.
+ */
+const char *
+ctl_socket_default(int i, bool server, char *buf, size_t n)
+{
+	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+	uid_t		 uid = geteuid();
+
+	if (uid == 0 || (xdg != NULL && xdg[0] != '/'))
+		xdg = NULL;
+	if (uid == 0) {
+		if (i == 0)
+			return CTL_SOCKET_DEFAULT;
+		if (i == 1) {
+			snprintf(buf, n, "/tmp/pidvisor-0/control.sock");
+			return buf;
+		}
+		return NULL;
+	}
+	if (xdg == NULL)
+		i++;
+	if (i == 0 && (size_t)snprintf(buf, n, "%s/pidvisor/control.sock",
+	    xdg) < n)
+		return buf;
+	if (i <= 1) {
+		snprintf(buf, n, "/tmp/pidvisor-%u/control.sock", (unsigned)uid);
+		return buf;
+	}
+	if (i == 2 && !server)
+		return CTL_SOCKET_DEFAULT;
+	return NULL;
+}
+
+/*
+ * Make the directory of a default socket path ready: /run/pidvisor as
+ * it is (root's), a directory of our own (0700) anywhere else; one that
+ * is there already must be ours and writable by no one else, or someone
+ * could put a socket of theirs in our place.  0 or -errno.
+ */
+int
+ctl_socket_dir(const char *path)
+{
+	char		 dir[CTL_SOCKET_PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+	bool		 shared = strcmp(path, CTL_SOCKET_DEFAULT) == 0;
+
+	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (mkdir(dir, shared ? 0755 : 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	if (access(dir, W_OK) < 0)
+		return -errno;
 	return 0;
 }

@@ -35,6 +35,14 @@
 #define CTL_NAMES_MAX	32		/* names in one request */
 
 #define CTL_SOCKET_DEFAULT	"/run/pidvisor/control.sock"
+#define CTL_SOCKET_PATH_MAX	108	/* sun_path */
+
+/*
+ * Where the control socket is when no one says (-s, $PIDVISOR_SOCKET,
+ * pidvisor.ini): the i-th place to try, or NULL after the last (proto.c).
+ */
+const char *ctl_socket_default(int i, bool server, char *buf, size_t n);
+int	ctl_socket_dir(const char *path);
 
 enum ctl_type {
 	CTL_REQUEST = 1,

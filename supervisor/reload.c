@@ -51,6 +51,7 @@ reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
 	}
 	o->given = n->given;
 	log_level = o->set_log_level ? o->log_level : sup->log_level;
+	console_set_format(o->log_format);
 }
 
 /* Give an existing service its new definition (and environment). */

@@ -45,6 +45,20 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
 		    st->memory / 1048576.0, (unsigned long long)st->oom,
 		    (unsigned long long)st->oom_kill);
+	/* The last exit, where the reason does not say it already. */
+	if (st->exited_at_ms && st->pid == 0 && !strstr(st->reason,
+	    "exited with") && !strstr(st->reason, "killed by signal")) {
+		if (st->exit_sig)
+			buf_printf(b, "; last exit: signal %s",
+			    signal_name(st->exit_sig) ? signal_name(st->exit_sig)
+			    : "?");
+		else
+			buf_printf(b, "; last exit: code %d", st->exit_code);
+	}
+	if (st->log_dropped)
+		buf_printf(b, " (%llu log line%s dropped)",
+		    (unsigned long long)st->log_dropped,
+		    st->log_dropped == 1 ? "" : "s");
 	if (st->status_text) {
 		buf_puts(b, " [");
 		for (t = st->status_text; *t; t++)
@@ -58,6 +72,8 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 void
 status_json(struct buf *b, const struct svc_status *st)
 {
+	char	when[40];
+
 	buf_puts(b, "{\"name\":");
 	buf_json_str(b, st->name);
 	buf_printf(b, ",\"state\":\"%s\",", svc_state_name(st->state));
@@ -77,6 +93,24 @@ status_json(struct buf *b, const struct svc_status *st)
 		    (unsigned long long)st->oom_kill);
 	else
 		buf_puts(b, ",\"memory\":null,\"oom\":null,\"oom_kill\":null");
-	buf_printf(b, ",\"kill_mode\":\"%s\",\"kill_mode_effective\":\"%s\"}",
+	buf_printf(b, ",\"kill_mode\":\"%s\",\"kill_mode_effective\":\"%s\"",
 	    kill_mode_name(st->kill_mode), kill_mode_name(st->kill_mode_real));
+	buf_printf(b, ",\"essential\":%s,\"log_dropped\":%llu",
+	    st->essential ? "true" : "false",
+	    (unsigned long long)st->log_dropped);
+	if (st->exited_at_ms) {
+		format_rfc3339(when, sizeof(when), st->exited_at_ms);
+		buf_printf(b, ",\"exit_code\":%d,\"exit_signal\":",
+		    st->exit_sig ? 128 + st->exit_sig : st->exit_code);
+		if (st->exit_sig && signal_name(st->exit_sig))
+			buf_printf(b, "\"%s\"", signal_name(st->exit_sig));
+		else if (st->exit_sig)
+			buf_printf(b, "%d", st->exit_sig);
+		else
+			buf_puts(b, "null");
+		buf_printf(b, ",\"exited_at\":\"%s\"}", when);
+	} else {
+		buf_puts(b, ",\"exit_code\":null,\"exit_signal\":null,"
+		    "\"exited_at\":null}");
+	}
 }

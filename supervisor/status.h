@@ -26,6 +26,11 @@ struct svc_status {
 	const struct svclog_ring	*ring;		/* its lines, or NULL */
 	uint8_t			 kill_mode;	/* enum kill_mode, as set */
 	uint8_t			 kill_mode_real; /* as this system does it */
+	bool			 essential;
+	uint64_t		 log_dropped;	/* lines no sink took */
+	int64_t			 exited_at_ms;	/* last exit, real; 0: none */
+	int32_t			 exit_code;	/* of the last process */
+	int32_t			 exit_sig;	/* 0: it exited */
 };
 
 int	status_width(const struct svc_status *v, size_t n);

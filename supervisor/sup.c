@@ -57,7 +57,7 @@
 extern char **environ;
 
 static const int sup_signals[] = {
-	SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPWR,
+	SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPWR, SIGWINCH,
 };
 
 static void	sup_check_stopped(struct sup *);
@@ -304,6 +304,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 		sig = si.si_status;
 	if (sig == SIGKILL)
 		sup_oom_check(ss);
+	s->exited_at = real_ms();
 	svc_died(s, code, sig);
 	sup_unhold(sup);
 	return true;
@@ -479,6 +480,66 @@ sup_op_now(struct svc_set *set)
 	return mono_ms();
 }
 
+/*
+ * Has a service ended for good, on its own: failed, or exited and not to
+ * be restarted?  A stop by command is not an end.
+ */
+static bool
+sup_ended(const struct svc *s)
+{
+	if (s->state == SVC_FAILED)
+		return true;
+	return s->state == SVC_STOPPED && s->reason.why != WHY_NONE &&
+	    s->reason.why != WHY_STOPPED && s->reason.why != WHY_STOP_KILLED;
+}
+
+/*
+ * What a shell would say of the service's program run alone: its exit
+ * code, 128 + N for signal N, 127 for a program not found and 126 for
+ * one that could not be run; 1 if it never ran.
+ */
+int
+sup_exit_status(const struct svc *s)
+{
+	const struct svc_reason	*r = s->reason.why == WHY_START_LIMIT ?
+				    &s->last : &s->reason;
+
+	if (r->why == WHY_EXEC)
+		return r->stage == STAGE_EXEC && r->code == ENOENT ? 127 : 126;
+	if (s->exited_at == 0)
+		return 1;
+	return s->exit_sig ? 128 + s->exit_sig : s->exit_code;
+}
+
+/*
+ * An essential service ended: the first decides our exit status, and
+ * everything stops (from the loop, not from inside the state machine).
+ * PID 1 of a machine powers it off.
+ */
+static void
+sup_essential_ended(struct sup *sup, struct svc *s)
+{
+	char	why[256];
+
+	if (sup->exit_set || sup->phase != SUP_RUNNING)
+		return;
+	sup->exit_set = true;
+	sup->exit_code = sup_exit_status(s);
+	svc_reason_format(s, why, sizeof(why));
+	log_info("%s is essential and ended (%s): stopping everything, exit "
+	    "status %d", s->def->name, why, sup->exit_code);
+	ev_timer_set(&sup->end_w, 0., 0.);
+	ev_timer_start(sup->loop, &sup->end_w);
+}
+
+static void
+sup_on_end(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	sup_shutdown(ev_userdata(loop), RB_POWER_OFF);
+}
+
 /* svc_ops: a service changed state (or status text). */
 static void
 sup_op_changed(struct svc *s, enum svc_state from)
@@ -501,6 +562,8 @@ sup_op_changed(struct svc *s, enum svc_state from)
 			    svc_state_name(s->state), why);
 	}
 	ctl_svc_changed(&sup->ctl, s);
+	if (from != s->state && s->def->essential && sup_ended(s))
+		sup_essential_ended(sup, s);
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
 	if (sup_svc_of(s)->removing && !svc_has_process(s))
@@ -613,6 +676,21 @@ sup_on_reap_more(struct ev_loop *loop, ev_timer *w, int revents)
 	sup_reap_orphans(ev_userdata(loop));
 }
 
+/*
+ * The terminal we were given changed size (a container runtime with a
+ * tty sends SIGWINCH): tell the services that share it (console = yes).
+ */
+static void
+sup_winch(struct sup *sup)
+{
+	size_t	i;
+
+	for (i = 0; i < sup->set.n; i++)
+		if (sup->set.v[i]->def->console &&
+		    svc_has_process(sup->set.v[i]))
+			sup_op_signal(sup->set.v[i], SIGWINCH);
+}
+
 static void
 sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -637,6 +715,9 @@ sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
 			break;
 		case SIGUSR2:
 			sup_shutdown(sup, RB_HALT_SYSTEM);
+			break;
+		case SIGWINCH:
+			sup_winch(sup);
 			break;
 		case SIGHUP: {
 			struct buf	report = { 0 };
@@ -847,15 +928,24 @@ static int
 sup_paths(struct sup *sup, const char *sock)
 {
 	const char	*env = getenv("PIDVISOR_SOCKET"), *slash;
-	char		*dir;
-	int		 n;
+	char		*dir, buf[CTL_SOCKET_PATH_MAX];
+	int		 n, i, rc;
 
 	if (sock == NULL && env != NULL && *env)
 		sock = env;
 	if (sock == NULL)
 		sock = sup->conf.sup.control_socket;
-	if (sock == NULL)
-		sock = CTL_SOCKET_DEFAULT;
+	for (i = 0; sock == NULL; i++) {
+		if ((sock = ctl_socket_default(i, true, buf,
+		    sizeof(buf))) == NULL) {
+			sock = ctl_socket_default(0, true, buf, sizeof(buf));
+			break;
+		}
+		if ((rc = ctl_socket_dir(sock)) < 0) {
+			log_debug("control socket %s: %s", sock, strerror(-rc));
+			sock = NULL;
+		}
+	}
 	if ((sup->ctl_path = strdup(sock)) == NULL)
 		return -ENOMEM;
 	if (sup->conf.sup.notify_socket) {
@@ -908,7 +998,7 @@ sup_fds_init(struct sup *sup)
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	if (sup->pid1)
+	if (sup->pid1 && !sup->container)
 		sup->output.kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
 		    O_CLOEXEC);
 	if ((sup->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
@@ -917,8 +1007,26 @@ sup_fds_init(struct sup *sup)
 }
 
 /*
+ * Machine or container (pid1.c): pidvisor.ini's mode, or as we find
+ * ourselves.  Only PID 1 has a mode: otherwise we always exit at the end.
+ */
+static void
+sup_mode(struct sup *sup)
+{
+	uint8_t	mode = sup->conf.sup.mode;
+
+	if (!sup->pid1)
+		return;
+	sup->container = mode == MODE_CONTAINER ||
+	    (mode == MODE_AUTO && pid1_in_container());
+	log_info("PID 1 of a %s%s", sup->container ? "container" : "machine",
+	    mode == MODE_AUTO ? "" : " (mode in pidvisor.ini)");
+}
+
+/*
  * Everything before the loop runs; failures here are fatal (except as
- * PID 1, where a bad configuration leaves us running with no services).
+ * PID 1 of a machine, where a bad configuration leaves us running with
+ * no services).
  */
 int
 sup_init(struct sup *sup, const char *confdir, const char *sock)
@@ -935,22 +1043,29 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->pid1 = getpid() == 1;
 	LIST_INIT(&sup->ctl.clients);
 	if (sup->pid1)
-		pid1_setup();
+		pid1_console();
 
 	conf_init(&sup->conf);
-	if (conf_load(&sup->conf, confdir) < 0) {
+	rc = conf_load(&sup->conf, confdir);
+	sup_mode(sup);
+	if (rc < 0) {
 		conf_errors(&sup->conf, &errs);
 		(void)!write(STDERR_FILENO, errs.data, errs.len);
 		buf_free(&errs);
 		log_err("%zu error%s in %s; nothing started", sup->conf.nerrs,
 		    sup->conf.nerrs == 1 ? "" : "s", confdir);
-		if (!sup->pid1)
+		/* A machine runs on, to be fixed and reloaded; a container
+		 * ends, to be fixed in its image. */
+		if (!sup->pid1 || sup->container)
 			return -EINVAL;
 		conf_free(&sup->conf);
 	}
+	if (sup->pid1)
+		pid1_setup(sup->container);
 	sup->log_level = log_level;
 	if (sup->conf.sup.set_log_level)
 		log_level = sup->conf.sup.log_level;
+	console_set_format(sup->conf.sup.log_format);
 	sup->output.log_dir = sup->conf.sup.log_dir ?
 	    sup->conf.sup.log_dir : "/var/log/pidvisor";
 
@@ -979,8 +1094,10 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->output.line = sup_on_line;
 	sup->output.ctx = sup;
 	pid1_init(&sup->p1, sup->loop);
+	sup->p1.container = sup->container;
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
+	ev_init(&sup->end_w, sup_on_end);
 	ev_init(&sup->spawn_w, sup_on_spawn_more);
 	for (i = 0; i < SUP_SPAWN_SLOTS; i++) {
 		spawn_proc_init(&sup->spawns[i].proc);
@@ -1012,8 +1129,12 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
-	/* After sup_signals_init, which resets every handler. */
-	if (sup->pid1)
+	/*
+	 * After sup_signals_init, which resets every handler.  A machine's
+	 * init must not die; a container's crash ends the container, and
+	 * its runtime's restart policy has the last word.
+	 */
+	if (sup->pid1 && !sup->container)
 		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
 	/*
 	 * PID 1 runs its services even without its sockets.  The control
@@ -1129,6 +1250,12 @@ sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
 	st->ring = ss->out ? ss->out->ring : NULL;
 	st->kill_mode = s->def->kill_mode;
 	st->kill_mode_real = sup_kill_mode(s->set->ctx, ss);
+	st->essential = s->def->essential;
+	st->log_dropped = ss->out ? ss->out->dropped : 0;
+	if ((st->exited_at_ms = s->exited_at) != 0) {
+		st->exit_code = s->exit_code;
+		st->exit_sig = s->exit_sig;
+	}
 }
 
 /* Run the loop until the supervisor is told to exit. */
@@ -1174,6 +1301,18 @@ sup_check_stopped(struct sup *sup)
 			return;
 	log_info("all services stopped");
 	sup->phase = SUP_DONE;
+	/*
+	 * Our exit status (not PID 1, or a container's): an essential
+	 * service's, else 1 if a service is left failed, else 0.
+	 */
+	if (!sup->exit_set) {
+		sup->exit_code = 0;
+		for (i = 0; i < sup->set.n; i++)
+			if (sup->set.v[i]->state == SVC_FAILED)
+				sup->exit_code = 1;
+	}
+	if (!sup->pid1 || sup->container)
+		log_info("exit status %d", sup->exit_code);
 	if (sup->pid1)
 		pid1_finish(&sup->p1);
 	else

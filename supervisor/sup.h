@@ -107,9 +107,12 @@ struct sup {
 	struct pidmap	  pids;		/* live service processes by PID */
 	char		**base_env;	/* ours, less our NOTIFY_SOCKET */
 	bool		  pid1;
+	bool		  container;	/* PID 1 of a container: exits */
 	enum sup_phase	  phase;
 	struct pid1	  p1;		/* PID 1's end (pid1.c) */
-	int		  exit_code;
+	int		  exit_code;	/* see sup_check_stopped() */
+	bool		  exit_set;	/* by an essential service */
+	ev_timer	  end_w;	/* an essential service ended */
 	int		  log_level;	/* -q, -v: where pidvisor.ini says none */
 };
 
@@ -126,6 +129,7 @@ int	sup_reload(struct sup *sup, struct buf *report);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
 void	sup_kill_modes_check(struct sup *sup);
+int	sup_exit_status(const struct svc *s);
 void	sup_svc_status(struct svc *s, int64_t now, struct svc_status *st);
 
 

@@ -737,6 +737,8 @@ svc_died(struct svc *s, int code, int sig)
 
 	s->set->ops->timer_stop(s);
 	s->execing = false;
+	s->exit_code = sig ? 0 : code;
+	s->exit_sig = sig;
 	death = sig ? why(WHY_KILLED, sig) : why(WHY_EXITED, code);
 	if (s->pending.why != WHY_NONE)
 		death = s->pending;

@@ -115,6 +115,9 @@ struct svc {
 	int64_t			  ready_at;	/* 0: not ready since spawn */
 	int64_t			  due_at;	/* BACKOFF: restart time */
 	int64_t			  limit_begin;
+	int64_t			  exited_at;	/* last exit, real ms; 0: none */
+	int32_t			  exit_code;	/* of the last process */
+	int32_t			  exit_sig;	/* 0: it exited */
 	int			  pidfd;	/* -1: no process */
 	pid_t			  pid;		/* for display only */
 	uint32_t		  nreqs, nafters, nreq_by, nafter_by;

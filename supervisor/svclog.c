@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "svclog.h"
 
 #define CONSOLE_QUEUE_MAX	(256 * 1024)
@@ -162,14 +163,9 @@ void
 svclog_format(struct buf *b, const char *name, const struct svclog_line *l,
     enum svclog_fmt fmt)
 {
-	char		when[40];
-	struct tm	tm;
-	time_t		t = (time_t)(l->ts_ms / 1000);
+	char	when[40];
 
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03dZ",
-	    (int)(l->ts_ms % 1000));
+	format_rfc3339(when, sizeof(when), l->ts_ms);
 	if (fmt != SVCLOG_JSON) {
 		buf_printf(b, "%s %s[%d] %s: ", when, name, (int)l->pid,
 		    l->stream == STREAM_ERR ? "stderr" : "stdout");
@@ -189,105 +185,203 @@ svclog_format(struct buf *b, const char *name, const struct svclog_line *l,
 	buf_add(b, "}", 1);
 }
 
-static struct {
-	struct ev_loop	*loop;
+/*
+ * pidvisor's console: its stdout and its stderr, each with its own
+ * queue.  A service's stdout lines go to our stdout, its stderr lines
+ * and our own messages to our stderr: what a container runtime records
+ * as the two streams (kubectl logs, podman logs).
+ */
+struct console_ch {
 	ev_io		 w;
-	int		 fd;
+	int		 fd;		/* -1: not set up, write directly */
+	int		 stdfd;
 	struct buf	 q;
-	uint64_t	 dropped;
-} con = { .fd = -1 };
+	uint64_t	 dropped;	/* since the last note */
+};
+
+static struct ev_loop		*con_loop;
+static struct console_ch	 con[2] = {
+	[STREAM_OUT] = { .fd = -1, .stdfd = STDOUT_FILENO },
+	[STREAM_ERR] = { .fd = -1, .stdfd = STDERR_FILENO },
+};
+static int			 con_format;	/* enum log_format */
 
 /* Write what the console takes; stop watching once the queue is empty. */
 static void
-console_flush(void)
+console_flush(struct console_ch *ch)
 {
 	ssize_t	n;
 	char	note[96];
 
-	while (con.q.len > 0) {
-		n = write(con.fd, con.q.data, con.q.len);
+	while (ch->q.len > 0) {
+		n = write(ch->fd, ch->q.data, ch->q.len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n <= 0) {		/* the console is gone: drop */
-			buf_consume(&con.q, con.q.len);
+			buf_consume(&ch->q, ch->q.len);
 			break;
 		}
-		buf_consume(&con.q, (size_t)n);
-		if (con.q.len == 0 && con.dropped) {
+		buf_consume(&ch->q, (size_t)n);
+		if (ch->q.len == 0 && ch->dropped) {
 			n = snprintf(note, sizeof(note), "pidvisor: %llu log "
 			    "lines dropped: the console was too slow\n",
-			    (unsigned long long)con.dropped);
-			con.dropped = 0;
-			buf_add(&con.q, note, (size_t)n);
+			    (unsigned long long)ch->dropped);
+			ch->dropped = 0;
+			buf_add(&ch->q, note, (size_t)n);
 		}
 	}
-	ev_io_stop(con.loop, &con.w);
+	ev_io_stop(con_loop, &ch->w);
 }
 
 static void
 console_on_writable(struct ev_loop *loop, ev_io *w, int revents)
 {
 	(void)loop;
-	(void)w;
 	(void)revents;
-	console_flush();
+	console_flush(container_of(w, struct console_ch, w));
+}
+
+/* Our own messages, in the console's format. */
+static void
+console_log(const char *p, size_t n)
+{
+	struct svclog_line	l = { .ts_ms = real_ms(), .pid = getpid(),
+				    .stream = STREAM_ERR };
+	struct buf		b = { 0 };
+
+	if (con_format == LOGF_TEXT) {
+		console_put(STREAM_ERR, p, n);
+		return;
+	}
+	if (n >= 10 && memcmp(p, "pidvisor: ", 10) == 0) {
+		p += 10;
+		n -= 10;
+	}
+	if (n > 0 && p[n - 1] == '\n')
+		n--;
+	l.text = p;
+	l.len = (uint32_t)n;
+	console_line(&b, "pidvisor", &l);
+	console_put(STREAM_ERR, b.data, b.len);
+	buf_free(&b);
 }
 
 /*
  * From now on the console is written without blocking: a terminal or a
  * pipe gets a file description of its own with O_NONBLOCK (not shared
- * with services that inherit fd 2); a regular file is written as it is.
+ * with services that inherit fd 1 or 2); a regular file is written as
+ * it is.
  */
 void
 console_init(struct ev_loop *loop)
 {
-	struct stat	st;
-	int		fd = -1;
+	struct console_ch	*ch;
+	struct stat		 st;
+	char			 path[32];
+	size_t			 i;
+	int			 fd;
 
-	con.loop = loop;
-	if (fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode))
-		fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK |
-		    O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	con.fd = fd;
-	ev_io_init(&con.w, console_on_writable, fd, EV_WRITE);
-	log_hook = console_write;
+	con_loop = loop;
+	for (i = 0; i < ARRAY_SIZE(con); i++) {
+		ch = &con[i];
+		fd = -1;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", ch->stdfd);
+		if (fstat(ch->stdfd, &st) == 0 && !S_ISREG(st.st_mode))
+			fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC |
+			    O_NOCTTY);
+		if (fd < 0)
+			fd = fcntl(ch->stdfd, F_DUPFD_CLOEXEC, 3);
+		ch->fd = fd;
+		ev_io_init(&ch->w, console_on_writable, fd, EV_WRITE);
+	}
+	log_hook = console_log;
 }
 
-/* Queue text for the console; drop it if the queue is full. */
+/* How lines look from now on (pidvisor.ini's log_format). */
+void
+console_set_format(int f)
+{
+	con_format = f;
+}
+
+/*
+ * A service's line for the console, in its format, with its newline:
+ *   text     web[123]: line
+ *   rfc3339  2026-12-03T09:10:11.123Z web[123] stdout: line
+ *   json     {"time":...,"service":"web","pid":123,...,"line":"..."}
+ */
+void
+console_line(struct buf *b, const char *name, const struct svclog_line *l)
+{
+	switch (con_format) {
+	case LOGF_RFC3339:
+		svclog_format(b, name, l, SVCLOG_TEXT);
+		return;
+	case LOGF_JSON:
+		svclog_format(b, name, l, SVCLOG_JSON);
+		buf_add(b, "\n", 1);
+		return;
+	default:
+		buf_printf(b, "%s[%d]: ", name, (int)l->pid);
+		/* The console is a terminal: no raw control bytes. */
+		buf_add_escaped(b, l->text, l->len);
+		buf_add(b, "\n", 1);
+	}
+}
+
+/*
+ * Queue text for one stream of the console; false if it was dropped
+ * because the queue is full (whoever reads it is too slow).
+ */
+bool
+console_put(int stream, const char *p, size_t n)
+{
+	struct console_ch	*ch = &con[stream == STREAM_OUT ? STREAM_OUT :
+				    STREAM_ERR];
+
+	if (ch->fd < 0) {
+		(void)!write(ch->stdfd, p, n);
+		return true;
+	}
+	if (ch->q.len + n > CONSOLE_QUEUE_MAX) {
+		ch->dropped++;
+		return false;
+	}
+	buf_add(&ch->q, p, n);
+	console_flush(ch);
+	if (ch->q.len > 0 && !ev_is_active(&ch->w))
+		ev_io_start(con_loop, &ch->w);
+	return true;
+}
+
+/* Our own messages, as they are. */
 void
 console_write(const char *p, size_t n)
 {
-	if (con.fd < 0) {
-		(void)!write(STDERR_FILENO, p, n);
-		return;
-	}
-	if (con.q.len + n > CONSOLE_QUEUE_MAX) {
-		con.dropped++;
-		return;
-	}
-	buf_add(&con.q, p, n);
-	console_flush();
-	if (con.q.len > 0 && !ev_is_active(&con.w))
-		ev_io_start(con.loop, &con.w);
+	console_put(STREAM_ERR, p, n);
 }
 
-/* Flush what can be written, blocking, and go back to plain stderr. */
+/* Flush what can be written, blocking, and go back to plain stdio. */
 void
 console_close(void)
 {
-	if (con.fd < 0)
-		return;
+	struct console_ch	*ch;
+	size_t			 i;
+
 	log_hook = NULL;
-	ev_io_stop(con.loop, &con.w);
-	if (con.q.len)
-		(void)!write(STDERR_FILENO, con.q.data, con.q.len);
-	buf_free(&con.q);
-	close(con.fd);
-	con.fd = -1;
+	for (i = 0; i < ARRAY_SIZE(con); i++) {
+		ch = &con[i];
+		if (ch->fd < 0)
+			continue;
+		ev_io_stop(con_loop, &ch->w);
+		if (ch->q.len)
+			(void)!write(ch->stdfd, ch->q.data, ch->q.len);
+		buf_free(&ch->q);
+		close(ch->fd);
+		ch->fd = -1;
+	}
 }
 
 /*

@@ -49,6 +49,10 @@ void		 svclog_format(struct buf *b, const char *name,
 
 /* Lines for pidvisor's console: queued, never blocking the loop. */
 void		 console_init(struct ev_loop *loop);
+void		 console_set_format(int f);	/* enum log_format */
+void		 console_line(struct buf *b, const char *name,
+		     const struct svclog_line *l);
+bool		 console_put(int stream, const char *p, size_t n);
 void		 console_write(const char *p, size_t n);
 void		 console_close(void);
 

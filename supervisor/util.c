@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -633,6 +634,19 @@ strv_equal(char *const *a, char *const *b)
 	return a[i] == b[i];
 }
 
+/* A CLOCK_REALTIME time in ms as RFC 3339 UTC: 2026-12-03T09:10:11.123Z */
+void
+format_rfc3339(char *out, size_t n, int64_t ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+	size_t		len;
+
+	gmtime_r(&t, &tm);
+	len = strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + len, n - len, ".%03dZ", (int)(ms % 1000));
+}
+
 /* Log one line to stderr in a single write. */
 void
 log_msg(int level, const char *fmt, ...)
@@ -692,16 +706,18 @@ unix_dir_check(const char *path)
  * socket nobody answers on (a stale one of ours).  Never a file that is
  * not a socket (-EEXIST), never a live socket (-EADDRINUSE), and the
  * mode is set by the umask at bind, not by a chmod that would follow a
- * symlink put there meanwhile.  The fd (CLOEXEC, NONBLOCK) with *id the
+ * symlink put there meanwhile; so is the group, if gid is not -1 (or
+ * -EPERM if we may not give it).  The fd (CLOEXEC, NONBLOCK) with *id the
  * socket file's identity for unix_unlink, or -errno.
  */
 int
-unix_bind(const char *path, int type, mode_t mode, struct file_id *id)
+unix_bind(const char *path, int type, mode_t mode, gid_t gid,
+    struct file_id *id)
 {
 	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
 	struct stat		st;
 	mode_t			old;
-	int			fd, rc;
+	int			fd, rc, ofsgid = 0;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -721,13 +737,24 @@ unix_bind(const char *path, int type, mode_t mode, struct file_id *id)
 	if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0)
 		return -errno;
+	/* The group too is the socket's from its birth: our fsgid then. */
 	old = umask(~mode & 0777);
+	if (gid != (gid_t)-1)
+		ofsgid = setfsgid(gid);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (gid != (gid_t)-1)
+		setfsgid(ofsgid);
 	umask(old);
 	if (rc < 0 || lstat(path, &st) < 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
+	}
+	if (gid != (gid_t)-1 && st.st_gid != gid) {
+		/* Not root, and not a member of gid. */
+		unlink(path);
+		close(fd);
+		return -EPERM;
 	}
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;

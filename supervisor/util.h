@@ -57,12 +57,14 @@ struct file_id {
 	ino_t	ino;
 };
 
-int	unix_bind(const char *path, int type, mode_t mode, struct file_id *id);
+int	unix_bind(const char *path, int type, mode_t mode, gid_t gid,
+	    struct file_id *id);
 void	unix_unlink(const char *path, const struct file_id *id);
 int	read_file(int dirfd, const char *path, size_t max, struct buf *b);
 
 int	parse_duration(const char *s, uint32_t *ms);
 void	format_duration(char *out, size_t n, int64_t ms);
+void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
 int	signal_parse(const char *s);

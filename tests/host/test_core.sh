@@ -466,7 +466,7 @@ t_bad_config() {
 	svc b <<-EOF
 	ready = fd:1
 	EOF
-	expect_rc 1 "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	expect_rc 2 "$PV" -c "$T/conf" -s "$T/ctl.sock"
 	expect_match "$OUT" "services/a.ini:3: restart: expected always, on-failure or never, not 'sometimes'"
 	expect_match "$OUT" "services/a.ini:4: requires: unknown service 'ghost'"
 	expect_match "$OUT" "services/b.ini:1: missing required key 'exec'"
@@ -542,7 +542,7 @@ t_status_json() {
 	exec = $H sleep=forever
 	enabled = no
 	EOF
-	expect_rc 1 "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	expect_rc 2 "$PV" -c "$T/conf" -s "$T/ctl.sock"
 	rm "$T/conf/services/b\"q.ini"
 	pv_up
 	ctl status --json | jq -e '

@@ -441,6 +441,9 @@ t_reload_settings() {
 	pressure_calm = 3s
 	pressure_calm_max = 60s
 	crash_action = poweroff
+	mode = system
+	control_group = root
+	log_format = json
 	EOF
 	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf.c" |
 	    sed 's/.*"\(.*\)"/\1/')
@@ -459,5 +462,7 @@ restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 	expect_match "$OUT" "pidvisor.ini: max_clients = 8"
 	expect_match "$OUT" "pidvisor.ini: pressure takes effect when"
 	expect_match "$OUT" "pidvisor.ini: cgroup_memory_high takes effect when"
+	expect_match "$OUT" "pidvisor.ini: mode takes effect when"
+	expect_match "$OUT" "pidvisor.ini: log_format = json"
 	pv_down
 }

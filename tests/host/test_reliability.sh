@@ -43,7 +43,7 @@ t_broken_configs() {
 	mkdir -p "$all/services"
 	cp -r -- "$corpus"/*.ini "$all/services/"
 	cp -- "$corpus"/*/*.ini "$all/services/"
-	expect_rc 1 "$PV" -c "$all" -s "$T/all.sock"
+	expect_rc 2 "$PV" -c "$all" -s "$T/all.sock"
 	while IFS=$'\t' read -r name rx; do
 		[[ -z $name || $name == \#* ]] && continue
 		expect_match "$OUT" "services/$rx" "$name at start-up"
