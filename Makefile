@@ -17,7 +17,7 @@ HDRS		 = $(wildcard supervisor/*.h)
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
-DEPS_TEST	 = util-linux procps jq mandoc zsh fish
+DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
@@ -25,7 +25,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 .PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
-	attack-test \
+	attack-test container-test container \
 	lint lint-deps memcheck clean help
 
 COMPLETION	 = $(B)/completion/pidvisorctl.bash \
@@ -54,6 +54,8 @@ help:
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
 	@echo "make attack-test  the attacks of SECURITY.md on the sanitized daemon"
+	@echo "make container-test  pidvisor as the init of runc and podman containers"
+	@echo "make container  the example image (container/) with podman"
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
 	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
@@ -203,7 +205,7 @@ fuzz-replay: $(REPLAY_BIN)
 	@tests/run.sh fuzz
 
 TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
-		   $(REPLAY_BIN) all
+		   $(REPLAY_BIN) $(STATIC) all
 
 test: deps
 	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs
@@ -217,6 +219,19 @@ host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION)
 
 attack-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS)
 	@tests/run.sh attack
+
+# The example image (container/): FROM scratch, pidvisor as its init,
+# built with podman into its local storage; container/pod.yaml runs it.
+CONTAINER_IMAGE	 = localhost/pidvisor-example:latest
+container: deps
+	@$(MAKE) --no-print-directory $(STATIC)
+	container/stage.sh $(B)/container
+	podman build --network none -t $(CONTAINER_IMAGE) $(B)/container
+
+# pidvisor as the init of a container, under Debian's runc and podman.
+container-test: deps
+	@$(MAKE) --no-print-directory $(STATIC) $(B)/test/svc-helper
+	@tests/run.sh container
 
 # The host tests once more, with the daemon under valgrind's memcheck.
 DEPS_MEMCHECK	 = valgrind

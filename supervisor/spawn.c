@@ -84,6 +84,23 @@
 #define SPAWN_MAP	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK)
 #define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
 
+/*
+ * The signals pidvisor catches (sup.c's signalfd set, pid1.c's crash
+ * handler): a child puts them back to SIG_DFL before it unblocks.
+ */
+static const int spawn_caught[] = {
+	SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPWR, SIGWINCH,
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+};
+
+/* The kernel's struct sigaction, for rt_sigaction(2) without libc. */
+struct ksigaction {
+	void		(*handler)(int);
+	unsigned long	  flags;
+	void		(*restorer)(void);
+	uint64_t	  mask;
+};
+
 static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
 static bool	spawn_clone3_enosys;	/* clone(2) instead */
 static bool	spawn_oom_shared;	/* an oom_score_adj write reaches us */
@@ -328,6 +345,7 @@ spawn_child(void *arg)
 	const struct spawn_req	*r = &p->req;
 	struct rlimit		 rl;
 	uint64_t		 none = 0;
+	const struct ksigaction	 dfl = { .handler = SIG_DFL };
 	int			 fd = p->wfd, i, top = fd, need[5], n = 0;
 	long			 rc;
 
@@ -415,7 +433,16 @@ spawn_child(void *arg)
 	    (rc = SYS(SYS_setresuid, r->uid, r->uid, r->uid)) < 0)
 		spawn_fail(fd, STAGE_SETUID, rc);
 
-	/* Our blocked signals are the signalfd's, not the service's. */
+	/*
+	 * Our blocked signals are the signalfd's, not the service's.  But
+	 * first our handlers go: one sent now (a stop before the exec) would
+	 * run our do-nothing handler here and be lost, and the stop would
+	 * wait its whole stop_timeout for the SIGKILL.  Exec would reset
+	 * them, too late.  Our sighand is a copy (no CLONE_SIGHAND).
+	 */
+	for (i = 0; i < (int)ARRAY_SIZE(spawn_caught); i++)
+		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
+		    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 	spawn_fail(fd, STAGE_EXEC, spawn_exec(r));
 }

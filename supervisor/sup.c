@@ -1047,6 +1047,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 
 	conf_init(&sup->conf);
 	rc = conf_load(&sup->conf, confdir);
+	console_set_format(sup->conf.sup.log_format);
 	sup_mode(sup);
 	if (rc < 0) {
 		conf_errors(&sup->conf, &errs);
@@ -1065,7 +1066,6 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->log_level = log_level;
 	if (sup->conf.sup.set_log_level)
 		log_level = sup->conf.sup.log_level;
-	console_set_format(sup->conf.sup.log_format);
 	sup->output.log_dir = sup->conf.sup.log_dir ?
 	    sup->conf.sup.log_dir : "/var/log/pidvisor";
 

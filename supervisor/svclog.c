@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,9 @@ void
 console_set_format(int f)
 {
 	con_format = f;
+	/* Before console_init too: every line of ours in that format. */
+	if (log_hook == NULL)
+		log_hook = console_log;
 }
 
 /*
@@ -363,11 +367,16 @@ console_write(const char *p, size_t n)
 	console_put(STREAM_ERR, p, n);
 }
 
-/* Flush what can be written, blocking, and go back to plain stdio. */
+/*
+ * Flush what is queued, for at most a second in all (a reader that does
+ * not read must not keep us from exiting), and go back to plain stdio.
+ */
 void
 console_close(void)
 {
 	struct console_ch	*ch;
+	struct pollfd		 pfd;
+	int64_t			 end = mono_us() + 1000000, left;
 	size_t			 i;
 
 	log_hook = NULL;
@@ -376,8 +385,14 @@ console_close(void)
 		if (ch->fd < 0)
 			continue;
 		ev_io_stop(con_loop, &ch->w);
-		if (ch->q.len)
-			(void)!write(ch->stdfd, ch->q.data, ch->q.len);
+		while (ch->q.len > 0 && (left = end - mono_us()) > 0) {
+			console_flush(ch);
+			pfd.fd = ch->fd;
+			pfd.events = POLLOUT;
+			if (ch->q.len > 0 && poll(&pfd, 1,
+			    (int)(left / 1000) + 1) <= 0)
+				break;
+		}
 		buf_free(&ch->q);
 		close(ch->fd);
 		ch->fd = -1;

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack guest bench)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack container guest bench)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -53,6 +53,10 @@ for tier in "${tiers[@]}"; do
 		# What a local user, or a service's own, tries against the
 		# sanitized daemon (SECURITY.md).
 		run attack tests/host/run.sh --attack
+		;;
+	container)
+		# pidvisor as PID 1 of runc containers (tests/container/).
+		run container tests/container/run.sh
 		;;
 	guest)
 		run guest qemu/test.sh

@@ -96,8 +96,15 @@ pv_up() {
 		    >"$T/conf/pidvisor.ini"
 		echo "cgroup_root = none" >>"$T/conf/pidvisor.ini"
 	fi
-	unshare --pid --fork --mount-proc --kill-child \
-	    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
+	# PV_OUT: where pidvisor's stdout goes, apart from its stderr.
+	if [ -n "${PV_OUT:-}" ]; then
+		unshare --pid --fork --mount-proc --kill-child \
+		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" \
+		    >"$PV_OUT" 2>"$T/log" &
+	else
+		unshare --pid --fork --mount-proc --kill-child \
+		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
+	fi
 	UNSHARE_PID=$!
 	wait_until 10000 pv_answers || fail "pidvisor did not answer in 10 s"
 	PV_PID=$(cat /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children)
@@ -110,9 +117,10 @@ waitpid_ms() {
 	"$H" waitpid="$1:$2"
 }
 
-# Stop pidvisor the PID-1 way (SIGTERM: stop all, reboot(2) ends the
-# namespace) and check its log for sanitizer reports; just before
-# reboot(2) the sanitized and the memcheck builds check for leaks.
+# Stop pidvisor the PID-1 way (SIGTERM: stop all; the init of a PID
+# namespace that is not the first is a container's, and exits) and check
+# its log for sanitizer reports; at exit (or, with mode = system, just
+# before reboot(2)) the sanitized and the memcheck builds check for leaks.
 pv_down() {
 	kill -TERM "$PV_PID" 2>/dev/null
 	waitpid_ms "$UNSHARE_PID" 20000 ||

@@ -303,9 +303,13 @@ t_sec_spawn_stall() {
 # freeze (the default) it says so, leaves the services running, stops
 # answering, and goes on reaping orphans; with reboot it ends (here:
 # its PID namespace).  The crash is a SIGSEGV sent to it, which takes
-# the same handler as a fault.
+# the same handler as a fault.  The crash handler is a machine's init's
+# (a container's crash ends the container): mode = system.
 t_sec_crash() {
 	pv_dir
+	sup_ini <<-EOF
+	mode = system
+	EOF
 	svc a <<-EOF
 	exec = $H sleep=forever
 	EOF
@@ -331,6 +335,7 @@ t_sec_crash() {
 	UNSHARE_PID=
 	# crash_action = reboot: the namespace ends.
 	sup_ini <<-EOF
+	mode = system
 	crash_action = reboot
 	EOF
 	pv_up
@@ -340,4 +345,29 @@ t_sec_crash() {
 	UNSHARE_PID=
 	grep -q "PID 1 crashed: signal 6.*rebooting" "$T/log" ||
 	    fail "no crash message: $(cat "$T/log")"
+	# A container's init has no crash handler: a crash ends the
+	# container.  (A signal sent from outside is no fault: the kernel
+	# ignores it for a namespace's init without a handler.)  SIGABRT
+	# and SIGILL, which the sanitizer leaves alone, are not caught.
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	local cgt
+	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/"$PV_PID"/status)
+	(((0x$cgt >> (6 - 1)) & 1)) && fail "SIGABRT caught in a container"
+	(((0x$cgt >> (4 - 1)) & 1)) && fail "SIGILL caught in a container"
+	pv_down
+	pv_dir
+	sup_ini <<-EOF
+	mode = system
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/"$PV_PID"/status)
+	(((0x$cgt >> (6 - 1)) & 1)) || fail "SIGABRT not caught by a machine's init"
+	pv_down
 }
