@@ -68,19 +68,19 @@ t_sec_second_instance() {
 	EOF
 	pv_up
 	expect_rc 0 ctl wait n ready --timeout=5s
-	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/ctl.sock"
+	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/ctl.sock"
 	expect_match "$OUT" "another supervisor is answering there"
 	# Its notify socket is the same: a restart gets ready through it.
 	expect_rc 0 ctl restart n --wait --timeout=5s
 	# -s at a file that is not a socket: refused, the file kept.
 	echo precious >"$T/precious.txt"
-	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/precious.txt"
+	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/precious.txt"
 	expect_match "$OUT" "not a socket; not replaced"
 	expect_eq "$(cat "$T/precious.txt")" precious "the file"
 	# The notify socket path taken by a file: refused the same way.
 	mkdir "$T/other"
 	echo keep >"$T/other/notify.sock"
-	expect_rc 1 ns "$PV" -c "$T/conf" -s "$T/other/ctl.sock"
+	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/other/ctl.sock"
 	expect_match "$OUT" "notify.sock: a file that is not a socket"
 	expect_eq "$(cat "$T/other/notify.sock")" keep "the notify path's file"
 	[ ! -e "$T/other/ctl.sock" ] || fail "the refused one left its socket"
