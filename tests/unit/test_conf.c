@@ -451,6 +451,10 @@ static const struct {
 	{ SEC_SUPERVISOR, "pressure_calm", "3s" },
 	{ SEC_SUPERVISOR, "pressure_calm_max", "60s" },
 	{ SEC_SUPERVISOR, "crash_action", "reboot" },
+	{ SEC_SERVICE, "essential", "yes" },
+	{ SEC_SUPERVISOR, "mode", "container" },
+	{ SEC_SUPERVISOR, "control_group", "4711" },
+	{ SEC_SUPERVISOR, "log_format", "json" },
 };
 
 /*

@@ -260,7 +260,8 @@ test_status_json(void **state)
 		.have_memory = true, .memory = 4096, .oom = 0, .oom_kill = 1,
 		.kill_mode = KILL_GROUP, .kill_mode_real = KILL_PROCESS,
 	}, b = { .name = "x", .state = SVC_STOPPED, .reason = "stopped",
-		.status_text = "ok" };
+		.status_text = "ok", .essential = true, .log_dropped = 7,
+		.exited_at_ms = 1764925811123LL, .exit_sig = 9 };
 	struct buf		out = { 0 };
 
 	(void)state;
@@ -272,12 +273,16 @@ test_status_json(void **state)
 	    "\"uptime_ms\":1500,\"restarts\":1,\"reason\":\"ready\","
 	    "\"status_text\":null,\"memory\":4096,\"oom\":0,"
 	    "\"oom_kill\":1,\"kill_mode\":\"group\","
-	    "\"kill_mode_effective\":\"process\"}"
+	    "\"kill_mode_effective\":\"process\",\"essential\":false,"
+	    "\"log_dropped\":0,\"exit_code\":null,\"exit_signal\":null,"
+	    "\"exited_at\":null}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
 	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
 	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
 	    "\"oom_kill\":null,\"kill_mode\":\"process\","
-	    "\"kill_mode_effective\":\"process\"}");
+	    "\"kill_mode_effective\":\"process\",\"essential\":true,"
+	    "\"log_dropped\":7,\"exit_code\":137,\"exit_signal\":\"KILL\","
+	    "\"exited_at\":\"2025-12-05T09:10:11.123Z\"}");
 	buf_free(&out);
 }
 
