@@ -27,8 +27,17 @@ fail() {
 	exit 1
 }
 
-# The test's directory, removed (with its namespace) when the test ends.
+# The test's directory, removed (with its namespace) when the test ends,
+# or when the test makes a new one.
 pv_dir() {
+	if [ -n "$T" ]; then
+		if [ -n "$UNSHARE_PID" ] && kill -0 "$UNSHARE_PID" 2>/dev/null; then
+			kill -KILL "$UNSHARE_PID" 2>/dev/null
+			wait "$UNSHARE_PID" 2>/dev/null
+		fi
+		UNSHARE_PID=
+		rm -rf "$T"
+	fi
 	T=$(mktemp -d /tmp/pvtest.XXXXXX)
 	mkdir -p "$T/conf/services"
 	export PV_MEMCHECK_DIR=$T
