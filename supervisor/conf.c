@@ -271,6 +271,27 @@ conf_read_line(char *str, int num, void *stream)
 	return str;
 }
 
+/*
+ * Does line n of text hold what inih takes for an inline comment (a ';'
+ * after a blank)?  It cuts the value there, quotes or not: worth a word
+ * where a quote is left open.  (inih does not look for one in the lines
+ * that continue a value.)
+ */
+static bool
+conf_inline_comment(const char *text, int n)
+{
+	const char	*l = text, *sc;
+	int		 i;
+
+	for (i = 1; i < n && l; i++)
+		if ((l = strchr(l, '\n')) != NULL)
+			l++;
+	for (sc = l ? l + 1 : NULL; sc && *sc && *sc != '\n'; sc++)
+		if (*sc == ';' && (sc[-1] == ' ' || sc[-1] == '\t'))
+			return true;
+	return false;
+}
+
 /* Run inih over text with our reader; report what inih saw that we did not. */
 static void
 conf_ini(struct parse_ctx *p, const char *text, ini_handler h)
@@ -1326,7 +1347,11 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_error(p->c, p->file, p->exec_line, "exec: %s",
 		    strerror(ENOMEM));
 	} else if (argv_split(p->exec.data, &d->argv, &why) < 0) {
-		conf_error(p->c, p->file, p->exec_line, "exec: %s", why);
+		conf_error(p->c, p->file, p->exec_line, "exec: %s%s", why,
+		    conf_inline_comment(p->text, p->exec_line) ? " (a ';' "
+		    "after a blank begins a comment in an ini file, and the "
+		    "rest of the line was cut: write it without the blank)" :
+		    "");
 	} else if (d->argv[0][0] == '\0') {
 		conf_error(p->c, p->file, p->exec_line, "exec: the program "
 		    "name is empty");

@@ -662,6 +662,11 @@ test_errors(void **state)
 	    "web.ini:3: expected KEY = VALUE\n");
 	expect("[service]\nexec = echo \"open\n",
 	    "web.ini:2: exec: unterminated quote\n");
+	/* inih cut it at an inline comment: say so. */
+	expect("[service]\nexec = sh -c \"a ; b\"\n",
+	    "web.ini:2: exec: unterminated quote (a ';' after a blank "
+	    "begins a comment in an ini file, and the rest of the line was "
+	    "cut: write it without the blank)\n");
 	expect("[service]\nexec = echo x\\\n",
 	    "web.ini:2: exec: trailing backslash\n");
 	expect("[service]\nexec = \"\"\"\"\n",
