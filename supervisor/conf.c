@@ -1298,37 +1298,49 @@ conf_user(struct parse_ctx *p, struct svc_def *d)
 	return 0;
 }
 
-/* Find a group in the group file: by name, or by number. */
+/*
+ * Find a group in the group file, by name or by number, for key (group,
+ * control_group): 0 with *gid, or -ENOENT, said at the key's line.
+ */
 static int
-conf_group(struct parse_ctx *p, struct svc_def *d)
+conf_group_find(struct parse_ctx *p, enum conf_key_id key, const char *name,
+    gid_t *gid)
 {
 	char		 path[4096];
-	struct group	*gr;
+	struct group	*gr = NULL;
 	FILE		*f;
 	uint64_t	 n;
 
-	if (parse_u64(d->group, UINT32_MAX - 1, &n) == 0) {
-		d->gid = (gid_t)n;
-		d->set_gid = true;
+	if (parse_u64(name, UINT32_MAX - 1, &n) == 0) {
+		*gid = (gid_t)n;
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/group", p->c->etc);
 	if ((f = fopen(path, "re")) != NULL) {
-		while ((gr = fgetgrent(f)) != NULL) {
-			if (strcmp(gr->gr_name, d->group) == 0) {
-				d->gid = gr->gr_gid;
-				d->set_gid = true;
-				break;
-			}
-		}
+		while ((gr = fgetgrent(f)) != NULL &&
+		    strcmp(gr->gr_name, name) != 0)
+			;
+		if (gr != NULL)
+			*gid = gr->gr_gid;
 		fclose(f);
 	}
-	if (!d->set_gid) {
-		conf_error(p->c, p->file, p->key_line[K_GROUP], "group: no "
-		    "group '%s' in %s", d->group, path);
+	if (gr == NULL) {
+		conf_error(p->c, p->file, p->key_line[key], "%s: no group "
+		    "'%s' in %s", conf_keys[key].name, name, path);
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/* A service's group. */
+static int
+conf_group(struct parse_ctx *p, struct svc_def *d)
+{
+	int	rc;
+
+	if ((rc = conf_group_find(p, K_GROUP, d->group, &d->gid)) == 0)
+		d->set_gid = true;
+	return rc;
 }
 
 /* Checks that need the whole file: exec, limits, credentials. */
@@ -1378,35 +1390,6 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_group(p, d);
 	if (d->user)
 		conf_user(p, d);
-}
-
-/* control_group: the group, by name or number, in the group file. */
-static void
-conf_control_group(struct parse_ctx *p, struct sup_conf *s)
-{
-	char		 path[4096];
-	struct group	*gr;
-	FILE		*f;
-	uint64_t	 n;
-
-	if (parse_u64(s->control_group, UINT32_MAX - 1, &n) == 0) {
-		s->control_gid = (gid_t)n;
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/group", p->c->etc);
-	if ((f = fopen(path, "re")) != NULL) {
-		while ((gr = fgetgrent(f)) != NULL)
-			if (strcmp(gr->gr_name, s->control_group) == 0)
-				break;
-		if (gr != NULL) {
-			s->control_gid = gr->gr_gid;
-			fclose(f);
-			return;
-		}
-		fclose(f);
-	}
-	conf_error(p->c, p->file, p->key_line[K_CONTROL_GROUP],
-	    "control_group: no group '%s' in %s", s->control_group, path);
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -1479,7 +1462,8 @@ conf_parse_sup(struct conf *c, const char *file, const char *text)
 	conf_ini(&p, text, conf_key);
 	c->sup.given |= p.given;
 	if (c->sup.control_group)
-		conf_control_group(&p, &c->sup);
+		conf_group_find(&p, K_CONTROL_GROUP, c->sup.control_group,
+		    &c->sup.control_gid);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 

@@ -46,8 +46,7 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		    st->memory / 1048576.0, (unsigned long long)st->oom,
 		    (unsigned long long)st->oom_kill);
 	/* The last exit, where the reason does not say it already. */
-	if (st->exited_at_ms && st->pid == 0 && !strstr(st->reason,
-	    "exited with") && !strstr(st->reason, "killed by signal")) {
+	if (st->exited_at_ms && st->pid == 0 && !st->reason_has_exit) {
 		if (st->exit_sig)
 			buf_printf(b, "; last exit: signal %s",
 			    signal_name(st->exit_sig) ? signal_name(st->exit_sig)

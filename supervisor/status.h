@@ -29,6 +29,7 @@ struct svc_status {
 	bool			 essential;
 	uint64_t		 log_dropped;	/* lines no sink took */
 	int64_t			 exited_at_ms;	/* last exit, real; 0: none */
+	bool			 reason_has_exit; /* the reason says it */
 	int32_t			 exit_code;	/* of the last process */
 	int32_t			 exit_sig;	/* 0: it exited */
 };

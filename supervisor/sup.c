@@ -1256,6 +1256,8 @@ sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->exit_code = s->exit_code;
 		st->exit_sig = s->exit_sig;
 	}
+	st->reason_has_exit = s->reason.why == WHY_EXITED ||
+	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
 }
 
 /* Run the loop until the supervisor is told to exit. */

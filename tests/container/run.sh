@@ -18,16 +18,12 @@ command -v runc >/dev/null || { echo "not ok 1 - runc is missing (make deps)"; e
 
 # ---- helpers, for each test's own shell ----------------------------------
 
-H=$ROOT/build/test/svc-helper
+# fail, wait_until, expect_eq and $H from the host tests; svc, sup_ini
+# and ctl are redefined below for a bundle.
+source "$ROOT/tests/host/lib.sh"
 STATIC=$ROOT/build/static
-T=
 ID=
 RUN_PID=
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 R() {
 	runc --root "$T/state" "$@"
@@ -98,16 +94,6 @@ ctl() {
 	R exec "${user[@]}" "$ID" /bin/pidvisorctl "$@"
 }
 
-# wait_until MS CMD...: CMD until it succeeds, for at most MS ms.
-wait_until() {
-	local deadline=$((${EPOCHREALTIME/./} / 1000 + $1))
-	shift
-	until "$@"; do
-		((${EPOCHREALTIME/./} / 1000 < deadline)) || return 1
-		sleep 0.05
-	done
-}
-
 # ready [--user U] NAME...: pidvisor answers, and the services are
 # ready; the container must not have exited meanwhile.
 answers() {
@@ -142,10 +128,6 @@ ended() {
 	STATUS=$(cat "$T/rc")
 	R delete "$ID" >/dev/null 2>&1
 	ID=
-}
-
-expect_eq() {
-	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
 }
 
 # Lines of the log in this order.
