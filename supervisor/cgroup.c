@@ -203,6 +203,21 @@ cgroup_signal(int dirfd, int sig)
 	return sent;
 }
 
+/* Is pid in the cgroup (its cgroup.procs, as read now)? */
+bool
+cgroup_has(int dirfd, pid_t pid)
+{
+	pid_t	*v = NULL;
+	ssize_t	 n;
+	bool	 in;
+
+	if ((n = cg_procs(dirfd, &v)) <= 0)
+		return false;
+	in = bsearch(&pid, v, (size_t)n, sizeof(*v), pid_cmp) != NULL;
+	free(v);
+	return in;
+}
+
 /* Hand the memory and pids controllers (those there are) down from dir. */
 static int
 cg_delegate(int dirfd)

@@ -49,6 +49,7 @@ struct parse_ctx {
 	const struct conf_key *key;	/* the key being parsed */
 	uint8_t		 section;	/* enum conf_section of the file */
 	bool		 exec_bad;	/* the exec line was reported */
+	bool		 tmpl;		/* a template's instance */
 	struct buf	 exec;
 	int		 exec_line;
 	int		 key_line[K__COUNT];	/* of each key in the table */
@@ -70,10 +71,16 @@ conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
 	struct conf_err	*e;
 	va_list		 ap;
 	char		 msg[512];
+	size_t		 i;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* The instances of a template: its line's error once. */
+	for (i = c->dedup ? c->dedup - 1 : c->nerrs; i < c->nerrs; i++)
+		if (c->errs[i].line == line && strcmp(c->errs[i].file,
+		    file) == 0)
+			return;
 	/* An error that cannot be kept still refuses the tree. */
 	e = realloc(c->errs, (c->nerrs + 1) * sizeof(*e));
 	if (e == NULL) {
@@ -137,6 +144,9 @@ svc_def_free(struct svc_def *d)
 	free(d->file);
 	strv_free(d->argv);
 	strv_free(d->env);
+	strv_free(d->env_files);
+	strv_free(d->reload_exec);
+	strv_free(d->instances);
 	for (i = 0; i < d->nrequires; i++)
 		free(d->requires[i].name);
 	free(d->requires);
@@ -164,6 +174,16 @@ conf_free(struct conf *c)
 		free(c->errs[i].msg);
 	}
 	free(c->errs);
+	for (i = 0; i < c->ntmpls; i++) {
+		free(c->tmpls[i].name);
+		free(c->tmpls[i].file);
+		free(c->tmpls[i].text);
+	}
+	free(c->tmpls);
+	c->tmpls = NULL;
+	c->ntmpls = 0;
+	strv_free(c->extra);
+	c->extra = NULL;
 	free(c->sup.control_socket);
 	free(c->sup.notify_socket);
 	free(c->sup.log_dir);
@@ -440,6 +460,8 @@ k_ready(struct parse_ctx *p, void *obj, const char *v)
 
 	if (!strcmp(v, "exec")) {
 		d->ready = READY_EXEC;
+	} else if (!strcmp(v, "exit")) {
+		d->ready = READY_EXIT;
 	} else if (!strcmp(v, "notify")) {
 		d->ready = READY_NOTIFY;
 	} else if (!strncmp(v, "fd:", 3) && parse_u64(v + 3, 1023, &n) == 0 &&
@@ -447,21 +469,99 @@ k_ready(struct parse_ctx *p, void *obj, const char *v)
 		d->ready = READY_FD;
 		d->ready_fd = (int)n;
 	} else {
-		return bad(p, "ready: expected exec, notify or fd:N with N "
-		    "from 3 to 1023, not '%s'", v);
+		return bad(p, "ready: expected exec, notify, exit or fd:N with "
+		    "N from 3 to 1023, not '%s'", v);
 	}
 	return NULL;
 }
 
+/* stop_signal, reload_signal: the key's first field. */
 static const char *
-k_stop_signal(struct parse_ctx *p, void *obj, const char *v)
+k_signal(struct parse_ctx *p, void *obj, const char *v)
 {
-	struct svc_def	*d = obj;
 	int	sig = signal_parse(v);
 
 	if (sig < 0 || sig == SIGSTOP)
-		return bad(p, "stop_signal: unknown signal '%s'", v);
-	d->stop_signal = sig;
+		return bad(p, "%s: unknown signal '%s'", p->key->name, v);
+	if (sig == SIGKILL && p->key - conf_keys == K_RELOAD_SIGNAL)
+		return bad(p, "reload_signal: KILL would not reload it");
+	*(int *)(void *)((char *)obj + p->key->f[0].off) = sig;
+	return NULL;
+}
+
+/* Append a copy of v to a NULL-terminated list. */
+static const char *
+key_strv_add(char ***vp, const char *v)
+{
+	size_t	  n = strv_len(*vp);
+	char	**nv;
+
+	if ((nv = realloc(*vp, (n + 2) * sizeof(*nv))) == NULL)
+		return strerror(ENOMEM);
+	*vp = nv;
+	if ((nv[n] = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	nv[n + 1] = NULL;
+	return NULL;
+}
+
+/* env_file: an absolute path, after a '-' if the file may be missing. */
+static const char *
+k_env_file(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (v[v[0] == '-'] != '/')
+		return bad(p, "env_file: '%s' is not an absolute path (a "
+		    "leading '-' makes it optional: -/etc/default/NAME)", v);
+	return key_strv_add(&d->env_files, v);
+}
+
+/* reload_exec: a command, as exec is written. */
+static const char *
+k_reload_exec(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	const char	*why;
+
+	if (argv_split(v, &d->reload_exec, &why) < 0)
+		return bad(p, "reload_exec: %s", why);
+	if (d->reload_exec[0][0] == '\0')
+		return bad(p, "reload_exec: the program name is empty");
+	return NULL;
+}
+
+/* instances: the instance names of a template, blank-separated. */
+static const char *
+k_instances(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	char		 name[2 * SVC_NAME_MAX + 4], inst[SVC_NAME_MAX + 2];
+	const char	*at = strchr(d->name, '@'), *why;
+	size_t		 n, i;
+
+	if (!p->tmpl)
+		return bad(p, "instances: only a template (services/"
+		    "NAME@.ini) has instances");
+	while (*(v += strspn(v, " \t")) != '\0') {
+		n = strcspn(v, " \t");
+		snprintf(inst, sizeof(inst), "%.*s", (int)(n < sizeof(inst) ?
+		    n : sizeof(inst) - 1), v);
+		snprintf(name, sizeof(name), "%.*s%s", (int)(at - d->name + 1),
+		    d->name, inst);
+		if (n >= sizeof(inst) || strchr(inst, '@') ||
+		    !conf_name_valid(name))
+			return bad(p, "instances: '%.*s' is not a valid "
+			    "instance (letters, digits, _.- ; the service "
+			    "name at most %d)", (int)n, v, SVC_NAME_MAX);
+		for (i = 0; d->instances && d->instances[i]; i++)
+			if (strcmp(d->instances[i], inst) == 0)
+				return bad(p, "instances: '%s' listed twice",
+				    inst);
+		if ((why = key_strv_add(&d->instances, inst)) != NULL)
+			return why;
+		v += n;
+	}
 	return NULL;
 }
 
@@ -944,7 +1044,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SFN(requires, nrequires, F_DEPS)),
 	[K_AFTER] = SVC("after", k_deps, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
 	    SFN(after, nafter, F_DEPS)),
-	[K_STOP_SIGNAL] = SVC("stop_signal", k_stop_signal,
+	[K_STOP_SIGNAL] = SVC("stop_signal", k_signal,
 	    0, SHOW_SIGNAL, NULL,
 	    SF(stop_signal, F_I32)),
 	[K_STOP_TIMEOUT] = SVC("stop_timeout", key_dur, 0, SHOW_DURATION, NULL,
@@ -1053,6 +1153,16 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_STR, NULL, GF(control_group, F_STR), GF(control_gid, F_U32)),
 	[K_LOG_FORMAT] = SUP("log_format", key_enum, KEY_LIVE, SHOW_ENUM,
 	    log_format_names, GF(log_format, F_U8)),
+	[K_SETTLE] = SVC("settle", key_dur, 0, SHOW_DURATION, NULL,
+	    SF(settle, F_U32)),
+	[K_INSTANCES] = SVC("instances", k_instances, KEY_LIVE | KEY_REPEAT |
+	    KEY_CONT, SHOW_ARGV, NULL, SF(instances, F_STRV)),
+	[K_ENV_FILE] = SVC("env_file", k_env_file, KEY_REPEAT, SHOW_ENV, NULL,
+	    SF(env_files, F_STRV)),
+	[K_RELOAD_SIGNAL] = SVC("reload_signal", k_signal, KEY_LIVE,
+	    SHOW_SIGNAL, NULL, SF(reload_signal, F_I32)),
+	[K_RELOAD_EXEC] = SVC("reload_exec", k_reload_exec, KEY_LIVE,
+	    SHOW_ARGV, NULL, SF(reload_exec, F_STRV)),
 };
 
 #undef SF
@@ -1377,6 +1487,28 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	if (d->watchdog && d->ready != READY_NOTIFY)
 		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
 		    "needs ready = notify (pings come as WATCHDOG=1)");
+	if (d->ready == READY_EXIT) {
+		if (!p->key_line[K_RESTART])
+			d->restart = RESTART_NEVER;	/* a task runs once */
+		else if (d->restart == RESTART_ALWAYS)
+			conf_error(p->c, p->file, p->key_line[K_RESTART],
+			    "restart: always would run a task (ready = exit) "
+			    "again each time it is done; use on-failure");
+		if (d->settle)
+			conf_error(p->c, p->file, p->key_line[K_SETTLE],
+			    "settle: a task (ready = exit) is ready when it "
+			    "exits 0, not after a time up");
+		if (d->reload_exec || p->key_line[K_RELOAD_SIGNAL])
+			conf_error(p->c, p->file, p->key_line[K_RELOAD_EXEC] ?
+			    p->key_line[K_RELOAD_EXEC] :
+			    p->key_line[K_RELOAD_SIGNAL], "%s: a task (ready = "
+			    "exit) has nothing running to reload",
+			    d->reload_exec ? "reload_exec" : "reload_signal");
+	}
+	if (d->reload_exec && p->key_line[K_RELOAD_SIGNAL])
+		conf_error(p->c, p->file, p->key_line[K_RELOAD_SIGNAL],
+		    "reload_signal: give reload_signal or reload_exec, not "
+		    "both");
 	if (d->console && p->key_line[K_LOG])
 		conf_error(p->c, p->file, p->key_line[K_LOG], "log: a console "
 		    "service's output goes to the console, not to a log");
@@ -1392,15 +1524,20 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_user(p, d);
 }
 
-/* Parse services/NAME.ini held in text; the result joins the tree. */
-int
-conf_parse_service(struct conf *c, const char *file, const char *name,
-    const char *text)
+/*
+ * Parse one service held in text (a file's, or a template's for an
+ * instance, tmpl); the result joins the tree, and *out (if asked) is it.
+ */
+static int
+conf_parse_def(struct conf *c, const char *file, const char *name,
+    const char *text, bool tmpl, struct svc_def **out)
 {
 	struct parse_ctx	 p;
 	struct svc_def		*d, **defs;
 	size_t			 nerrs = c->nerrs;
 
+	if (out)
+		*out = NULL;
 	if (!conf_name_valid(name)) {
 		conf_error(c, file, 0, "'%s' is not a valid service name "
 		    "(letters, digits, _.@- ; at most %d)", name, SVC_NAME_MAX);
@@ -1416,6 +1553,7 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	d->ready = READY_EXEC;
 	d->ready_timeout = 30000;
 	d->stop_signal = SIGTERM;
+	d->reload_signal = SIGHUP;
 	d->stop_timeout = 10000;
 	d->enabled = true;
 	d->log = c->sup.log;
@@ -1429,11 +1567,15 @@ conf_parse_service(struct conf *c, const char *file, const char *name,
 	}
 	c->defs[c->ndefs++] = d;
 
+	if (out)
+		*out = d;
+
 	memset(&p, 0, sizeof(p));
 	p.c = c;
 	p.file = file;
 	p.def = d;
 	p.obj = d;
+	p.tmpl = tmpl;
 	p.section = SEC_SERVICE;
 	conf_ini(&p, text, conf_key);
 	d->given = p.given;
@@ -1445,6 +1587,203 @@ nomem:
 	conf_error(c, file, 0, "%s", strerror(ENOMEM));
 	c->nomem = true;
 	return -ENOMEM;
+}
+
+/* Parse services/NAME.ini held in text; the result joins the tree. */
+int
+conf_parse_service(struct conf *c, const char *file, const char *name,
+    const char *text)
+{
+	return conf_parse_def(c, file, name, text, false, NULL);
+}
+
+/* The template that makes the instance name (NAME@INSTANCE), or NULL. */
+const struct conf_tmpl *
+conf_tmpl_of(const struct conf *c, const char *name)
+{
+	const char	*at = strchr(name, '@');
+	size_t		 i, n;
+
+	if (at == NULL || at[1] == '\0')
+		return NULL;
+	n = (size_t)(at - name) + 1;
+	for (i = 0; i < c->ntmpls; i++)
+		if (strlen(c->tmpls[i].name) == n &&
+		    strncmp(c->tmpls[i].name, name, n) == 0)
+			return &c->tmpls[i];
+	return NULL;
+}
+
+/*
+ * The text of an instance: its template's, with the specifiers replaced
+ * as systemd does: %i and %I the instance, %n the service's name, %p
+ * what comes before the '@', %% a '%'.  Comment lines stay as they are.
+ * NULL, with the error, for any other '%'.
+ */
+static char *
+conf_subst(struct conf *c, const struct conf_tmpl *t, const char *name)
+{
+	const char	*s, *inst = strchr(name, '@') + 1;
+	struct buf	 b = { 0 };
+	bool		 bol = true, comment = false;
+	int		 line = 1;
+
+	for (s = t->text; *s; s++) {
+		if (*s == '\n') {
+			line++;
+			bol = true;
+			comment = false;
+		} else if (bol && *s != ' ' && *s != '\t') {
+			comment = *s == ';' || *s == '#';
+			bol = false;
+		}
+		if (*s != '%' || comment) {
+			buf_add(&b, s, 1);
+			continue;
+		}
+		switch (s[1]) {
+		case 'i':
+		case 'I':
+			buf_puts(&b, inst);
+			break;
+		case 'n':
+			buf_puts(&b, name);
+			break;
+		case 'p':
+			buf_add(&b, name, (size_t)(inst - 1 - name));
+			break;
+		case '%':
+			buf_add(&b, "%", 1);
+			break;
+		default:
+			conf_error(c, t->file, line, "unknown specifier after "
+			    "'%%' (a template knows %%i, %%I, %%n and %%p; "
+			    "write %%%% for a '%%')");
+			buf_free(&b);
+			return NULL;
+		}
+		s++;
+	}
+	if (b.nomem || buf_add(&b, "", 1) < 0) {
+		conf_error(c, t->file, 0, "%s", strerror(ENOMEM));
+		c->nomem = true;
+		buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/*
+ * Make the instance name (NAME@INSTANCE) of template t into the tree;
+ * *out is its definition.  0, or -EINVAL with the errors in c.
+ */
+int
+conf_instance(struct conf *c, const struct conf_tmpl *t, const char *name,
+    struct svc_def **out)
+{
+	const char	*inst = strchr(name, '@');
+	char		*text;
+	int		 rc;
+
+	*out = NULL;
+	if (inst == NULL || inst[1] == '\0' || strchr(inst + 1, '@') ||
+	    !conf_name_valid(name)) {
+		conf_error(c, t->file, 0, "'%s' is not a valid instance name "
+		    "(letters, digits, _.- after the '@'; at most %d in all)",
+		    name, SVC_NAME_MAX);
+		return -EINVAL;
+	}
+	if ((text = conf_subst(c, t, name)) == NULL)
+		return -EINVAL;
+	rc = conf_parse_def(c, t->file, name, text, true, out);
+	free(text);
+	return rc;
+}
+
+/* Keep a template for its instances (the tree owns text from now on). */
+static int
+conf_tmpl_add(struct conf *c, const char *file, const char *name, char *text)
+{
+	struct conf_tmpl	*v;
+
+	if ((v = realloc(c->tmpls, (c->ntmpls + 1) * sizeof(*v))) == NULL) {
+		free(text);
+		goto nomem;
+	}
+	c->tmpls = v;
+	v = &c->tmpls[c->ntmpls];
+	v->name = strdup(name);
+	v->file = strdup(file);
+	v->text = text;
+	if (v->name == NULL || v->file == NULL) {
+		free(v->name);
+		free(v->file);
+		free(text);
+		goto nomem;
+	}
+	c->ntmpls++;
+	return 0;
+nomem:
+	conf_error(c, file, 0, "%s", strerror(ENOMEM));
+	c->nomem = true;
+	return -ENOMEM;
+}
+
+/* Drop the last definition of the tree (a template's probe). */
+static void
+conf_drop_last(struct conf *c, struct svc_def *d)
+{
+	if (d != NULL && c->ndefs > 0 && c->defs[c->ndefs - 1] == d) {
+		svc_def_free(d);
+		c->ndefs--;
+	}
+}
+
+/*
+ * The instances of every template: those it lists, and those commands
+ * made (c->extra) while the template is there.  A template is checked
+ * through a probe instance even if it lists none; each of its lines is
+ * reported once, not once per instance.
+ */
+static void
+conf_instances(struct conf *c)
+{
+	char		 name[SVC_NAME_MAX + 2];
+	struct svc_def	*d;
+	char		**list;
+	size_t		 i, j;
+
+	for (i = 0; i < c->ntmpls; i++) {
+		const struct conf_tmpl	*t = &c->tmpls[i];
+
+		c->dedup = c->nerrs + 1;
+		snprintf(name, sizeof(name), "%si", t->name);
+		conf_instance(c, t, name, &d);
+		list = d ? d->instances : NULL;
+		if (d)
+			d->instances = NULL;
+		conf_drop_last(c, d);
+		for (j = 0; list && list[j]; j++) {
+			snprintf(name, sizeof(name), "%s%s", t->name, list[j]);
+			conf_instance(c, t, name, &d);
+		}
+		strv_free(list);
+		c->dedup = 0;
+	}
+	for (j = 0; c->extra && c->extra[j]; j++) {
+		const struct conf_tmpl	*t = conf_tmpl_of(c, c->extra[j]);
+		size_t			 k;
+
+		for (k = 0; k < c->ndefs; k++)
+			if (strcmp(c->defs[k]->name, c->extra[j]) == 0)
+				break;
+		if (t == NULL || k < c->ndefs)
+			continue;
+		c->dedup = c->nerrs + 1;
+		if (conf_instance(c, t, c->extra[j], &d) == 0 && d)
+			d->dynamic = true;
+		c->dedup = 0;
+	}
 }
 
 /* Parse pidvisor.ini held in text. */
@@ -1583,6 +1922,10 @@ conf_check(struct conf *c)
 	for (i = 0; i < c->ndefs; i++) {
 		struct svc_def	*d = c->defs[i];
 
+		if (i > 0 && strcmp(c->defs[i - 1]->name, d->name) == 0)
+			conf_error(c, d->file, 0, "service '%s' is defined "
+			    "twice (by %s too)", d->name, c->defs[i - 1]->file);
+
 		for (j = 0; j < d->nrequires + d->nafter; j++) {
 			struct svc_dep	*e = conf_edge(d, j);
 			const char	*key = j < d->nrequires ?
@@ -1700,14 +2043,25 @@ conf_load(struct conf *c, const char *dir)
 		snprintf(path, sizeof(path), "%s/services/%s", dir, names[i]);
 		snprintf(rel, sizeof(rel), "services/%s", names[i]);
 		names[i][strlen(names[i]) - 4] = '\0';
-		if ((text = conf_slurp(c, dirfd, rel, path)) != NULL) {
+		len = strlen(names[i]);
+		if ((text = conf_slurp(c, dirfd, rel, path)) == NULL) {
+			;
+		} else if (names[i][len - 1] != '@') {
 			conf_parse_service(c, path, names[i], text);
 			free(text);
+		} else if (len == 1 || strchr(names[i], '@') != names[i] +
+		    len - 1 || !conf_name_valid(names[i])) {
+			conf_error(c, path, 0, "'%s' is not a valid template "
+			    "name (NAME@, NAME as a service's)", names[i]);
+			free(text);
+		} else {
+			conf_tmpl_add(c, path, names[i], text);
 		}
 		free(names[i]);
 	}
 	free(names);
 	close(dirfd);
+	conf_instances(c);
 	conf_check(c);
 	return c->nerrs || c->nomem ? -EINVAL : 0;
 }

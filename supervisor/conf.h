@@ -21,6 +21,7 @@ enum ready_kind {
 	READY_EXEC,		/* ready once exec succeeded */
 	READY_FD,		/* s6: a newline on fd N */
 	READY_NOTIFY,		/* sd_notify: READY=1 */
+	READY_EXIT,		/* a task: done when it exits 0 */
 };
 
 /* Where a service's output lines go, besides its ring buffer. */
@@ -133,6 +134,11 @@ enum conf_key_id {
 	K_MODE,
 	K_CONTROL_GROUP,
 	K_LOG_FORMAT,
+	K_SETTLE,
+	K_INSTANCES,
+	K_ENV_FILE,
+	K_RELOAD_SIGNAL,
+	K_RELOAD_EXEC,
 	K__COUNT
 };
 
@@ -191,6 +197,9 @@ struct svc_def {
 	char		 *file;
 	char		**argv;
 	char		**env;		/* KEY=VALUE overrides, or NULL */
+	char		**env_files;	/* as written: "-" first if optional */
+	char		**reload_exec;	/* NULL: reload_signal */
+	char		**instances;	/* a template's, as listed */
 	struct svc_dep	 *requires;
 	size_t		  nrequires;
 	struct svc_dep	 *after;
@@ -215,9 +224,11 @@ struct svc_def {
 	uint32_t	  ready_timeout;	/* 0: wait forever */
 	uint32_t	  watchdog;		/* 0: off */
 	uint32_t	  stop_timeout;		/* 0: never SIGKILL */
+	uint32_t	  settle;		/* up this long to be ready */
 	struct log_conf	  log;
 	int		  ready_fd;
 	int		  stop_signal;
+	int		  reload_signal;
 	mode_t		  umask;
 	uint8_t		  restart;	/* enum restart_policy */
 	uint8_t		  ready;	/* enum ready_kind */
@@ -230,6 +241,7 @@ struct svc_def {
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
 	bool		  essential;	/* its end is pidvisor's end */
+	bool		  dynamic;	/* an instance made by a command */
 	uint64_t	  given;	/* keys its file gave, by K_ bit */
 };
 
@@ -268,10 +280,21 @@ struct conf_err {
 	char	*msg;
 };
 
+/* A template, services/NAME@.ini: its instances are services. */
+struct conf_tmpl {
+	char		*name;		/* "NAME@" */
+	char		*file;
+	char		*text;
+};
+
 struct conf {
 	struct sup_conf	  sup;
 	struct svc_def	**defs;		/* sorted by name once loaded */
 	size_t		  ndefs;
+	struct conf_tmpl *tmpls;
+	size_t		  ntmpls;
+	char		**extra;	/* instances to make too (commands') */
+	size_t		  dedup;	/* errors from here on: one per line */
 	struct conf_err	 *errs;
 	size_t		  nerrs;
 	bool		  nomem;	/* out of memory: not all is known */
@@ -286,6 +309,9 @@ int		 conf_parse_service(struct conf *c, const char *file,
 		     const char *name, const char *text);
 int		 conf_check(struct conf *c);
 struct svc_def	*conf_find(const struct conf *c, const char *name);
+int		 conf_instance(struct conf *c, const struct conf_tmpl *t,
+		     const char *name, struct svc_def **out);
+const struct conf_tmpl *conf_tmpl_of(const struct conf *c, const char *name);
 void		 conf_errors(struct conf *c, struct buf *out);
 bool		 conf_name_valid(const char *s);
 void		 svc_def_free(struct svc_def *d);

@@ -214,7 +214,8 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 			buf_printf(b, "fd:%lld", (long long)field_num(obj,
 			    &k->f[1]));
 		else
-			buf_puts(b, v == READY_NOTIFY ? "notify" : "exec");
+			buf_puts(b, v == READY_NOTIFY ? "notify" :
+			    v == READY_EXIT ? "exit" : "exec");
 		break;
 	case SHOW_PRIORITY:
 		if (v == KILL_PRIORITY_NEVER)

@@ -37,6 +37,7 @@ enum ctl_wait {
 	WAIT_RESTART,		/* restart --wait: ready after a new start */
 	WAIT_DOWN,		/* stop --wait */
 	WAIT_STATE,		/* wait NAME STATE */
+	WAIT_RELOAD,		/* reload NAME */
 };
 
 struct ctl_client {
@@ -50,6 +51,7 @@ struct ctl_client {
 	size_t			 outoff;
 	struct svc		*wait_svc[CTL_NAMES_MAX];	/* waited on */
 	uint32_t		 wait_starts[CTL_NAMES_MAX];
+	uint32_t		 wait_fails[CTL_NAMES_MAX];	/* reload */
 	uint8_t			 nwait;
 	struct svc		*follow;	/* logs -f */
 	bool			 follow_json;
@@ -244,6 +246,32 @@ ctl_svc(struct ctl_client *c, const char *name)
 	return s;
 }
 
+/*
+ * The service named name, or, for start, the instance NAME@INSTANCE made
+ * from its template now; NULL with the reply sent if neither.
+ */
+static struct svc *
+ctl_svc_make(struct ctl_client *c, const char *name)
+{
+	struct svc	*s = svc_find(c->ctl->set, name);
+	struct buf	 err = { 0 };
+
+	if (s != NULL || strchr(name, '@') == NULL)
+		return s ? s : ctl_svc(c, name);
+	if ((s = sup_instance(c->ctl->sup, name, &err)) == NULL) {
+		if (err.len > 0) {
+			ctl_output_buf(c, &err);
+			ctl_reply(c, CTL_EFAIL, "%.64s: the template refuses "
+			    "it; nothing done", name);
+		} else {
+			ctl_reply(c, CTL_ENOSVC, "no such service '%.64s' (nor "
+			    "a template for it)", name);
+		}
+	}
+	buf_free(&err);
+	return s;
+}
+
 /* Queue a note for the client's stderr. */
 static void
 ctl_note(struct ctl_client *c, const char *msg)
@@ -334,15 +362,15 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 {
 	switch (c->wait) {
 	case WAIT_UP:
-		if (s->state == SVC_READY)
+		if (s->state == SVC_READY || s->state == SVC_DONE)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
 		    (s->state == SVC_STOPPED && !s->want_up))
 			return -1;
 		return 0;
 	case WAIT_RESTART:
-		if (s->state == SVC_READY && s->starts != starts &&
-		    !s->restart_req)
+		if ((s->state == SVC_READY || s->state == SVC_DONE) &&
+		    s->starts != starts && !s->restart_req)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
 		    (s->state == SVC_STOPPED && !s->want_up &&
@@ -350,11 +378,26 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 			return -1;
 		return 0;
 	case WAIT_DOWN:
-		return s->state == SVC_STOPPED || s->state == SVC_FAILED;
+		return s->state == SVC_STOPPED || s->state == SVC_FAILED ||
+		    s->state == SVC_DONE;
 	case WAIT_STATE:
 		return s->state == c->wait_state;
+	case WAIT_RELOAD:
+		if (s->reloads != starts)
+			return 1;
+		if (s->state != SVC_READY)
+			return -1;
+		return 0;
 	}
 	return 0;
+}
+
+/* Has a reload the client waits on failed? */
+static bool
+ctl_reload_failed(const struct ctl_client *c, size_t i)
+{
+	return c->wait == WAIT_RELOAD &&
+	    c->wait_svc[i]->reload_fails != c->wait_fails[i];
 }
 
 /*
@@ -371,6 +414,17 @@ ctl_wait_settle(struct ctl_client *c)
 	for (i = 0; i < c->nwait; i++) {
 		struct svc	*s = c->wait_svc[i];
 
+		if (ctl_reload_failed(c, i)) {
+			if (s->reload_status < 0)
+				ctl_reply(c, CTL_EFAIL, "%s: reload failed: "
+				    "reload_exec: %s", s->def->name,
+				    strerror(-s->reload_status));
+			else
+				ctl_reply(c, CTL_EFAIL, "%s: reload failed: "
+				    "reload_exec exited with code %d",
+				    s->def->name, s->reload_status);
+			return;
+		}
 		if ((r = ctl_wait_one(c, s, c->wait_starts[i])) > 0) {
 			done++;
 		} else if (r < 0) {
@@ -434,10 +488,13 @@ ctl_svcs(struct ctl_client *c, const struct ctl_args *a, int first)
 	c->nwait = 0;
 	for (i = first; i < a->npos; i++) {
 		/* Not into c: the reply to an unknown name may free it. */
-		if ((s = ctl_svc(c, a->pos[i])) == NULL)
+		if ((s = a->verb == VERB_START ? ctl_svc_make(c, a->pos[i]) :
+		    ctl_svc(c, a->pos[i])) == NULL)
 			return false;
 		c->wait_svc[c->nwait] = s;
-		c->wait_starts[c->nwait++] = s->starts;
+		c->wait_fails[c->nwait] = s->reload_fails;
+		c->wait_starts[c->nwait++] = a->verb == VERB_RELOAD ?
+		    s->reloads : s->starts;
 	}
 	return true;
 }
@@ -535,7 +592,8 @@ cmd_wait(struct ctl_client *c, const struct ctl_args *a)
 			break;
 	if (st == SVC__STATES) {
 		ctl_reply(c, CTL_EUSAGE, "unknown state '%.32s' (stopped, "
-		    "starting, ready, stopping, backoff, failed)", a->pos[1]);
+		    "starting, ready, stopping, backoff, failed, done)",
+		    a->pos[1]);
 		return;
 	}
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
@@ -833,6 +891,28 @@ cmd_cat(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
+/*
+ * reload NAME...: each service's reload_exec or reload_signal; the reply
+ * once each is reloaded (a notify service: its READY=1).
+ */
+static void
+cmd_reload_svcs(struct ctl_client *c, const struct ctl_args *a)
+{
+	char	err[256];
+	size_t	i;
+
+	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
+		return;
+	for (i = 0; i < c->nwait; i++) {
+		if (sup_svc_reload(c->ctl->sup, c->wait_svc[i], err,
+		    sizeof(err)) < 0) {
+			ctl_reply(c, CTL_EFAIL, "%s", err);
+			return;
+		}
+	}
+	ctl_wait_begin(c, WAIT_RELOAD, a->timeout);
+}
+
 /* reload: apply the configuration on disk, or refuse it whole. */
 static void
 cmd_reload(struct ctl_client *c, const struct ctl_args *a)
@@ -840,7 +920,10 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 	struct buf	report = { 0 };
 	int		rc;
 
-	(void)a;
+	if (a->npos > 0) {
+		cmd_reload_svcs(c, a);
+		return;
+	}
 	rc = sup_reload(c->ctl->sup, &report);
 	ctl_output_buf(c, &report);
 	buf_free(&report);

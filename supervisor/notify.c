@@ -15,14 +15,37 @@ is(const char *line, size_t len, const char *kv)
 	return strlen(kv) == len && memcmp(line, kv, len) == 0;
 }
 
+/* Is line[0..len) "key=N" with N a decimal number up to max? */
+static bool
+num(const char *line, size_t len, const char *key, uint64_t max,
+    uint64_t *out)
+{
+	size_t		klen = strlen(key), i;
+	uint64_t	v = 0;
+
+	if (len <= klen || memcmp(line, key, klen) != 0)
+		return false;
+	for (i = klen; i < len; i++) {
+		if (line[i] < '0' || line[i] > '9' || i - klen >= 19)
+			return false;
+		v = v * 10 + (uint64_t)(line[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 /* Parse buf[0..len).  0, or -EBADMSG. */
 int
 notify_parse(const char *buf, size_t len, struct notify_msg *m)
 {
 	const char	*p = buf, *end = buf + len, *nl;
 	size_t		 n;
+	uint64_t	 v;
 
 	memset(m, 0, sizeof(*m));
+	m->err = -1;
 	if (len == 0 || len > NOTIFY_MSG_MAX || memchr(buf, '\0', len))
 		return -EBADMSG;
 	while (p < end) {
@@ -38,6 +61,16 @@ notify_parse(const char *buf, size_t len, struct notify_msg *m)
 			m->watchdog = true;
 		else if (is(p, n, "WATCHDOG=trigger"))
 			m->watchdog_trigger = true;
+		else if (is(p, n, "RELOADING=1"))
+			m->reloading = true;
+		else if (num(p, n, "MAINPID=", INT32_MAX, &v))
+			m->mainpid = (int32_t)v;
+		else if (num(p, n, "ERRNO=", 4095, &v))
+			m->err = (int32_t)v;
+		else if (num(p, n, "EXTEND_TIMEOUT_USEC=", UINT64_MAX, &v))
+			m->extend_usec = v;
+		else if (num(p, n, "MONOTONIC_USEC=", UINT64_MAX, &v))
+			m->monotonic_usec = v;
 		else if (n >= 7 && memcmp(p, "STATUS=", 7) == 0) {
 			m->status = p + 7;
 			m->status_len = n - 7;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #define NOTIFY_MSG_MAX	4096
@@ -11,6 +12,11 @@
 struct notify_msg {
 	const char	*status;	/* STATUS=..., not NUL-terminated */
 	size_t		 status_len;
+	uint64_t	 extend_usec;	/* EXTEND_TIMEOUT_USEC=; 0: none */
+	uint64_t	 monotonic_usec; /* MONOTONIC_USEC=; 0: none */
+	int32_t		 mainpid;	/* MAINPID=; 0: none */
+	int32_t		 err;		/* ERRNO=; -1: none */
+	bool		 reloading;	/* RELOADING=1 */
 	bool		 ready;		/* READY=1 */
 	bool		 stopping;	/* STOPPING=1 */
 	bool		 watchdog;	/* WATCHDOG=1 */

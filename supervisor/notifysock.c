@@ -31,9 +31,14 @@
 
 static void	notifysock_on_room(struct ev_loop *, ev_io *, int);
 
-/* Apply one sd_notify datagram from the service's main process. */
+/*
+ * Apply one sd_notify datagram from the service's main process: a new
+ * main process first (what follows may be about it), the reload before
+ * the READY=1 that ends it.
+ */
 static void
-notifysock_apply(struct svc *s, const char *buf, size_t len)
+notifysock_apply(struct notifysock *ns, struct svc *s, const char *buf,
+    size_t len)
 {
 	struct notify_msg	m;
 
@@ -41,14 +46,23 @@ notifysock_apply(struct svc *s, const char *buf, size_t len)
 		log_debug("%s: malformed notify message", s->def->name);
 		return;
 	}
+	if (m.err >= 0)
+		s->err = m.err;
 	if (m.status)
 		svc_status_text(s, m.status, m.status_len);
+	if (m.mainpid > 0 && ns->mainpid)
+		ns->mainpid(ns->ctx, s, m.mainpid);
+	if (m.reloading)
+		svc_reloading(s);
 	if (m.ready)
 		svc_ready(s);
 	if (m.watchdog)
 		svc_watchdog(s);
-	if (m.watchdog_trigger && s->state == SVC_READY)
-		svc_timeout(s);
+	if (m.extend_usec)
+		svc_extend(s, m.extend_usec / 1000 > UINT32_MAX ? UINT32_MAX :
+		    (uint32_t)(m.extend_usec / 1000));
+	if (m.watchdog_trigger)
+		svc_watchdog_trigger(s);
 	if (m.stopping)
 		svc_stopping(s);
 }
@@ -146,7 +160,7 @@ notifysock_drain(struct notifysock *ns)
 			    (int)cred->pid);
 			continue;
 		}
-		notifysock_apply(s, buf, (size_t)n);
+		notifysock_apply(ns, s, buf, (size_t)n);
 	}
 }
 

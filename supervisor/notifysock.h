@@ -23,6 +23,8 @@ struct notifysock {
 	ev_io		 w;
 	/* The notify service whose unreaped main process is pid, or NULL. */
 	struct svc	*(*lookup)(void *ctx, pid_t pid);
+	/* MAINPID=pid came from the main process of s. */
+	void		 (*mainpid)(void *ctx, struct svc *s, pid_t pid);
 	void		*ctx;
 };
 

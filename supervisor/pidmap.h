@@ -9,6 +9,7 @@
 struct pidmap_node {
 	struct pidmap_node	*next;
 	pid_t			 pid;
+	int			 kind;		/* the holder's: what it is */
 };
 
 struct pidmap {

@@ -45,9 +45,10 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	[VERB_LOGS] = { "logs", 1, 1, VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
 	    "logs NAME [-n N] [-f] [--json]",
 	    "the last lines a service printed; -f follows" },
-	[VERB_RELOAD] = { "reload", 0, 0, VF_ROOT,
-	    "reload",
-	    "apply the configuration on disk, or refuse it whole" },
+	[VERB_RELOAD] = { "reload", 0, CTL_NAMES_MAX, VF_ROOT | VF_TIMEOUT,
+	    "reload [NAME...] [--timeout=DURATION]",
+	    "apply the configuration on disk, or refuse it whole; with "
+	    "names, reload those services (reload_signal, reload_exec)" },
 	[VERB_PRESSURE] = { "pressure", 0, 2, VF_JSON,
 	    "pressure [--json] | pressure kill NAME",
 	    "the low-memory killer: its state, or a kill now" },

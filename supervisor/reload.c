@@ -99,6 +99,19 @@ sup_reload(struct sup *sup, struct buf *report)
 		return -EBUSY;
 	}
 	conf_init(&nc);
+	/* The instances commands made stay while their template does. */
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		if (s->def->dynamic && !sup_svc_of(s)->removing) {
+			nc.extra = strv_add(nc.extra, s->def->name);
+			if (nc.extra == NULL) {
+				conf_free(&nc);
+				buf_puts(report, "out of memory; nothing "
+				    "changed\n");
+				return -ENOMEM;
+			}
+		}
+	}
 	if (conf_load(&nc, sup->confdir) < 0) {
 		conf_errors(&nc, report);
 		log_err("reload refused, nothing changed: %zu error%s",
@@ -115,6 +128,16 @@ sup_reload(struct sup *sup, struct buf *report)
 		return -ENOMEM;
 	}
 	reload_settings(sup, &nc.sup, report);
+	/* The templates, for the instances commands make from now on. */
+	{
+		struct conf_tmpl	*tv = sup->conf.tmpls;
+		size_t			 tn = sup->conf.ntmpls;
+
+		sup->conf.tmpls = nc.tmpls;
+		sup->conf.ntmpls = nc.ntmpls;
+		nc.tmpls = tv;
+		nc.ntmpls = tn;
+	}
 
 	/* Match the new tree with the services we have. */
 	for (i = 0; i < sup->set.n; i++)

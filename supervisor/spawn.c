@@ -240,6 +240,16 @@ spawn_stack_new(void)
 	return p + 4096;
 }
 
+/* Give back the stack of a spawn whose child is gone or has exec'd. */
+void
+spawn_proc_free(struct spawn_proc *p)
+{
+	spawn_release(p);
+	if (p->stack != NULL)
+		munmap(p->stack - 4096, SPAWN_STACK + 4096);
+	p->stack = NULL;
+}
+
 /* Child: tell the parent something (raw: no errno of ours). */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static void
@@ -335,7 +345,8 @@ spawn_own_fds(int *need, int n, int top)
 /*
  * Child: set up the process, then exec.  Runs on its spawn stack in our
  * memory, while we go on: raw system calls only, no malloc, no locks,
- * nothing written but its own stack.
+ * nothing written but its own stack and the digits of WATCHDOG_PID in
+ * its environment (the service's own, which we never read).
  */
 __attribute__((noinline, no_sanitize_address, no_sanitize("undefined")))
 static int
@@ -418,6 +429,20 @@ spawn_child(void *arg)
 		SYS(SYS_close, i);
 		if (rc < 0)
 			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
+	}
+	/* WATCHDOG_PID: the child alone knows its PID before exec. */
+	if (r->pid_slot) {
+		char	digits[12];
+		long	pid = SYS(SYS_getpid);
+
+		n = 0;
+		do {
+			digits[n++] = (char)('0' + pid % 10);
+			pid /= 10;
+		} while (pid > 0 && n < (int)sizeof(digits));
+		for (i = 0; i < n; i++)
+			r->pid_slot[i] = digits[n - 1 - i];
+		r->pid_slot[n] = '\0';
 	}
 	if (r->set_umask)
 		SYS(SYS_umask, r->umask);

@@ -37,6 +37,7 @@ struct spawn_req {
 	int		 cgroup_fd;	/* CLONE_INTO_CGROUP; -1: ours */
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
+	char		*pid_slot;	/* in envp: WATCHDOG_PID's digits */
 	int		 oom_score_adj;	/* if set_oom_score_adj */
 	bool		 set_oom_score_adj;
 	bool		 set_uid;
@@ -87,6 +88,7 @@ int	spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 int	spawn_poll(struct spawn_proc *p);
 int	spawn_wait(struct spawn_proc *p, int pidfd);
 void	spawn_release(struct spawn_proc *p);
+void	spawn_proc_free(struct spawn_proc *p);
 int	pidfd_signal(int pidfd, int sig);
 
 #endif

@@ -54,6 +54,17 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		else
 			buf_printf(b, "; last exit: code %d", st->exit_code);
 	}
+	/* A finished task: when it ran, and for how long. */
+	if (st->state == SVC_DONE && st->ran_at_ms && st->exited_at_ms) {
+		char	when[40], took[32];
+
+		format_rfc3339(when, sizeof(when), st->ran_at_ms);
+		format_duration(took, sizeof(took), st->exited_at_ms -
+		    st->ran_at_ms);
+		buf_printf(b, "; ran at %s for %s", when, took);
+	}
+	if (st->err)
+		buf_printf(b, "; errno %d (%s)", st->err, strerror(st->err));
 	if (st->log_dropped)
 		buf_printf(b, " (%llu log line%s dropped)",
 		    (unsigned long long)st->log_dropped,
@@ -97,6 +108,17 @@ status_json(struct buf *b, const struct svc_status *st)
 	buf_printf(b, ",\"essential\":%s,\"log_dropped\":%llu",
 	    st->essential ? "true" : "false",
 	    (unsigned long long)st->log_dropped);
+	buf_printf(b, ",\"reloading\":%s", st->reloading ? "true" : "false");
+	if (st->err)
+		buf_printf(b, ",\"errno\":%d", st->err);
+	else
+		buf_puts(b, ",\"errno\":null");
+	if (st->ran_at_ms) {
+		format_rfc3339(when, sizeof(when), st->ran_at_ms);
+		buf_printf(b, ",\"started_at\":\"%s\"", when);
+	} else {
+		buf_puts(b, ",\"started_at\":null");
+	}
 	if (st->exited_at_ms) {
 		format_rfc3339(when, sizeof(when), st->exited_at_ms);
 		buf_printf(b, ",\"exit_code\":%d,\"exit_signal\":",

@@ -32,6 +32,9 @@ struct svc_status {
 	bool			 reason_has_exit; /* the reason says it */
 	int32_t			 exit_code;	/* of the last process */
 	int32_t			 exit_sig;	/* 0: it exited */
+	int64_t			 ran_at_ms;	/* last spawn, real; 0: none */
+	int32_t			 err;		/* sd_notify ERRNO=; 0: none */
+	bool			 reloading;	/* RELOADING=1 until READY=1 */
 };
 
 int	status_width(const struct svc_status *v, size_t n);

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,10 @@ static const int sup_signals[] = {
 
 static void	sup_check_stopped(struct sup *);
 static int	sup_send_signal(struct sup *, struct sup_svc *, int);
+static bool	sup_pidfd_exited(int);
+static bool	sup_gone(struct sup *, struct sup_svc *);
+static void	sup_reload_reap(struct sup *, struct sup_svc *);
+static int	sup_svc_env_make(struct sup *, struct sup_svc *, char *const *);
 
 /* The supervisor's view of a service. */
 struct sup_svc *
@@ -82,7 +87,8 @@ sup_svc_by_pid(struct sup *sup, pid_t pid)
 {
 	struct pidmap_node	*e = pidmap_get(&sup->pids, pid);
 
-	return e ? container_of(e, struct sup_svc, pm) : NULL;
+	return e && e->kind == PM_MAIN ? container_of(e, struct sup_svc, pm) :
+	    NULL;
 }
 
 /* Stop watching and close the readiness pipe. */
@@ -264,17 +270,33 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 {
 	struct svc	*s = &ss->svc;
 	siginfo_t	 si;
-	int		 code = 0, sig = 0;
+	int		 code = 0, sig = 0, fd = s->pidfd;
+	pid_t		 pid = s->pid;
 
 	if (s->pidfd < 0)
 		return false;
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG | WNOWAIT |
-	    __WALL) < 0 || si.si_pid == 0)
+	    __WALL) < 0) {
+		/* A main process named by MAINPID may not be our child. */
+		if (errno == ECHILD && ss->handed && sup_pidfd_exited(fd))
+			return sup_gone(sup, ss);
+		return false;
+	}
+	if (si.si_pid == 0)
 		return false;
 	pressure_died(&sup->pr, ss);		/* while it is still our zombie */
 	if (ss->spawn != NULL)
 		sup_spawn_check(sup, ss->spawn, true);
+	/* What it sent before it died, while its PID is still its own. */
+	if (s->def->ready == READY_NOTIFY)
+		notifysock_drain(&sup->notify);
+	if (s->pidfd != fd) {
+		/* It named its successor (MAINPID) and ended: an orphan of
+		 * ours now, our zombie, reaped by its PID. */
+		waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | __WALL);
+		return true;
+	}
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG |
 	    __WALL) < 0) {
@@ -286,8 +308,6 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	} else if (si.si_pid == 0) {
 		return false;
 	}
-	if (s->def->ready == READY_NOTIFY)
-		notifysock_drain(&sup->notify);
 	sup_ready_drain(sup, ss);
 	sup_ready_close(sup, ss);
 	output_drain(ss->out);
@@ -298,6 +318,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
 	s->pidfd = -1;
+	ss->handed = false;
 	if (si.si_code == CLD_EXITED)
 		code = si.si_status;
 	else
@@ -306,6 +327,43 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 		sup_oom_check(ss);
 	s->exited_at = real_ms();
 	svc_died(s, code, sig);
+	sup_unhold(sup);
+	return true;
+}
+
+/* Has the process of a pidfd exited (readable, without waiting)? */
+static bool
+sup_pidfd_exited(int fd)
+{
+	struct pollfd	p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/*
+ * The main process named by MAINPID exited, and it is not our child
+ * (its parent is alive and reaps it): no exit status for us.
+ */
+static bool
+sup_gone(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc	*s = &ss->svc;
+
+	if (s->def->ready == READY_NOTIFY)
+		notifysock_drain(&sup->notify);
+	sup_ready_drain(sup, ss);
+	sup_ready_close(sup, ss);
+	output_drain(ss->out);
+	if (s->def->kill_mode != KILL_PROCESS)
+		sup_send_signal(sup, ss, SIGKILL);
+	pidmap_del(&sup->pids, &ss->pm);
+	ev_io_stop(sup->loop, &ss->death);
+	close(s->pidfd);
+	s->pidfd = -1;
+	ss->handed = false;
+	if (s->pending.why == WHY_NONE)
+		s->pending.why = WHY_GONE;
+	svc_died(s, 0, 0);
 	sup_unhold(sup);
 	return true;
 }
@@ -325,14 +383,12 @@ sup_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	svc_timeout(&container_of(w, struct sup_svc, timer)->svc);
 }
 
-/* svc_ops: start the process of a service. */
-static int
-sup_op_spawn(struct svc *s)
+/* What a process of the service is started as (its own, reload_exec). */
+static void
+sup_spawn_req(struct sup *sup, struct sup_svc *ss, struct spawn_req *req)
 {
-	struct sup_svc		*ss = sup_svc_of(s);
-	struct sup		*sup = sup_of(s);
-	const struct svc_def	*d = s->def;
-	struct spawn_req	 req = {
+	const struct svc_def	*d = ss->svc.def;
+	struct spawn_req	 r = {
 		.argv = d->argv,
 		.envp = ss->envp ? ss->envp : sup->base_env,
 		.path = ss->path, .workdir = d->workdir,
@@ -342,10 +398,61 @@ sup_op_spawn(struct svc *s)
 		.set_umask = d->set_umask, .ready_pipe = -1,
 		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
 		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
-		.stdio = { -1, -1, -1 }, .cgroup_fd = -1,
+		.stdio = { -1, -1, -1 }, .cgroup_fd = ss->cgfd,
 		.oom_score_adj = d->oom_score_adj,
 		.set_oom_score_adj = d->set_oom_score_adj,
 	};
+
+	*req = r;
+	if (!d->console) {
+		req->stdio[0] = req->stdio[1] = req->stdio[2] = sup->devnull;
+		if (ss->out) {
+			req->stdio[1] = ss->out->wfd[STREAM_OUT];
+			req->stdio[2] = ss->out->wfd[STREAM_ERR];
+		}
+	}
+}
+
+/*
+ * Read the env files of a service (at each start: they may have
+ * changed) and make its environment of them.  0; -EBADMSG with s->fail
+ * saying what is wrong; -ENOMEM.
+ */
+static int
+sup_svc_env_files(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc	 *s = &ss->svc;
+	char		**vars = NULL, err[512];
+	size_t		  i;
+	int		  rc = 0;
+
+	for (i = 0; s->def->env_files[i] && rc == 0; i++)
+		rc = env_file_read(s->def->env_files[i], &vars, err,
+		    sizeof(err));
+	if (rc == -ENOMEM) {
+		strv_free(vars);
+		return -ENOMEM;
+	}
+	if (rc < 0) {
+		strv_free(vars);
+		log_err("%s: env_file: %s", s->def->name, err);
+		free(s->fail);
+		return (s->fail = strdup(err)) ? -EBADMSG : -ENOMEM;
+	}
+	sup_svc_env_free(ss);
+	rc = sup_svc_env_make(sup, ss, vars);
+	strv_free(vars);
+	return rc;
+}
+
+/* svc_ops: start the process of a service. */
+static int
+sup_op_spawn(struct svc *s)
+{
+	struct sup_svc		*ss = sup_svc_of(s);
+	struct sup		*sup = sup_of(s);
+	const struct svc_def	*d = s->def;
+	struct spawn_req	 req;
 	struct spawn_result	 res;
 	struct sup_spawn	*sp = sup_spawn_slot(sup);	/* not busy */
 	int			 p[2] = { -1, -1 }, rc;
@@ -353,6 +460,8 @@ sup_op_spawn(struct svc *s)
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		notifysock_drain(&sup->notify);
+	if (d->env_files && (rc = sup_svc_env_files(sup, ss)) < 0)
+		return rc;
 	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
 		uint64_t	oom;
 
@@ -365,18 +474,12 @@ sup_op_spawn(struct svc *s)
 			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
 		}
 	}
-	req.cgroup_fd = ss->cgfd;
-	if (!d->console) {
-		req.stdio[0] = req.stdio[1] = req.stdio[2] = sup->devnull;
-		if (output_wanted(d) && ss->out == NULL &&
-		    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
-			log_warn("%s: no pipes for its output: %s", d->name,
-			    strerror(-rc));
-		if (ss->out) {
-			req.stdio[1] = ss->out->wfd[STREAM_OUT];
-			req.stdio[2] = ss->out->wfd[STREAM_ERR];
-		}
-	}
+	if (!d->console && output_wanted(d) && ss->out == NULL &&
+	    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
+		log_warn("%s: no pipes for its output: %s", d->name,
+		    strerror(-rc));
+	sup_spawn_req(sup, ss, &req);
+	req.pid_slot = ss->pid_slot;
 	if (d->ready == READY_FD) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 			return -errno;
@@ -401,6 +504,8 @@ sup_op_spawn(struct svc *s)
 	ev_timer_start(sup->loop, &sp->timer);
 	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
 	s->pid = res.pid;
+	s->ran_at = real_ms();
+	ss->pm.kind = PM_MAIN;
 	if (ss->out)
 		ss->out->pid = res.pid;
 	pidmap_add(&sup->pids, &ss->pm, res.pid);
@@ -626,6 +731,262 @@ sup_notify_lookup(void *ctx, pid_t pid)
 }
 
 /*
+ * Does pid belong to the service: a child of its main process, or a
+ * process in its cgroup?  Read once the caller holds a pidfd on pid.
+ */
+static bool
+sup_belongs(struct sup_svc *ss, pid_t pid)
+{
+	char	path[64], buf[2048], *p;
+	ssize_t	n;
+	int	fd;
+
+	if (ss->cgfd >= 0 && cgroup_has(ss->cgfd, pid))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPPid:")) == NULL)
+		return false;
+	return strtol(p + 7, NULL, 10) == ss->svc.pid;
+}
+
+/*
+ * notifysock.c's MAINPID=pid, from the main process of s: pid is its
+ * main process from now on, if it belongs to the service.  A pidfd is
+ * taken first, then pid is checked, then the pidfd's process is checked
+ * alive: alive, it held pid throughout, so what was checked was it.
+ * From then on the service is that process, known by that pidfd alone:
+ * its death ends the service, its signals go through it.  The process
+ * it replaces is an orphan of ours, reaped by PID once it exits.
+ */
+static void
+sup_mainpid(void *ctx, struct svc *s, pid_t pid)
+{
+	struct sup	*sup = ctx;
+	struct sup_svc	*ss = sup_svc_of(s);
+	int		 fd;
+
+	if (pid == s->pid)
+		return;
+	if ((s->state != SVC_STARTING && s->state != SVC_READY) ||
+	    ss->spawn != NULL) {
+		log_warn("%s: MAINPID=%d ignored: the service is %s",
+		    s->def->name, (int)pid, ss->spawn ? "not exec'd yet" :
+		    svc_state_name(s->state));
+		return;
+	}
+	if ((fd = (int)sys_pidfd_open(pid, 0)) < 0) {
+		log_warn("%s: MAINPID=%d ignored: %s", s->def->name, (int)pid,
+		    strerror(errno));
+		return;
+	}
+	if (!sup_belongs(ss, pid) || pidfd_signal(fd, 0) < 0) {
+		log_warn("%s: MAINPID=%d ignored: not a child of its main "
+		    "process, nor in its cgroup", s->def->name, (int)pid);
+		close(fd);
+		return;
+	}
+	log_info("%s: main process %d -> %d (MAINPID)", s->def->name,
+	    (int)s->pid, (int)pid);
+	pidmap_del(&sup->pids, &ss->pm);
+	ev_io_stop(sup->loop, &ss->death);
+	close(s->pidfd);
+	s->pidfd = spawn_fd_keep(fd);
+	s->pid = pid;
+	ss->handed = true;
+	if (ss->out)
+		ss->out->pid = pid;
+	ss->pm.kind = PM_MAIN;
+	pidmap_add(&sup->pids, &ss->pm, pid);
+	ev_io_set(&ss->death, s->pidfd, EV_READ);
+	ev_io_start(sup->loop, &ss->death);
+	ctl_svc_changed(&sup->ctl, s);
+}
+
+/*
+ * reload_exec: its words, "$MAINPID" and "${MAINPID}" in them replaced by
+ * the main process's PID (as systemd's ExecReload= says kill -HUP
+ * $MAINPID).  The PID cannot be reused while the command runs: the main
+ * process is ours, unreaped, or we hold it by pidfd.
+ */
+static char **
+sup_reload_argv(char *const *argv, pid_t pid)
+{
+	char	 num[16], **v, *w, *at;
+	size_t	 n = strv_len(argv), i;
+	struct buf b;
+
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		memset(&b, 0, sizeof(b));
+		for (w = argv[i]; (at = strchr(w, '$')) != NULL;) {
+			size_t	skip = strncmp(at, "${MAINPID}", 10) == 0 ? 10 :
+				    strncmp(at, "$MAINPID", 8) == 0 ? 8 : 0;
+
+			buf_add(&b, w, (size_t)(at - w) + (skip ? 0 : 1));
+			if (skip)
+				buf_puts(&b, num);
+			w = at + (skip ? skip : 1);
+		}
+		buf_puts(&b, w);
+		if (b.nomem || buf_add(&b, "", 1) < 0) {
+			buf_free(&b);
+			strv_free(v);
+			return NULL;
+		}
+		v[i] = b.data;
+	}
+	return v;
+}
+
+/* A reload_exec is over (exited, or never ran): tell the state machine. */
+static void
+sup_reload_end(struct sup *sup, struct sup_svc *ss, int status)
+{
+	struct sup_reload	*rl = ss->reload;
+
+	ev_io_stop(sup->loop, &rl->io);
+	ev_io_stop(sup->loop, &rl->death);
+	spawn_poll(&rl->proc);
+	if (status != -ECANCELED || rl->proc.over)
+		spawn_proc_free(&rl->proc);	/* off its stack */
+	else
+		spawn_release(&rl->proc);	/* at exit: it may be on it */
+	if (rl->death.fd >= 0)
+		close(rl->death.fd);
+	pidmap_del(&sup->pids, &rl->pm);
+	strv_free(rl->argv);
+	free(rl);
+	ss->reload = NULL;
+	svc_reload_done(&ss->svc, status);
+}
+
+/* The reload_exec child's report: it exec'd, or why it could not. */
+static void
+sup_on_reload_exec(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup_reload	*rl = container_of(w, struct sup_reload, io);
+
+	(void)revents;
+	if (spawn_poll(&rl->proc))
+		ev_io_stop(loop, w);
+}
+
+/* Reap a reload_exec process through its pidfd, if it exited. */
+static void
+sup_reload_reap(struct sup *sup, struct sup_svc *ss)
+{
+	struct sup_reload	*rl = ss->reload;
+	siginfo_t		 si;
+	int			 status;
+
+	memset(&si, 0, sizeof(si));
+	if (rl == NULL || waitid(P_PIDFD, (id_t)rl->death.fd, &si, WEXITED |
+	    WNOHANG | __WALL) < 0 || si.si_pid == 0)
+		return;
+	spawn_poll(&rl->proc);
+	if (rl->proc.err)
+		status = -rl->proc.err;		/* it never ran */
+	else if (si.si_code == CLD_EXITED)
+		status = si.si_status;
+	else
+		status = 128 + si.si_status;
+	if (status != 0)
+		log_warn("%s: reload_exec %s %d", ss->svc.def->name, status < 0 ?
+		    "could not run: errno" : "ended with", status < 0 ? -status :
+		    status);
+	sup_reload_end(sup, ss, status);
+}
+
+static void
+sup_on_reload_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup_reload	*rl = container_of(w, struct sup_reload, death);
+	struct sup		*sup = ev_userdata(loop);
+	size_t			 i;
+
+	(void)revents;
+	for (i = 0; i < sup->set.n; i++)
+		if (sup_svc_of(sup->set.v[i])->reload == rl) {
+			sup_reload_reap(sup, sup_svc_of(sup->set.v[i]));
+			return;
+		}
+}
+
+/*
+ * Reload a ready service: run its reload_exec, or send its
+ * reload_signal to its main process.  A notify service is reloaded once
+ * its READY=1 comes (after RELOADING=1); svc.c counts reloads, and ctl.c
+ * waits on them.  0; -errno with why in err.
+ */
+int
+sup_svc_reload(struct sup *sup, struct svc *s, char *err, size_t n)
+{
+	struct sup_svc		*ss = sup_svc_of(s);
+	const struct svc_def	*d = s->def;
+	struct sup_reload	*rl;
+	struct spawn_req	 req;
+	struct spawn_result	 res;
+	int			 rc;
+
+	if (svc_is_task(s) || s->state != SVC_READY) {
+		snprintf(err, n, "%s is %s%s", d->name, svc_state_name(s->state),
+		    svc_is_task(s) ? ": a task has nothing to reload" :
+		    ", not ready: nothing to reload");
+		return -ESRCH;
+	}
+	if (ss->reload != NULL || s->reload_asked) {
+		snprintf(err, n, "%s: a reload is under way", d->name);
+		return -EBUSY;
+	}
+	if (d->reload_exec == NULL) {
+		if ((rc = pidfd_signal(s->pidfd, d->reload_signal)) < 0) {
+			snprintf(err, n, "%s: signal: %s", d->name,
+			    strerror(-rc));
+			return rc;
+		}
+		svc_reload_asked(s, d->ready == READY_NOTIFY);
+		if (d->ready != READY_NOTIFY)
+			svc_reload_done(s, 0);	/* nothing tells us more */
+		return 0;
+	}
+	if ((rl = calloc(1, sizeof(*rl))) == NULL ||
+	    (rl->argv = sup_reload_argv(d->reload_exec, s->pid)) == NULL) {
+		free(rl);
+		snprintf(err, n, "%s: %s", d->name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	spawn_proc_init(&rl->proc);
+	sup_spawn_req(sup, ss, &req);
+	req.argv = rl->argv;
+	if ((rc = spawn_start(&rl->proc, &req, &res)) < 0) {
+		strv_free(rl->argv);
+		free(rl);
+		snprintf(err, n, "%s: reload_exec: %s", d->name, strerror(-rc));
+		return rc;
+	}
+	rl->pid = res.pid;
+	rl->pm.kind = PM_RELOAD;
+	pidmap_add(&sup->pids, &rl->pm, res.pid);
+	ev_io_init(&rl->io, sup_on_reload_exec, rl->proc.errfd, EV_READ);
+	ev_io_start(sup->loop, &rl->io);
+	ev_io_init(&rl->death, sup_on_reload_death, spawn_fd_keep(res.pidfd),
+	    EV_READ);
+	ev_io_start(sup->loop, &rl->death);
+	ss->reload = rl;
+	svc_reload_asked(s, false);
+	return 0;
+}
+
+/*
  * Reap orphans.  Peek at the next zombie; one of our services is reaped
  * through its pidfd, anything else (an orphan we inherited) by its PID,
  * which is safe for a zombie child of ours.  At most SUP_REAP_TURN in one
@@ -638,10 +999,12 @@ sup_notify_lookup(void *ctx, pid_t pid)
 static void
 sup_reap_orphans(struct sup *sup)
 {
-	struct sup_svc	*ss;
-	siginfo_t	 si;
-	pid_t		 pid;
-	int		 n;
+	struct pidmap_node	*e;
+	struct sup_svc		*ss;
+	siginfo_t		 si;
+	pid_t			 pid;
+	size_t			 i;
+	int			 n;
 
 	ev_timer_stop(sup->loop, &sup->reap_w);
 	for (n = 0;; n++) {
@@ -657,6 +1020,20 @@ sup_reap_orphans(struct sup *sup)
 		pid = si.si_pid;
 		if ((ss = sup_svc_by_pid(sup, pid)) != NULL) {
 			if (!sup_reap(sup, ss))
+				break;
+			continue;
+		}
+		if ((e = pidmap_get(&sup->pids, pid)) != NULL) {
+			/* A reload_exec: through its pidfd too. */
+			for (i = 0; i < sup->set.n; i++) {
+				ss = sup_svc_of(sup->set.v[i]);
+				if (ss->reload && &ss->reload->pm == e)
+					break;
+			}
+			if (i == sup->set.n)
+				break;
+			sup_reload_reap(sup, ss);
+			if (ss->reload != NULL)
 				break;
 			continue;
 		}
@@ -777,23 +1154,36 @@ sup_signals_init(struct sup *sup)
  * The environment of a service (env.c): the shared base, ours less our
  * own NOTIFY_SOCKET, unless it has env keys or is a notify service.
  */
+static int
+sup_svc_env_make(struct sup *sup, struct sup_svc *ss, char *const *files)
+{
+	const struct svc_def	*d = ss->svc.def;
+	const struct env_req	 r = {
+		.base = sup->base_env, .keys = d->env, .files = files,
+		.notify = d->ready == READY_NOTIFY ? sup->notify_path : NULL,
+		.watchdog_ms = d->watchdog,
+	};
+	const char		*path;
+	int			 rc;
+
+	if ((rc = env_build(&r, &ss->envp, &path, &ss->pid_slot)) < 0)
+		return rc;
+	ss->path = path ? path : sup->base_path;
+	return 0;
+}
+
 int
 sup_svc_env(struct sup *sup, struct sup_svc *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
-	const char		*path;
-	int			 rc;
 
 	ss->envp = NULL;
+	ss->pid_slot = NULL;
 	ss->path = sup->base_path;
-	if (d->env == NULL && d->ready != READY_NOTIFY)
+	/* With env files: made at each start, of what they hold then. */
+	if (d->env_files || (d->env == NULL && d->ready != READY_NOTIFY))
 		return 0;
-	if ((rc = env_build(sup->base_env, d->env, d->ready == READY_NOTIFY ?
-	    sup->notify_path : NULL, &ss->envp, &path)) < 0)
-		return rc;
-	if (path != NULL)
-		ss->path = path;
-	return 0;
+	return sup_svc_env_make(sup, ss, NULL);
 }
 
 void
@@ -801,6 +1191,8 @@ sup_svc_env_free(struct sup_svc *ss)
 {
 	env_free(ss->envp);
 	ss->envp = NULL;
+	ss->pid_slot = NULL;
+	ss->path = NULL;
 }
 
 /*
@@ -838,6 +1230,8 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 	}
 	if (ss->spawn != NULL)		/* at exit only: it had a process */
 		sup_spawn_end(sup, ss->spawn);
+	if (ss->reload != NULL)		/* at exit only: left to run */
+		sup_reload_end(sup, ss, -ECANCELED);
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	sup_ready_close(sup, ss);
@@ -894,6 +1288,61 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 		sup->set.n = j;
 		sup_relink(sup);
 	}
+}
+
+/*
+ * A service made by a command from its template: NAME@INSTANCE.  Its
+ * errors (FILE:LINE) go to err; it joins the set, wanting down, and
+ * stays across reloads while its template does.  NULL if there is no
+ * such template, or the instance is wrong.
+ */
+struct svc *
+sup_instance(struct sup *sup, const char *name, struct buf *err)
+{
+	const struct conf_tmpl	*t = conf_tmpl_of(&sup->conf, name);
+	struct conf		 nc;
+	struct svc_def		*d = NULL;
+	struct sup_svc		*ss;
+	struct svc		**v;
+	size_t			 i;
+
+	if (t == NULL)
+		return NULL;
+	conf_init(&nc);
+	nc.sup.log = sup->conf.sup.log;
+	nc.etc = sup->conf.etc;
+	if (conf_instance(&nc, t, name, &d) == 0) {
+		for (i = 0; i < d->nrequires + d->nafter; i++) {
+			const struct svc_dep	*e = i < d->nrequires ?
+			    &d->requires[i] : &d->after[i - d->nrequires];
+
+			if (svc_find(&sup->set, e->name) == NULL)
+				buf_printf(err, "%s:%d: %s: unknown service "
+				    "'%s'\n", t->file, e->line, i <
+				    d->nrequires ? "requires" : "after",
+				    e->name);
+		}
+	}
+	conf_errors(&nc, err);
+	if (err->len > 0 || d == NULL ||
+	    (v = realloc(sup->set.v, (sup->set.n + 2) * sizeof(*v))) == NULL) {
+		conf_free(&nc);
+		return NULL;
+	}
+	sup->set.v = v;
+	nc.defs[0] = NULL;
+	nc.ndefs = 0;
+	conf_free(&nc);
+	d->dynamic = true;
+	if ((ss = sup_svc_new(sup, d)) == NULL) {
+		svc_def_free(d);
+		return NULL;
+	}
+	sup->set.v[sup->set.n++] = &ss->svc;
+	if (sup_relink(sup) < 0)
+		log_err("%s: %s", name, strerror(ENOMEM));
+	log_info("%s: made from %s", name, t->file);
+	return &ss->svc;
 }
 
 /* Make the services of the loaded configuration; they take its defs. */
@@ -1121,7 +1570,11 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->pr.cg = &sup->cg;
 	sup->pr.sc = &sup->conf.sup;
 	pressure_init(&sup->pr);
-	rc = env_build(environ, NULL, NULL, &sup->base_env, &sup->base_path);
+	{
+		const struct env_req	r = { .base = environ };
+
+		rc = env_build(&r, &sup->base_env, &sup->base_path, NULL);
+	}
 	if (sup->base_path == NULL)
 		sup->base_path = PATH_DEFAULT;
 	if (rc < 0 || (rc = sup_paths(sup, sock)) < 0 ||
@@ -1153,6 +1606,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->notify.loop = sup->loop;
 	sup->notify.path = sup->notify_path;
 	sup->notify.lookup = sup_notify_lookup;
+	sup->notify.mainpid = sup_mainpid;
 	sup->notify.ctx = sup;
 	if ((rc = notifysock_open(&sup->notify)) < 0) {
 		log_err("notify socket %s: %s", sup->notify_path,
@@ -1256,6 +1710,9 @@ sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->exit_code = s->exit_code;
 		st->exit_sig = s->exit_sig;
 	}
+	st->ran_at_ms = s->ran_at;
+	st->err = s->err;
+	st->reloading = s->reloading;
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||
 	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
 }

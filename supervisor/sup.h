@@ -56,6 +56,18 @@ struct sup_spawn {
 	char			**old_envp;
 };
 
+/* A reload_exec process, while it runs (sup.c). */
+struct sup_reload {
+	struct spawn_proc	 proc;
+	ev_io			 io;		/* its spawn report */
+	ev_io			 death;		/* its pidfd */
+	struct pidmap_node	 pm;
+	char			**argv;		/* $MAINPID put in */
+	pid_t			 pid;
+};
+
+enum { PM_MAIN, PM_RELOAD };	/* pidmap_node.kind */
+
 /* A service as the supervisor holds it: the state plus its watchers. */
 struct sup_svc {
 	struct svc	  svc;
@@ -63,6 +75,8 @@ struct sup_svc {
 	ev_io		  ready;	/* the read end of the fd:N pipe */
 	ev_timer	  timer;	/* whatever svc.c armed */
 	char		**envp;		/* NULL: the supervisor's environ */
+	char		 *pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	struct sup_reload *reload;	/* its reload_exec, while it runs */
 	const char	 *path;		/* PATH searched for exec */
 	struct pidmap_node pm;		/* in the PID map while it runs */
 	struct svc_out	 *out;		/* NULL until it first runs */
@@ -71,6 +85,7 @@ struct sup_svc {
 	uint64_t	  oom_kills;	/* its cgroup's oom_kill, last seen */
 	uint64_t	  mem_need;	/* what it held when killed for memory */
 	bool		  removing;	/* gone from the configuration */
+	bool		  handed;	/* MAINPID: maybe not our child */
 	uint8_t		  fate;		/* reload.c: what happens to it */
 };
 
@@ -126,6 +141,8 @@ int	sup_svc_env(struct sup *sup, struct sup_svc *ss);
 void	sup_svc_env_free(struct sup_svc *ss);
 int	sup_relink(struct sup *sup);
 int	sup_reload(struct sup *sup, struct buf *report);
+int	sup_svc_reload(struct sup *sup, struct svc *s, char *err, size_t n);
+struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
 void	sup_kill_modes_check(struct sup *sup);

@@ -26,6 +26,21 @@ svc_now(struct svc *s)
 	return s->set->ops->now(s->set);
 }
 
+/* Arm the service's one timer, in ms from now. */
+static void
+svc_arm(struct svc *s, uint32_t ms)
+{
+	s->deadline = svc_now(s) + ms;
+	s->set->ops->timer(s, ms);
+}
+
+static void
+svc_disarm(struct svc *s)
+{
+	s->deadline = 0;
+	s->set->ops->timer_stop(s);
+}
+
 /* Queue a service to be stepped. */
 static void
 svc_kick(struct svc *s)
@@ -87,6 +102,21 @@ svc_has_process(const struct svc *s)
 	    s->state == SVC_STOPPING;
 }
 
+/* Is it a run-once service (ready = exit)? */
+bool
+svc_is_task(const struct svc *s)
+{
+	return s->def->ready == READY_EXIT;
+}
+
+/* May what requires it, or comes after it, start? */
+bool
+svc_satisfies(const struct svc *s)
+{
+	return (s->state == SVC_READY || s->state == SVC_DONE) &&
+	    !s->restart_req;
+}
+
 /* Set up a service for a definition; it starts STOPPED, wanting down. */
 void
 svc_init(struct svc *s, struct svc_def *d, struct svc_set *set)
@@ -108,10 +138,11 @@ svc_release(struct svc *s)
 	free(s->req_by);
 	free(s->after_by);
 	free(s->status_text);
+	free(s->fail);
 	if (s->queued)
 		TAILQ_REMOVE(s->held ? &s->set->held : &s->set->queue, s, q);
 	s->reqs = s->afters = s->req_by = s->after_by = NULL;
-	s->status_text = NULL;
+	s->status_text = s->fail = NULL;
 	s->queued = s->held = false;
 }
 
@@ -202,7 +233,8 @@ svc_fresh(struct svc *s)
 /*
  * Set the want of s and, along dependencies, of what it needs (up: the
  * services it requires) or of what needs it (down: the services that
- * require it).  An explicit stack, not recursion.
+ * require it).  An explicit stack, not recursion.  A finished task (DONE)
+ * that s requires stays done: it satisfies s as it is.
  */
 static void
 svc_want(struct svc *s, bool up)
@@ -217,6 +249,8 @@ svc_want(struct svc *s, bool up)
 	s->mark = set->round;
 	while (top > 0) {
 		x = stack[--top];
+		if (up && x != s && x->state == SVC_DONE)
+			continue;
 		if (up && !x->want_up)
 			svc_fresh(x);
 		x->want_up = up;
@@ -232,10 +266,19 @@ svc_want(struct svc *s, bool up)
 	}
 }
 
-/* Command: start s and what it requires. */
+/* A command asks a finished task to run again. */
+static void
+svc_undone(struct svc *s)
+{
+	if (s->state == SVC_DONE)
+		svc_set_state(s, SVC_STOPPED, s->reason);
+}
+
+/* Command: start s and what it requires; a finished task runs again. */
 void
 svc_start(struct svc *s)
 {
+	svc_undone(s);
 	svc_want(s, true);
 	svc_fresh(s);
 	if (s->state == SVC_BACKOFF) {
@@ -245,10 +288,12 @@ svc_start(struct svc *s)
 	svc_set_run(s->set);
 }
 
-/* Command: stop s and, first, what requires it. */
+/* Command: stop s and, first, what requires it; a finished task stays. */
 void
 svc_stop(struct svc *s)
 {
+	if (s->state == SVC_DONE)
+		return;
 	svc_want(s, false);
 	svc_set_run(s->set);
 }
@@ -276,6 +321,7 @@ svc_restart(struct svc *s)
 	size_t		  top = 0;
 	uint32_t	  i;
 
+	svc_undone(s);
 	svc_want(s, true);
 	set->round++;
 	stack[top++] = s;
@@ -347,9 +393,9 @@ svc_send_stop(struct svc *s, int sig)
 	else if (sig != SIGCONT)
 		ops->signal(s, SIGCONT);
 	if (s->def->stop_timeout && !s->kill_sent)
-		ops->timer(s, s->def->stop_timeout);
+		svc_arm(s, s->def->stop_timeout);
 	else
-		ops->timer_stop(s);
+		svc_disarm(s);
 }
 
 /* Spawn the process. */
@@ -385,9 +431,18 @@ svc_spawn(struct svc *s)
 	s->kill_sent = false;
 	s->pending = why(WHY_NONE, 0);
 	s->ready_at = 0;
+	s->ready_seen = s->reloading = s->reload_asked = false;
+	s->reload_ready = false;
+	s->err = 0;
 	free(s->status_text);
-	s->status_text = NULL;
+	free(s->fail);
+	s->status_text = s->fail = NULL;
 	if ((rc = ops->spawn(s)) < 0) {
+		if (rc == -EBADMSG && s->fail != NULL) {
+			s->last = why(WHY_ENV_FILE, 0);
+			svc_backoff(s, s->last, true);
+			return;
+		}
 		/* Our own shortage (fds, PIDs, memory) is not the service
 		 * failing: it does not count against the start limit, and
 		 * the back-off retries until there is enough again. */
@@ -402,7 +457,7 @@ svc_spawn(struct svc *s)
 	s->started_at = now;
 	s->execing = true;
 	if (s->def->ready_timeout)
-		ops->timer(s, s->def->ready_timeout);
+		svc_arm(s, s->def->ready_timeout);
 	svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
 }
 
@@ -438,7 +493,7 @@ svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed)
 		s->due = true;
 		svc_kick(s);
 	} else {
-		s->set->ops->timer(s, delay);
+		svc_arm(s, delay);
 	}
 	svc_set_state(s, SVC_BACKOFF, r);
 }
@@ -450,7 +505,7 @@ svc_unready_req(struct svc *s)
 	uint32_t	i;
 
 	for (i = 0; i < s->nreqs; i++)
-		if (s->reqs[i]->state != SVC_READY || s->reqs[i]->restart_req)
+		if (!svc_satisfies(s->reqs[i]))
 			return s->reqs[i];
 	return NULL;
 }
@@ -505,7 +560,7 @@ svc_hold_for_memory(struct svc *s)
 	}
 	s->due = false;
 	s->due_at = until;
-	ops->timer(s, (uint32_t)wait);
+	svc_arm(s, (uint32_t)wait);
 	if (!s->mem_wait) {
 		s->mem_wait = true;
 		ops->changed(s, (enum svc_state)s->state);
@@ -520,7 +575,7 @@ svc_step_down(struct svc *s)
 	struct svc	*dep;
 
 	if (s->state == SVC_BACKOFF && (!s->want_up || s->restart_req)) {
-		s->set->ops->timer_stop(s);
+		svc_disarm(s);
 		s->due = false;
 		svc_set_state(s, SVC_STOPPED, why(WHY_STOPPED, 0));
 	}
@@ -545,7 +600,7 @@ svc_step_down(struct svc *s)
 			r.dep = dep;
 			s->want_up = false;
 			if (s->state == SVC_BACKOFF)
-				s->set->ops->timer_stop(s);
+				svc_disarm(s);
 			svc_set_state(s, SVC_FAILED, r);
 			return;
 		}
@@ -584,6 +639,7 @@ svc_step(struct svc *s)
 		svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
 		break;
 	case SVC_STOPPING:
+	case SVC_DONE:
 		break;
 	}
 }
@@ -600,7 +656,7 @@ svc_exec(struct svc *s, int stage, int err)
 	s->execing = false;
 	if (err) {
 		if (s->state == SVC_STARTING)
-			s->set->ops->timer_stop(s);	/* no ready timeout */
+			svc_disarm(s);		/* no ready timeout */
 		s->pending = why(WHY_EXEC, err);
 		s->pending.stage = (uint8_t)stage;
 		return;
@@ -620,7 +676,7 @@ svc_spawn_timeout(struct svc *s)
 	if (!s->execing || s->state != SVC_STARTING)
 		return;
 	s->execing = false;
-	s->set->ops->timer_stop(s);	/* no ready timeout */
+	svc_disarm(s);			/* no ready timeout */
 	s->pending = why(WHY_SPAWN_TIMEOUT, 0);
 	svc_send_stop(s, SIGKILL);
 	/* Stopping until it is dead: a child stuck in the kernel (a hung
@@ -629,20 +685,59 @@ svc_spawn_timeout(struct svc *s)
 	svc_set_run(s->set);
 }
 
-/* Event: the service reported readiness. */
+/* A reload is over: counted, for those who wait on it (ctl.c). */
+static void
+svc_reload_end(struct svc *s, int status)
+{
+	s->reloading = s->reload_asked = s->reload_ready = false;
+	if (status == 0) {
+		s->reloads++;
+	} else {
+		s->reload_fails++;
+		s->reload_status = status;
+	}
+	s->set->ops->changed(s, SVC_READY);
+}
+
+/* STARTING -> READY: readiness was reported and it has settled. */
+static void
+svc_up(struct svc *s)
+{
+	s->ready_seen = false;
+	svc_disarm(s);
+	s->ready_at = svc_now(s);
+	if (s->def->watchdog)
+		svc_arm(s, s->def->watchdog);
+	svc_set_state(s, SVC_READY, why(WHY_READY, 0));
+	svc_set_run(s->set);
+}
+
+/*
+ * Event: the service reported readiness.  While it settles, it is not
+ * ready yet: the timer says when it is.  READY=1 of a service that is
+ * ready ends its reload.  A task is ready by its exit alone.
+ */
 void
 svc_ready(struct svc *s)
 {
-	const struct svc_ops	*ops = s->set->ops;
+	int64_t	left;
 
-	if (s->state != SVC_STARTING || s->pending.why != WHY_NONE)
+	if (s->state == SVC_READY) {
+		if (s->reloading || (s->reload_asked && s->reload_ready))
+			svc_reload_end(s, 0);
 		return;
-	ops->timer_stop(s);
-	s->ready_at = svc_now(s);
-	if (s->def->watchdog)
-		ops->timer(s, s->def->watchdog);
-	svc_set_state(s, SVC_READY, why(WHY_READY, 0));
-	svc_set_run(s->set);
+	}
+	if (s->state != SVC_STARTING || s->pending.why != WHY_NONE ||
+	    svc_is_task(s) || s->ready_seen)
+		return;
+	left = s->started_at + s->def->settle - svc_now(s);
+	if (left > 0) {
+		s->ready_seen = true;	/* no ready timeout now */
+		svc_arm(s, (uint32_t)left);
+		s->set->ops->changed(s, SVC_STARTING);
+		return;
+	}
+	svc_up(s);
 }
 
 /* Event: WATCHDOG=1; the service is alive. */
@@ -650,7 +745,74 @@ void
 svc_watchdog(struct svc *s)
 {
 	if (s->state == SVC_READY && s->def->watchdog)
-		s->set->ops->timer(s, s->def->watchdog);
+		svc_arm(s, s->def->watchdog);
+}
+
+/* Event: WATCHDOG=trigger; the service asks for the watchdog's action. */
+void
+svc_watchdog_trigger(struct svc *s)
+{
+	if (s->state != SVC_STARTING && s->state != SVC_READY)
+		return;
+	if (s->pending.why != WHY_NONE)
+		return;
+	s->pending = why(WHY_WATCHDOG_TRIGGER, 0);
+	svc_send_stop(s, SIGABRT);
+	svc_set_state(s, SVC_STOPPING, s->pending);
+	svc_set_run(s->set);
+}
+
+/*
+ * Event: EXTEND_TIMEOUT_USEC; the timeout running now (readiness, or
+ * the stop) ends no sooner than ms from now.
+ */
+void
+svc_extend(struct svc *s, uint32_t ms)
+{
+	bool	timing = (s->state == SVC_STARTING && !s->ready_seen) ||
+		    (s->state == SVC_STOPPING && !s->kill_sent);
+
+	if (timing && s->deadline != 0 && s->deadline < svc_now(s) + ms)
+		svc_arm(s, ms);
+}
+
+/*
+ * Event: a reload was sent to the service (its signal, its command); it
+ * is over at its READY=1 (until_ready), or at svc_reload_done().
+ */
+void
+svc_reload_asked(struct svc *s, bool until_ready)
+{
+	if (s->state != SVC_READY)
+		return;
+	s->reload_asked = true;
+	s->reload_ready = until_ready;
+}
+
+/*
+ * Event: the reload command ended, with status 0 (or its exit status, or
+ * -errno): a failure ends the reload; success ends it too, unless the
+ * service said RELOADING=1, whose READY=1 then ends it.
+ */
+void
+svc_reload_done(struct svc *s, int status)
+{
+	if (!s->reload_asked || s->state != SVC_READY)
+		return;
+	if (status == 0 && (s->reloading || s->reload_ready))
+		s->reload_ready = true;
+	else
+		svc_reload_end(s, status);
+}
+
+/* Event: RELOADING=1; the service reloads until its READY=1. */
+void
+svc_reloading(struct svc *s)
+{
+	if (s->state != SVC_READY || s->reloading)
+		return;
+	s->reloading = true;
+	s->set->ops->changed(s, SVC_READY);
 }
 
 /* Event: STOPPING=1; the service is on its way out by itself. */
@@ -660,9 +822,9 @@ svc_stopping(struct svc *s)
 	if (s->state != SVC_STARTING && s->state != SVC_READY)
 		return;
 	if (s->def->stop_timeout)
-		s->set->ops->timer(s, s->def->stop_timeout);
+		svc_arm(s, s->def->stop_timeout);
 	else
-		s->set->ops->timer_stop(s);
+		svc_disarm(s);
 	svc_set_state(s, SVC_STOPPING, why(WHY_SELF_STOPPING, 0));
 	svc_set_run(s->set);
 }
@@ -701,8 +863,13 @@ svc_status_text(struct svc *s, const char *text, size_t len)
 void
 svc_timeout(struct svc *s)
 {
+	s->deadline = 0;
 	switch (s->state) {
 	case SVC_STARTING:
+		if (s->ready_seen) {	/* it settled */
+			svc_up(s);
+			return;
+		}
 		s->pending = why(WHY_READY_TIMEOUT, 0);
 		svc_send_stop(s, s->def->stop_signal);
 		svc_set_state(s, SVC_STOPPING, s->pending);
@@ -735,7 +902,7 @@ svc_died(struct svc *s, int code, int sig)
 	struct svc_reason	 death;
 	bool			 clean, again;
 
-	s->set->ops->timer_stop(s);
+	svc_disarm(s);
 	s->execing = false;
 	s->exit_code = sig ? 0 : code;
 	s->exit_sig = sig;
@@ -747,6 +914,13 @@ svc_died(struct svc *s, int code, int sig)
 	free(s->status_text);		/* it was that process's status */
 	s->status_text = NULL;
 	clean = death.why == WHY_EXITED && code == 0;
+	if (s->state == SVC_STARTING && d->settle && !svc_is_task(s)) {
+		clean = false;		/* it did not settle: a failed start */
+		death.early = true;
+		s->last = death;
+	}
+	s->ready_seen = s->reloading = s->reload_asked = false;
+	s->reload_ready = false;
 
 	if (!s->want_up || s->restart_req || (s->state == SVC_STOPPING &&
 	    s->reason.why == WHY_STOPPED)) {
@@ -764,7 +938,10 @@ svc_died(struct svc *s, int code, int sig)
 	} else {
 		again = d->restart == RESTART_ALWAYS ||
 		    (d->restart == RESTART_ON_FAILURE && !clean);
-		if (again) {
+		if (svc_is_task(s) && clean) {
+			s->want_up = false;
+			svc_set_state(s, SVC_DONE, death);
+		} else if (again) {
 			svc_backoff(s, death, false);
 		} else {
 			s->want_up = false;
@@ -783,6 +960,7 @@ svc_state_name(enum svc_state st)
 		[SVC_STOPPED] = "stopped", [SVC_STARTING] = "starting",
 		[SVC_READY] = "ready", [SVC_STOPPING] = "stopping",
 		[SVC_BACKOFF] = "backoff", [SVC_FAILED] = "failed",
+		[SVC_DONE] = "done",
 	};
 
 	return st < SVC__STATES ? names[st] : "?";
@@ -806,7 +984,8 @@ spawn_stage_name(enum spawn_stage st)
 
 /* One reason in words. */
 static void
-reason_format(const struct svc_reason *r, char *out, size_t n)
+reason_format(const struct svc *s, const struct svc_reason *r, char *out,
+    size_t n)
 {
 	const char	*sig;
 
@@ -871,9 +1050,22 @@ reason_format(const struct svc_reason *r, char *out, size_t n)
 	case WHY_OOM:
 		snprintf(out, n, "killed by the kernel's OOM killer");
 		break;
+	case WHY_ENV_FILE:
+		snprintf(out, n, "env_file: %s", s->fail ? s->fail : "?");
+		break;
+	case WHY_WATCHDOG_TRIGGER:
+		snprintf(out, n, "watchdog triggered by the service");
+		break;
+	case WHY_GONE:
+		snprintf(out, n, "main process gone (not our child: no exit "
+		    "status)");
+		break;
 	default:
 		snprintf(out, n, "?");
 	}
+	if (r->early && strlen(out) < n)
+		snprintf(out + strlen(out), n - strlen(out), " before it "
+		    "settled");
 }
 
 /* Why the service is where it is, in words. */
@@ -882,9 +1074,17 @@ svc_reason_format(const struct svc *s, char *out, size_t n)
 {
 	char	last[160], when[32];
 
-	reason_format(&s->reason, out, n);
+	if (s->state == SVC_STARTING && s->ready_seen) {
+		format_duration(when, sizeof(when), s->started_at +
+		    s->def->settle - svc_now((struct svc *)s));
+		snprintf(out, n, "settling, ready in %s", when);
+		return;
+	}
+	reason_format(s, &s->reason, out, n);
+	if (s->state == SVC_READY && s->reloading && strlen(out) < n)
+		snprintf(out + strlen(out), n - strlen(out), "; reloading");
 	if (s->reason.why == WHY_START_LIMIT) {
-		reason_format(&s->last, last, sizeof(last));
+		reason_format(s, &s->last, last, sizeof(last));
 		format_duration(when, sizeof(when), s->def->start_limit_interval);
 		snprintf(out, n, "start limit hit (%u starts in %s); last: %s",
 		    s->limit_count, when, last);

@@ -21,7 +21,14 @@
  *   BACKOFF  + want up    start again when the back-off timer is due
  *   BACKOFF  + down       STOPPED at once
  *   FAILED                stays until a command wants it up again
+ *   DONE                  a run-once service (ready = exit) that exited 0:
+ *                         it satisfies what requires it or comes after it,
+ *                         wants nothing, and runs again only on a command
  *
+ * A service counts as READY once its readiness kind says so and, with
+ * settle, once it has stayed up that long since its spawn; a death before
+ * is a failed start.  A READY service may be reloading (RELOADING=1, or a
+ * reload asked for) until its READY=1.
  * Every transition records its reason, so status can say why.
  */
 enum svc_state {
@@ -31,6 +38,7 @@ enum svc_state {
 	SVC_STOPPING,
 	SVC_BACKOFF,
 	SVC_FAILED,
+	SVC_DONE,		/* ready = exit: exited 0 */
 	SVC__STATES
 };
 
@@ -53,6 +61,9 @@ enum svc_why {
 	WHY_PRESSURE,		/* killed for memory pressure */
 	WHY_OOM,		/* killed by the kernel's OOM killer */
 	WHY_SPAWN_TIMEOUT,	/* its child did not reach exec in time */
+	WHY_ENV_FILE,		/* an env_file could not be read: s->fail */
+	WHY_WATCHDOG_TRIGGER,	/* the service sent WATCHDOG=trigger */
+	WHY_GONE,		/* a main process not our child is gone */
 };
 
 /* Where in the child set-up a spawn failed (WHY_EXEC). */
@@ -73,6 +84,7 @@ enum spawn_stage {
 struct svc_reason {
 	uint8_t		 why;		/* enum svc_why */
 	uint8_t		 stage;		/* enum spawn_stage */
+	bool		 early;		/* a death before it settled */
 	int32_t		 code;
 	struct svc	*dep;
 };
@@ -83,7 +95,8 @@ struct svc_set;
 /* What the state machine needs from the world; unit tests fake it. */
 struct svc_ops {
 	/* Start the process: 0 with a process, which goes on to exec
-	 * (svc_exec() says how that went), or -errno with no process. */
+	 * (svc_exec() says how that went), or -errno with no process;
+	 * -EBADMSG with s->fail set: its env_file is wrong. */
 	int	(*spawn)(struct svc *);
 	/* No spawn can start now (NULL: always one can): services that
 	 * would spawn are held until svc_set_unhold(). */
@@ -110,14 +123,18 @@ struct svc {
 	struct svc		**req_by;	/* what requires us */
 	struct svc		**after_by;	/* what comes after us */
 	char			 *status_text;	/* sd_notify STATUS= */
+	char			 *fail;		/* WHY_ENV_FILE: what was wrong */
 	int64_t			  since;	/* entered the current state */
 	int64_t			  started_at;	/* last spawn */
 	int64_t			  ready_at;	/* 0: not ready since spawn */
 	int64_t			  due_at;	/* BACKOFF: restart time */
 	int64_t			  limit_begin;
 	int64_t			  exited_at;	/* last exit, real ms; 0: none */
+	int64_t			  ran_at;	/* last spawn, real ms; 0: none */
+	int64_t			  deadline;	/* the timer's, mono ms; 0: none */
 	int32_t			  exit_code;	/* of the last process */
 	int32_t			  exit_sig;	/* 0: it exited */
+	int32_t			  err;		/* sd_notify ERRNO=; 0: none */
 	int			  pidfd;	/* -1: no process */
 	pid_t			  pid;		/* for display only */
 	uint32_t		  nreqs, nafters, nreq_by, nafter_by;
@@ -126,6 +143,9 @@ struct svc {
 	uint32_t		  delay;	/* next back-off, ms */
 	uint32_t		  limit_count;
 	uint32_t		  mark;
+	uint32_t		  reloads;	/* reloads completed */
+	uint32_t		  reload_fails;	/* reloads that failed */
+	int32_t			  reload_status; /* of the last failed one */
 	struct svc_reason	  reason;	/* why it is in its state */
 	struct svc_reason	  last;		/* how the last process ended */
 	struct svc_reason	  pending;	/* why we are killing it */
@@ -139,6 +159,10 @@ struct svc {
 	bool			  execing;	/* spawned, exec not yet seen */
 	bool			  mem_wait;	/* BACKOFF: held for memory */
 	bool			  mem_waived;	/* a command: do not hold */
+	bool			  ready_seen;	/* STARTING: ready, settling */
+	bool			  reloading;	/* READY: RELOADING=1 was sent */
+	bool			  reload_asked;	/* READY: a reload is under way */
+	bool			  reload_ready;	/* ... which READY=1 ends */
 	TAILQ_ENTRY(svc)	  q;
 };
 
@@ -179,12 +203,19 @@ void		 svc_ready(struct svc *s);
 void		 svc_died(struct svc *s, int code, int sig);
 void		 svc_timeout(struct svc *s);
 void		 svc_watchdog(struct svc *s);
+void		 svc_watchdog_trigger(struct svc *s);
+void		 svc_extend(struct svc *s, uint32_t ms);
+void		 svc_reload_asked(struct svc *s, bool until_ready);
+void		 svc_reload_done(struct svc *s, int status);
+void		 svc_reloading(struct svc *s);
 void		 svc_stopping(struct svc *s);
 void		 svc_pressure_killed(struct svc *s);
 void		 svc_oom_killed(struct svc *s);
 int		 svc_status_text(struct svc *s, const char *text, size_t len);
 
 bool		 svc_has_process(const struct svc *s);
+bool		 svc_is_task(const struct svc *s);
+bool		 svc_satisfies(const struct svc *s);
 const char	*svc_state_name(enum svc_state st);
 void		 svc_reason_format(const struct svc *s, char *out, size_t n);
 const char	*spawn_stage_name(enum spawn_stage st);

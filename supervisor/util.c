@@ -620,6 +620,42 @@ strv_len(char *const *v)
 	return n;
 }
 
+/* v with a copy of s appended; NULL (and v freed) if out of memory. */
+char **
+strv_add(char **v, const char *s)
+{
+	size_t	  n = strv_len(v);
+	char	**nv, *c;
+
+	if ((c = strdup(s)) == NULL || (nv = realloc(v, (n + 2) *
+	    sizeof(*nv))) == NULL) {
+		free(c);
+		strv_free(v);
+		return NULL;
+	}
+	nv[n] = c;
+	nv[n + 1] = NULL;
+	return nv;
+}
+
+/* A copy of a NULL-terminated vector (NULL for NULL, or no memory). */
+char **
+strv_dup(char *const *v)
+{
+	size_t	  n = strv_len(v), i;
+	char	**c;
+
+	if (v == NULL || (c = calloc(n + 1, sizeof(*c))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if ((c[i] = strdup(v[i])) == NULL) {
+			strv_free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 /* Do two NULL-terminated vectors hold the same strings? */
 bool
 strv_equal(char *const *a, char *const *b)

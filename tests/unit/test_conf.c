@@ -455,6 +455,11 @@ static const struct {
 	{ SEC_SUPERVISOR, "mode", "container" },
 	{ SEC_SUPERVISOR, "control_group", "4711" },
 	{ SEC_SUPERVISOR, "log_format", "json" },
+	{ SEC_SERVICE, "settle", "2s" },
+	{ SEC_SERVICE, "instances", "ttyS0 tty1" },
+	{ SEC_SERVICE, "env_file", "-/etc/default/web" },
+	{ SEC_SERVICE, "reload_signal", "USR1" },
+	{ SEC_SERVICE, "reload_exec", "/bin/kill -HUP $MAINPID" },
 };
 
 /*
@@ -500,7 +505,14 @@ test_every_key_table(void **state)
 			buf_add(&t, "", 1);
 			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
 			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
-			if (conf_parse_service(&c, "y.ini", "y", t.data) < 0) {
+			/* instances: in a template only. */
+			const struct conf_tmpl	 tm = { "y@", "y@.ini",
+						    t.data };
+			struct svc_def		*yd;
+
+			if ((strcmp(k->name, "instances") ?
+			    conf_parse_service(&c, "y.ini", "y", t.data) :
+			    conf_instance(&c, &tm, "y@a", &yd)) < 0) {
 				conf_errors(&c, &shown);
 				print_error("%s", shown.data);
 			}
@@ -688,10 +700,10 @@ test_errors(void **state)
 	    "web.ini:3: start_limit_burst: expected a number from 0 (no "
 	    "limit) to 100000, not 'many'\n");
 	expect("[service]\nexec = x\nready = fd:2\n",
-	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
 	    "to 1023, not 'fd:2'\n");
 	expect("[service]\nexec = x\nready = socket\n",
-	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
 	    "to 1023, not 'socket'\n");
 	expect("[service]\nexec = x\nwatchdog = 5s\n",
 	    "web.ini:3: watchdog: needs ready = notify (pings come as "
@@ -755,7 +767,7 @@ test_every_error_named(void **state)
 	    "web.ini:1: missing required key 'exec'\n"
 	    "web.ini:2: restart: expected always, on-failure or never, not "
 	    "'x'\n"
-	    "web.ini:3: ready: expected exec, notify or fd:N with N from 3 "
+	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
 	    "to 1023, not 'y'\n"
 	    "web.ini:4: unknown key 'foo'\n"
 	    "web.ini:5: expected KEY = VALUE\n");
@@ -978,11 +990,132 @@ test_load_dir(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ready = exit, settle, the reload keys: what does not go together. */
+static void
+test_task_keys(void)
+{
+	struct conf	 c;
+	char		*errs;
+
+	conf_init(&c);
+	errs = parse(&c, "init", "[service]\nexec = /bin/true\n"
+	    "ready = exit\n");
+	assert_string_equal(errs, "");
+	assert_int_equal(c.defs[0]->restart, RESTART_NEVER);
+	assert_int_equal(c.defs[0]->reload_signal, SIGHUP);
+	free(errs);
+	conf_free(&c);
+	expect("[service]\nexec = /bin/true\nready = exit\nrestart = always\n"
+	    "settle = 1s\n",
+	    "web.ini:4: restart: always would run a task (ready = exit) again "
+	    "each time it is done; use on-failure\n"
+	    "web.ini:5: settle: a task (ready = exit) is ready when it exits "
+	    "0, not after a time up\n");
+	expect("[service]\nexec = /bin/true\nready = exit\n"
+	    "reload_signal = USR1\n",
+	    "web.ini:4: reload_signal: a task (ready = exit) has nothing "
+	    "running to reload\n");
+	expect("[service]\nexec = /bin/true\nreload_exec = /bin/kill $MAINPID\n"
+	    "reload_signal = USR1\n",
+	    "web.ini:4: reload_signal: give reload_signal or reload_exec, not "
+	    "both\n");
+	expect("[service]\nexec = /bin/true\nreload_signal = KILL\n",
+	    "web.ini:3: reload_signal: KILL would not reload it\n");
+	expect("[service]\nexec = /bin/true\nreload_exec = \"open\n",
+	    "web.ini:3: reload_exec: unterminated quote\n");
+	expect("[service]\nexec = /bin/true\nenv_file = etc/x\n",
+	    "web.ini:3: env_file: 'etc/x' is not an absolute path (a leading "
+	    "'-' makes it optional: -/etc/default/NAME)\n");
+	expect("[service]\nexec = /bin/true\ninstances = a b\n",
+	    "web.ini:3: instances: only a template (services/NAME@.ini) has "
+	    "instances\n");
+}
+
+static void
+test_task_keys_(void **state)
+{
+	(void)state;
+	test_task_keys();
+}
+
+/*
+ * Templates: NAME@.ini makes NAME@INSTANCE for each of its instances,
+ * %i and the others replaced; its errors once, FILE:LINE; a command's
+ * instance (extra) too; one name defined twice is an error.
+ */
+static void
+test_templates(void **state)
+{
+	char		 dir[] = "/tmp/pidvisor-test-tmpl.XXXXXX", sub[128];
+	char		 cmd[256];
+	struct conf	 c;
+	struct buf	 b = { 0 };
+	struct svc_def	*d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/services", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put(sub, "getty@.ini", "[service]\n; %x is fine in a comment\n"
+	    "exec = /sbin/agetty %i 115200 --name %n --p %p 100%%\n"
+	    "instances = ttyS0\n  tty1\nrequires = udev\n");
+	put(sub, "udev.ini", "[service]\nexec = /bin/udev\n");
+	conf_init(&c);
+	c.extra = strv_add(NULL, "getty@tty9");
+	c.extra = strv_add(c.extra, "gone@x");
+	assert_int_equal(conf_load(&c, dir), 0);
+	assert_int_equal(c.ndefs, 4);
+	d = conf_find(&c, "getty@ttyS0");
+	assert_non_null(d);
+	assert_string_equal(d->argv[1], "ttyS0");
+	assert_string_equal(d->argv[4], "getty@ttyS0");
+	assert_string_equal(d->argv[6], "getty");
+	assert_string_equal(d->argv[7], "100%");
+	assert_false(d->dynamic);
+	assert_non_null(conf_find(&c, "getty@tty1"));
+	assert_true(conf_find(&c, "getty@tty9")->dynamic);
+	assert_null(conf_find(&c, "getty@i"));	/* the probe is gone */
+	assert_int_equal(c.ntmpls, 1);
+	conf_free(&c);
+
+	/* An unknown specifier: once, at its line, for all instances. */
+	put(sub, "getty@.ini", "[service]\nexec = /sbin/agetty %i\n"
+	    "instances = a b c\nworkdir = /srv/%z\n");
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, dir), -EINVAL);
+	conf_errors(&c, &b);
+	assert_non_null(strstr(b.data, "/services/getty@.ini:4: unknown "
+	    "specifier after '%'"));
+	assert_int_equal(c.nerrs, 1);
+	buf_free(&b);
+	conf_free(&c);
+
+	/* A dependency of an instance, and a name defined twice. */
+	put(sub, "getty@.ini", "[service]\nexec = /sbin/agetty %i\n"
+	    "instances = a\nafter = setup@%i\n");
+	put(sub, "getty@a.ini", "[service]\nexec = /bin/x\n");
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, dir), -EINVAL);
+	conf_errors(&c, &b);
+	assert_non_null(strstr(b.data, "/services/getty@.ini:4: after: "
+	    "unknown service 'setup@a'"));
+	assert_non_null(strstr(b.data, "service 'getty@a' is defined "
+	    "twice"));
+	assert_int_equal(c.nerrs, 2);
+	buf_free(&b);
+	conf_free(&c);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_task_keys_),
+		cmocka_unit_test(test_templates),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_ready_fd_and_credentials),
 		cmocka_unit_test(test_continuation),

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -45,8 +46,10 @@ test_env_base(void **state)
 	const char	*path;
 
 	(void)state;
+	const struct env_req	r = { .base = base };
+
 	/* No keys, not notify: ours, less our parent's notify socket. */
-	assert_int_equal(env_build(base, NULL, NULL, &env, &path), 0);
+	assert_int_equal(env_build(&r, &env, &path, NULL), 0);
 	assert_string_equal(path, "/bin");
 	assert_int_equal(env_len(env), 3);
 	assert_int_equal(env_count(env, "HOME=/"), 1);
@@ -63,8 +66,11 @@ test_env_keys(void **state)
 	char		**env;
 	const char	*path;
 
+	const struct env_req	r = { .base = base, .keys = keys,
+				    .notify = "/run/n.sock" };
+
 	(void)state;
-	assert_int_equal(env_build(base, keys, "/run/n.sock", &env, &path), 0);
+	assert_int_equal(env_build(&r, &env, &path, NULL), 0);
 	assert_string_equal(path, "/opt/bin");
 	assert_int_equal(env_len(env), 5);
 	assert_int_equal(env_count(env, "HOME=/"), 0);
@@ -82,12 +88,91 @@ test_env_no_path(void **state)
 	char		**env;
 	const char	*path = "x";
 
+	const struct env_req	r = { .base = base };
+
 	(void)state;
-	assert_int_equal(env_build(base, NULL, NULL, &env, &path), 0);
+	assert_int_equal(env_build(&r, &env, &path, NULL), 0);
 	assert_null(path);
 	assert_int_equal(env_len(env), 1);
 	env_free(env);
 	env_free(NULL);
+}
+
+/* Env files override env keys; a later file line wins; ours go. */
+static void
+test_env_files(void **state)
+{
+	char *const	 base[] = { "HOME=/", "WATCHDOG_PID=1", "A=base", NULL };
+	char *const	 keys[] = { "A=key", "B=key", NULL };
+	char *const	 files[] = { "A=f1", "C=f1", "A=f2", NULL };
+	const struct env_req	r = { .base = base, .keys = keys,
+				    .files = files, .watchdog_ms = 1500 };
+	char		**env, *slot;
+	const char	*path;
+
+	(void)state;
+	assert_int_equal(env_build(&r, &env, &path, &slot), 0);
+	assert_int_equal(env_count(env, "A=f2"), 1);
+	assert_int_equal(env_count(env, "A=f1"), 0);
+	assert_int_equal(env_count(env, "A=key"), 0);
+	assert_int_equal(env_count(env, "B=key"), 1);
+	assert_int_equal(env_count(env, "C=f1"), 1);
+	assert_int_equal(env_count(env, "HOME=/"), 1);
+	assert_int_equal(env_count(env, "WATCHDOG_PID=1"), 0);
+	assert_int_equal(env_count(env, "WATCHDOG_USEC=1500000"), 1);
+	assert_non_null(slot);
+	strcpy(slot, "4242");
+	assert_int_equal(env_count(env, "WATCHDOG_PID=4242"), 1);
+	assert_int_equal(env_len(env), 6);
+	env_free(env);
+}
+
+/* Parse an env file; the variables, or the error, in one string. */
+static char *
+envf(const char *text)
+{
+	static char	 out[1024];
+	char		**vars = NULL, err[256];
+	size_t		 i;
+
+	out[0] = '\0';
+	if (env_file_parse(text, strlen(text), "/etc/x", &vars, err,
+	    sizeof(err)) < 0) {
+		snprintf(out, sizeof(out), "ERR %s", err);
+		strv_free(vars);
+		return out;
+	}
+	for (i = 0; vars && vars[i]; i++) {
+		strcat(out, vars[i]);
+		strcat(out, "|");
+	}
+	strv_free(vars);
+	return out;
+}
+
+/* systemd's EnvironmentFile= quoting, and FILE:LINE for a bad line. */
+static void
+test_env_file_parse(void **state)
+{
+	(void)state;
+	assert_string_equal(envf("A=1\n# c\n; c\n\n  B = two words  \n"),
+	    "A=1|B=two words|");
+	assert_string_equal(envf("A='x  y' \nB=\"q \\\" \\$ \\n\"\nC="),
+	    "A=x  y|B=q \" $ \\n|C=|");
+	assert_string_equal(envf("A=one\\\ntwo\nB='l1\nl2'\nC=a\\ b"),
+	    "A=onetwo|B=l1\nl2|C=a b|");
+	assert_string_equal(envf("A=\"x\"y'z'\nB=it's"), "A=xy'z'|B=it's|");
+	assert_string_equal(envf("# a comment \\\n still\nA=1"), "A=1|");
+	assert_string_equal(envf("A=1\nnot a line\n"),
+	    "ERR /etc/x:2: expected KEY=VALUE, not 'not a line'");
+	assert_string_equal(envf("A=1\nexport B=2\n"),
+	    "ERR /etc/x:2: 'export B' is not a variable name (letters, "
+	    "digits, _; not a digit first): write it without 'export'");
+	assert_string_equal(envf("\n\nA='open\nB=2\n"),
+	    "ERR /etc/x:3: the single quote is not closed");
+	assert_string_equal(envf("1A=x"),
+	    "ERR /etc/x:1: '1A' is not a variable name (letters, digits, "
+	    "_; not a digit first)");
 }
 
 struct pm_item {
@@ -274,14 +359,16 @@ test_status_json(void **state)
 	    "\"status_text\":null,\"memory\":4096,\"oom\":0,"
 	    "\"oom_kill\":1,\"kill_mode\":\"group\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":false,"
-	    "\"log_dropped\":0,\"exit_code\":null,\"exit_signal\":null,"
+	    "\"log_dropped\":0,\"reloading\":false,\"errno\":null,"
+	    "\"started_at\":null,\"exit_code\":null,\"exit_signal\":null,"
 	    "\"exited_at\":null}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
 	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
 	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
 	    "\"oom_kill\":null,\"kill_mode\":\"process\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":true,"
-	    "\"log_dropped\":7,\"exit_code\":137,\"exit_signal\":\"KILL\","
+	    "\"log_dropped\":7,\"reloading\":false,\"errno\":null,"
+	    "\"started_at\":null,\"exit_code\":137,\"exit_signal\":\"KILL\","
 	    "\"exited_at\":\"2025-12-05T09:10:11.123Z\"}");
 	buf_free(&out);
 }
@@ -293,6 +380,8 @@ main(void)
 		cmocka_unit_test(test_env_base),
 		cmocka_unit_test(test_env_keys),
 		cmocka_unit_test(test_env_no_path),
+		cmocka_unit_test(test_env_files),
+		cmocka_unit_test(test_env_file_parse),
 		cmocka_unit_test(test_pidmap),
 		cmocka_unit_test(test_split_lines),
 		cmocka_unit_test(test_split_long),

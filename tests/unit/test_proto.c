@@ -207,7 +207,10 @@ test_args(void **state)
 	assert_non_null(strstr(err, "-n needs a number of lines"));
 	assert_int_equal(args("logs web -n x", &a, err), -EINVAL);
 	assert_int_equal(args("status -f", &a, err), -EINVAL);
-	assert_int_equal(args("reload now", &a, err), -EINVAL);
+	assert_int_equal(args("reload web --wait", &a, err), -EINVAL);
+	assert_int_equal(args("reload web db --timeout=5s", &a, err), 0);
+	assert_int_equal(a.npos, 2);
+	assert_int_equal(a.timeout, 5000);
 
 	assert_int_equal(args("frobnicate", &a, err), -EINVAL);
 	assert_string_equal(err, "unknown verb 'frobnicate'");

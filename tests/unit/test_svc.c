@@ -728,6 +728,163 @@ test_watchdog(void **state)
 	assert_string_equal(reason(a), "watchdog timeout; restart in 100ms");
 }
 
+/*
+ * ready = exit: a task is done at exit 0, and only then do what requires
+ * it and what comes after it start; a finished task stays done through
+ * stop and through the start of a dependent; start runs it again.
+ */
+static void
+test_task_done(void **state)
+{
+	(void)state;
+	world("init", "[service]\nexec = x\nready = exit\n",
+	    "web", "[service]\nexec = x\nrequires = init\n",
+	    "log", "[service]\nexec = x\nafter = init\n", NULL);
+	EV(svc_start(S("web")));
+	EV(svc_start(S("log")));
+	expect_log("spawn init;init>starting;");
+	assert_string_equal(reason(S("web")), "waiting for init");
+	assert_string_equal(reason(S("log")), "waiting for init");
+	die(S("init"), 0, 0);
+	expect_log("init>done;spawn web;web>starting;spawn log;"
+	    "log>starting;web>ready;log>ready;");
+	assert_false(S("init")->want_up);
+	/* stop on a finished task: nothing, web keeps running */
+	EV(svc_stop(S("init")));
+	expect_log("");
+	assert_int_equal(S("init")->state, SVC_DONE);
+	assert_int_equal(S("web")->state, SVC_READY);
+	/* a dependent restarted does not run it again */
+	EV(svc_restart(S("web")));
+	die(S("web"), 0, SIGTERM);
+	expect_log("web:TERM;web:CONT;web>stopping;web>stopped;spawn web;"
+	    "web>starting;web>ready;");
+	/* start does */
+	EV(svc_start(S("init")));
+	expect_log("init>stopped;spawn init;init>starting;");
+	die(S("init"), 0, 0);
+	expect_log("init>done;");
+}
+
+/* A task that fails: failed with its reason, and so is what requires it. */
+static void
+test_task_failed(void **state)
+{
+	(void)state;
+	world("init", "[service]\nexec = x\nready = exit\n",
+	    "web", "[service]\nexec = x\nrequires = init\n",
+	    "retry", "[service]\nexec = x\nready = exit\n"
+	    "restart = on-failure\n", NULL);
+	EV(svc_start(S("web")));
+	die(S("init"), 3, 0);
+	expect_log("spawn init;init>starting;init>failed;web>failed;");
+	assert_string_equal(reason(S("init")), "exited with code 3");
+	assert_string_equal(reason(S("web")), "requires init, which failed");
+	/* a task is never ready before it exits */
+	EV(svc_start(S("retry")));
+	EV(svc_ready(S("retry")));
+	assert_int_equal(S("retry")->state, SVC_STARTING);
+	die(S("retry"), 0, SIGKILL);
+	expect_log("spawn retry;retry>starting;retry>backoff;");
+	fire(S("retry"));
+	die(S("retry"), 0, 0);
+	expect_log("spawn retry;retry>starting;retry>done;");
+}
+
+/*
+ * settle: ready only once up that long; a death before is a failed
+ * start (back-off), even with exit code 0.
+ */
+static void
+test_settle(void **state)
+{
+	struct svc	*a, *b;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nsettle = 2s\n",
+	    "b", "[service]\nexec = x\nready = notify\nsettle = 1s\n"
+	    "ready_timeout = 5s\nrestart = never\n", NULL);
+	a = S("a");
+	b = S("b");
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;");
+	assert_string_equal(reason(a), "settling, ready in 2.0s");
+	W.now += 500;
+	die(a, 0, 0);
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "exited with code 0 before it "
+	    "settled; restart in 100ms");
+	fire(a);
+	expect_log("spawn a;a>starting;");
+	fire(a);
+	expect_log("a>ready;");
+
+	/* notify: READY=1 first, then the rest of the settle time */
+	EV(svc_start(b));
+	W.now += 300;
+	EV(svc_ready(b));
+	assert_int_equal(T(b)->timer - W.now, 700);
+	log_clear();
+	fire(b);
+	expect_log("b>ready;");
+	/* without READY=1, the ready timeout as before */
+	EV(svc_stop(b));
+	die(b, 0, SIGTERM);
+	EV(svc_start(b));
+	log_clear();
+	fire(b);
+	expect_log("b:TERM;b:CONT;b>stopping;");
+	assert_string_equal(reason(b), "ready timeout");
+}
+
+/* RELOADING=1 ... READY=1, a reload asked for, EXTEND_TIMEOUT_USEC. */
+static void
+test_reload_extend(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n"
+	    "ready_timeout = 2s\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	W.now += 1000;
+	svc_extend(a, 5000);		/* from now: 5 s, not 1 s left */
+	assert_int_equal(T(a)->timer - W.now, 5000);
+	svc_extend(a, 100);		/* never shorter */
+	assert_int_equal(T(a)->timer - W.now, 5000);
+	EV(svc_ready(a));
+	log_clear();
+	svc_reloading(a);
+	assert_true(a->reloading);
+	assert_string_equal(reason(a), "ready; reloading");
+	EV(svc_ready(a));
+	assert_false(a->reloading);
+	assert_int_equal(a->reloads, 1);
+	/* asked, until READY=1 */
+	svc_reload_asked(a, true);
+	svc_reload_done(a, 0);
+	assert_int_equal(a->reloads, 1);
+	EV(svc_ready(a));
+	assert_int_equal(a->reloads, 2);
+	/* a command that fails ends it, failed */
+	svc_reload_asked(a, false);
+	svc_reload_done(a, 3);
+	assert_int_equal(a->reload_fails, 1);
+	assert_int_equal(a->reload_status, 3);
+	/* a command, after which RELOADING=1 waits for READY=1 */
+	svc_reload_asked(a, false);
+	svc_reloading(a);
+	svc_reload_done(a, 0);
+	assert_int_equal(a->reloads, 2);
+	EV(svc_ready(a));
+	assert_int_equal(a->reloads, 3);
+	/* WATCHDOG=trigger */
+	EV(svc_watchdog_trigger(a));
+	expect_log("a:ABRT;a:CONT;a>stopping;");
+	assert_string_equal(reason(a), "watchdog triggered by the service");
+}
+
 /* STOPPING=1, then exit: the policy decides as for any exit. */
 static void
 test_self_stopping(void **state)
@@ -1005,6 +1162,10 @@ main(void)
 		T_(test_restart_stopped),
 		T_(test_watchdog),
 		T_(test_self_stopping),
+		T_(test_task_done),
+		T_(test_task_failed),
+		T_(test_settle),
+		T_(test_reload_extend),
 		T_(test_status_text),
 		T_(test_long_chain),
 		T_(test_spawns_per_turn),
