@@ -731,8 +731,12 @@ sup_notify_lookup(void *ctx, pid_t pid)
 }
 
 /*
- * Does pid belong to the service: a child of its main process, or a
- * process in its cgroup?  Read once the caller holds a pidfd on pid.
+ * Does pid belong to the service: a process in its cgroup, a child of
+ * its main process, or a process of the session that the main process
+ * leads (every service is spawned a session of its own: a forked
+ * daemon stays in it, even once its parent exited and it is ours)?
+ * The main process is unreaped, so no other session can have its PID
+ * for an ID.  Read once the caller holds a pidfd on pid.
  */
 static bool
 sup_belongs(struct sup_svc *ss, pid_t pid)
@@ -740,6 +744,7 @@ sup_belongs(struct sup_svc *ss, pid_t pid)
 	char	path[64], buf[2048], *p;
 	ssize_t	n;
 	int	fd;
+	long	main = ss->svc.pid;
 
 	if (ss->cgfd >= 0 && cgroup_has(ss->cgfd, pid))
 		return true;
@@ -751,9 +756,12 @@ sup_belongs(struct sup_svc *ss, pid_t pid)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if ((p = strstr(buf, "\nPPid:")) == NULL)
-		return false;
-	return strtol(p + 7, NULL, 10) == ss->svc.pid;
+	if ((p = strstr(buf, "\nPPid:")) != NULL && strtol(p + 7, NULL, 10) ==
+	    main)
+		return true;
+	/* The first NSsid is in our PID namespace, as main is. */
+	return (p = strstr(buf, "\nNSsid:")) != NULL &&
+	    strtol(p + 8, NULL, 10) == main;
 }
 
 /*
@@ -787,8 +795,9 @@ sup_mainpid(void *ctx, struct svc *s, pid_t pid)
 		return;
 	}
 	if (!sup_belongs(ss, pid) || pidfd_signal(fd, 0) < 0) {
-		log_warn("%s: MAINPID=%d ignored: not a child of its main "
-		    "process, nor in its cgroup", s->def->name, (int)pid);
+		log_warn("%s: MAINPID=%d ignored: not in its cgroup, its "
+		    "session, or a child of its main process", s->def->name,
+		    (int)pid);
 		close(fd);
 		return;
 	}

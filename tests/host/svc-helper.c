@@ -9,6 +9,11 @@
  *   close-fd=N         close fd N without writing
  *   notify=MSG         send MSG ("\n" allowed as \n) to $NOTIFY_SOCKET
  *   notify-child=MSG   the same, from a child process (an impostor)
+ *   daemonize=MSG      fork: the child goes on with the next actions; the
+ *                      parent sends "MAINPID=<child>\nMSG" and exits 0
+ *   reload-on-hup=FILE:TAG
+ *                      on SIGHUP: send RELOADING=1 (and MONOTONIC_USEC),
+ *                      wait 500 ms, stamp FILE with TAG, send READY=1
  *   ignore=SIG         ignore a signal
  *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
  *   alloc=MB           allocate MB MiB and touch every page
@@ -191,6 +196,25 @@ split(char *s)
 	}
 	*c = '\0';
 	return c + 1;
+}
+
+static char	hup_file[512], hup_tag[64];
+
+static void	notify(const char *);
+
+static void
+on_hup(int sig)
+{
+	char			msg[64];
+	struct timespec		ts = { 0, 500 * 1000 * 1000 };
+
+	(void)sig;
+	snprintf(msg, sizeof(msg), "RELOADING=1\\nMONOTONIC_USEC=%lld",
+	    now_ms() * 1000);
+	notify(msg);
+	nanosleep(&ts, NULL);
+	stamp(hup_file, hup_tag);
+	notify("READY=1");
 }
 
 static void
@@ -402,6 +426,22 @@ main(int argc, char **argv)
 				_exit(0);
 			}
 			waitpid(pid, NULL, 0);
+		} else if (!strcmp(a, "daemonize")) {
+			char	msg[1024];
+			pid_t	pid = fork();
+
+			if (pid > 0) {
+				snprintf(msg, sizeof(msg), "MAINPID=%d\\n%s",
+				    (int)pid, v);
+				notify(msg);
+				_exit(0);
+			}
+		} else if (!strcmp(a, "reload-on-hup")) {
+			char	*tag = split(v);
+
+			snprintf(hup_file, sizeof(hup_file), "%s", v);
+			snprintf(hup_tag, sizeof(hup_tag), "%s", tag);
+			signal(SIGHUP, on_hup);
 		} else if (!strcmp(a, "ignore")) {
 			signal(atoi(v) ? atoi(v) : SIGTERM, SIG_IGN);
 		} else if (!strcmp(a, "on-term")) {
