@@ -158,7 +158,8 @@ $(B)/test/%: tests/host/%.c
 # Fuzzing: libFuzzer targets (clang) for make fuzz; the same targets with
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
-FUZZ		 = service tree request reply notify notifymsg argv
+FUZZ		 = service tree request reply notify notifymsg argv envfile \
+		   template
 FUZZ_SRC_service = conf conf_key util
 FUZZ_SRC_tree	 = conf conf_key util
 FUZZ_SRC_request = proto util
@@ -166,6 +167,8 @@ FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notify
 FUZZ_SRC_notifymsg = notify
 FUZZ_SRC_argv	 = util
+FUZZ_SRC_envfile = env util
+FUZZ_SRC_template = conf conf_key util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)

@@ -919,15 +919,9 @@ static void
 sup_on_reload_death(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct sup_reload	*rl = container_of(w, struct sup_reload, death);
-	struct sup		*sup = ev_userdata(loop);
-	size_t			 i;
 
 	(void)revents;
-	for (i = 0; i < sup->set.n; i++)
-		if (sup_svc_of(sup->set.v[i])->reload == rl) {
-			sup_reload_reap(sup, sup_svc_of(sup->set.v[i]));
-			return;
-		}
+	sup_reload_reap(ev_userdata(loop), rl->ss);
 }
 
 /*
@@ -983,6 +977,7 @@ sup_svc_reload(struct sup *sup, struct svc *s, char *err, size_t n)
 		return rc;
 	}
 	rl->pid = res.pid;
+	rl->ss = ss;
 	rl->pm.kind = PM_RELOAD;
 	pidmap_add(&sup->pids, &rl->pm, res.pid);
 	ev_io_init(&rl->io, sup_on_reload_exec, rl->proc.errfd, EV_READ);
@@ -1012,7 +1007,6 @@ sup_reap_orphans(struct sup *sup)
 	struct sup_svc		*ss;
 	siginfo_t		 si;
 	pid_t			 pid;
-	size_t			 i;
 	int			 n;
 
 	ev_timer_stop(sup->loop, &sup->reap_w);
@@ -1034,13 +1028,7 @@ sup_reap_orphans(struct sup *sup)
 		}
 		if ((e = pidmap_get(&sup->pids, pid)) != NULL) {
 			/* A reload_exec: through its pidfd too. */
-			for (i = 0; i < sup->set.n; i++) {
-				ss = sup_svc_of(sup->set.v[i]);
-				if (ss->reload && &ss->reload->pm == e)
-					break;
-			}
-			if (i == sup->set.n)
-				break;
+			ss = container_of(e, struct sup_reload, pm)->ss;
 			sup_reload_reap(sup, ss);
 			if (ss->reload != NULL)
 				break;

@@ -63,6 +63,7 @@ struct sup_reload {
 	ev_io			 death;		/* its pidfd */
 	struct pidmap_node	 pm;
 	char			**argv;		/* $MAINPID put in */
+	struct sup_svc		*ss;		/* whose it is */
 	pid_t			 pid;
 };
 

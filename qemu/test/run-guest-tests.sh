@@ -55,6 +55,25 @@ t_ready_kinds() {
 	done
 }
 
+# The boot task ran before its dependents, once: db (which refuses to
+# start without the task's file) started once, and setup is done.  A
+# forking daemon's grandchild, named by MAINPID, is taken by its cgroup
+# and is the service from then on.
+t_boot_task() {
+	$CTL wait db ready --timeout=30s || fail "db not ready"
+	expect_eq "$(field setup 2)" done "setup's state"
+	expect_eq "$(field db 5)" 0 "db's restarts"
+	$CTL status setup | grep -q 'exited with code 0; ran at' ||
+	    fail "no run time: $($CTL status setup)"
+	$CTL start forker --wait --timeout=30s || fail "forker not ready"
+	child=$(awk '{ print $3 }' /run/forker)
+	expect_eq "$(field forker 3)" "$child" "forker's main process"
+	grep -q "^$child\$" /sys/fs/cgroup/pidvisor/forker/cgroup.procs ||
+	    fail "the grandchild is not in forker's cgroup"
+	$CTL stop forker --wait --timeout=30s || fail "forker did not stop"
+	[ ! -d /proc/"$child" ] || fail "the grandchild outlived the stop"
+}
+
 # A crashing service keeps coming back.
 t_crash_restart() {
 	$CTL start crash
@@ -637,7 +656,7 @@ done
 echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
-for t in t_pid1 t_ready_kinds t_crash_restart t_orphan_storm \
+for t in t_pid1 t_boot_task t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
     t_pressure t_oom t_reclaim_blocked t_notify_fds t_spawn_user_trace \
     t_torture; do

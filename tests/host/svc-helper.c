@@ -11,6 +11,10 @@
  *   notify-child=MSG   the same, from a child process (an impostor)
  *   daemonize=MSG      fork: the child goes on with the next actions; the
  *                      parent sends "MAINPID=<child>\nMSG" and exits 0
+ *   double-fork=MSG    the classic daemon: a child that calls setsid() forks
+ *                      the grandchild that goes on with the next actions,
+ *                      and exits; the parent reaps it, sends
+ *                      "MAINPID=<grandchild>\nMSG" and exits 0
  *   reload-on-hup=FILE:TAG
  *                      on SIGHUP: send RELOADING=1 (and MONOTONIC_USEC),
  *                      wait 500 ms, stamp FILE with TAG, send READY=1
@@ -436,6 +440,30 @@ main(int argc, char **argv)
 				notify(msg);
 				_exit(0);
 			}
+		} else if (!strcmp(a, "double-fork")) {
+			char	msg[1024];
+			int	p[2];
+			pid_t	c1, c2 = 0;
+
+			if (pipe(p) < 0 || (c1 = fork()) < 0)
+				exit(2);
+			if (c1 == 0) {
+				setsid();
+				if ((c2 = fork()) != 0) {
+					(void)!write(p[1], &c2, sizeof(c2));
+					_exit(0);
+				}
+				close(p[0]);
+				close(p[1]);
+				continue;	/* the grandchild goes on */
+			}
+			if (read(p[0], &c2, sizeof(c2)) != sizeof(c2))
+				exit(2);
+			waitpid(c1, NULL, 0);
+			snprintf(msg, sizeof(msg), "MAINPID=%d\\n%s", (int)c2,
+			    v);
+			notify(msg);
+			_exit(0);
 		} else if (!strcmp(a, "reload-on-hup")) {
 			char	*tag = split(v);
 

@@ -231,6 +231,17 @@ t_mainpid() {
 	    fail "its death was not seen"
 	# it was ours (reparented): its exit status is known
 	expect_eq "$(field d exit_signal)" KILL
+	# A grandchild in a session of its own: without cgroups nothing
+	# proves it is the service's (the guest's t_boot_task takes it,
+	# by its cgroup).
+	svc dbl <<-EOF
+	exec = $H double-fork=READY=1 sleep=forever
+	ready = notify
+	restart = never
+	EOF
+	expect_rc 0 ctl reload
+	wait_until 20000 grep -q "dbl: MAINPID=[0-9]* ignored: not in its cgroup, its session, or a child of its main process" "$T/log" ||
+	    fail "the grandchild was taken: $(ctl status dbl)"
 	ctl wait liar ready --timeout=20s || fail "liar not ready"
 	[ "$(field liar pid)" != 1 ] || fail "MAINPID=1 was taken"
 	grep -q "liar: MAINPID=1 ignored" "$T/log" || fail "no refusal logged"
