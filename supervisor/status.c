@@ -41,6 +41,17 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 	}
 	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, st->name,
 	    svc_state_name(st->state), pid, up, st->restarts, st->reason);
+	/* A finished task: when it ran, and for how long. */
+	if (st->state == SVC_DONE && st->ran_at_ms && st->exited_at_ms) {
+		char	when[40], took[32];
+
+		format_rfc3339(when, sizeof(when), st->ran_at_ms);
+		format_duration(took, sizeof(took), st->exited_at_ms -
+		    st->ran_at_ms);
+		buf_printf(b, "; ran at %s for %s", when, took);
+	}
+	if (st->err)
+		buf_printf(b, "; errno %d (%s)", st->err, strerror(st->err));
 	if (st->have_memory)
 		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
 		    st->memory / 1048576.0, (unsigned long long)st->oom,
@@ -54,17 +65,6 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		else
 			buf_printf(b, "; last exit: code %d", st->exit_code);
 	}
-	/* A finished task: when it ran, and for how long. */
-	if (st->state == SVC_DONE && st->ran_at_ms && st->exited_at_ms) {
-		char	when[40], took[32];
-
-		format_rfc3339(when, sizeof(when), st->ran_at_ms);
-		format_duration(took, sizeof(took), st->exited_at_ms -
-		    st->ran_at_ms);
-		buf_printf(b, "; ran at %s for %s", when, took);
-	}
-	if (st->err)
-		buf_printf(b, "; errno %d (%s)", st->err, strerror(st->err));
 	if (st->log_dropped)
 		buf_printf(b, " (%llu log line%s dropped)",
 		    (unsigned long long)st->log_dropped,
