@@ -336,6 +336,27 @@ test_status_text(void **state)
 	buf_free(&b);
 }
 
+/* A finished task: its run time after the reason; ERRNO= in words. */
+static void
+test_status_done(void **state)
+{
+	struct svc_status	s = {
+		.name = "init", .state = SVC_DONE, .reason = "exited with "
+		"code 0", .reason_has_exit = true, .have_memory = true,
+		.ran_at_ms = 1764925811123LL, .exited_at_ms = 1764925812623LL,
+		.err = 5,
+	};
+	struct buf		b = { 0 };
+
+	(void)state;
+	status_text(&b, &s, 4);
+	buf_add(&b, "", 1);
+	assert_string_equal(b.data, "init done           -        -        0 "
+	    "exited with code 0; ran at 2025-12-05T09:10:11.123Z for 1.5s; "
+	    "errno 5 (Input/output error) (memory 0.0M, oom 0, oom_kill 0)\n");
+	buf_free(&b);
+}
+
 static void
 test_status_json(void **state)
 {
@@ -386,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_split_lines),
 		cmocka_unit_test(test_split_long),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_done),
 		cmocka_unit_test(test_status_json),
 	};
 
