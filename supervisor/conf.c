@@ -1488,6 +1488,10 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
 		    "needs ready = notify (pings come as WATCHDOG=1)");
 	if (d->ready == READY_EXIT) {
+		/* As systemd's oneshot: a task may take as long as it
+		 * takes (an fsck), unless it says. */
+		if (!p->key_line[K_READY_TIMEOUT])
+			d->ready_timeout = 0;
 		if (!p->key_line[K_RESTART])
 			d->restart = RESTART_NEVER;	/* a task runs once */
 		else if (d->restart == RESTART_ALWAYS)

@@ -1002,6 +1002,7 @@ test_task_keys(void)
 	    "ready = exit\n");
 	assert_string_equal(errs, "");
 	assert_int_equal(c.defs[0]->restart, RESTART_NEVER);
+	assert_int_equal(c.defs[0]->ready_timeout, 0);
 	assert_int_equal(c.defs[0]->reload_signal, SIGHUP);
 	free(errs);
 	conf_free(&c);
