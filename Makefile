@@ -380,7 +380,10 @@ lint: lint-deps
 	    '-Dcontainer_of(p,t,m)=((t *)(void *)((char *)(p) - offsetof(t, m)))' \
 	    --suppress=readdirCalled --suppress=fgetgrentCalled \
 	    --suppress=fgetpwentCalled --suppress=invalidFunctionArg:bench/reclaim.c \
-	    --suppress=invalidFunctionArg:tests/host/svc-helper.c $(LINT_SRC)
+	    --suppress=invalidFunctionArg:tests/host/svc-helper.c \
+	    --suppress=invalidFunctionArg:supervisor/pressure.c \
+	    --suppress=invalidFunctionArg:bench/hh.c \
+	    --suppress=memleak:tests/host/svc-helper.c $(LINT_SRC)
 	clang-tidy -quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
 	    supervisor/*.c -- -std=gnu11 -D_GNU_SOURCE -Isupervisor
 

@@ -211,7 +211,7 @@ cgroup_has(int dirfd, pid_t pid)
 	ssize_t	 n;
 	bool	 in;
 
-	if ((n = cg_procs(dirfd, &v)) <= 0)
+	if ((n = cg_procs(dirfd, &v)) <= 0 || v == NULL)
 		return false;
 	in = bsearch(&pid, v, (size_t)n, sizeof(*v), pid_cmp) != NULL;
 	free(v);

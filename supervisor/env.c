@@ -127,7 +127,7 @@ env_build(const struct env_req *r, char ***out, const char **path,
 	}
 	if (r->notify) {
 		env[k++] = p;
-		p += sprintf(p, "NOTIFY_SOCKET=%s", r->notify) + 1;
+		sprintf(p, "NOTIFY_SOCKET=%s", r->notify);
 	}
 	env[k] = NULL;
 	for (i = 0; i < k; i++)

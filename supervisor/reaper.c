@@ -66,7 +66,7 @@ reaper_main(void *arg)
 		res.err = sys_process_mrelease(q.fd, 0) < 0 ? errno : 0;
 		res.took_us = mono_us() - t0;
 		close(q.fd);
-		while ((n = write(r->res[1], &res, sizeof(res))) < 0 &&
+		while (write(r->res[1], &res, sizeof(res)) < 0 &&
 		    errno == EINTR)
 			;
 	}
