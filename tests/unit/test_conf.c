@@ -992,11 +992,12 @@ test_load_dir(void **state)
 
 /* ready = exit, settle, the reload keys: what does not go together. */
 static void
-test_task_keys(void)
+test_task_keys(void **state)
 {
 	struct conf	 c;
 	char		*errs;
 
+	(void)state;
 	conf_init(&c);
 	errs = parse(&c, "init", "[service]\nexec = /bin/true\n"
 	    "ready = exit\n");
@@ -1030,13 +1031,6 @@ test_task_keys(void)
 	expect("[service]\nexec = /bin/true\ninstances = a b\n",
 	    "web.ini:3: instances: only a template (services/NAME@.ini) has "
 	    "instances\n");
-}
-
-static void
-test_task_keys_(void **state)
-{
-	(void)state;
-	test_task_keys();
 }
 
 /*
@@ -1115,7 +1109,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_task_keys_),
+		cmocka_unit_test(test_task_keys),
 		cmocka_unit_test(test_templates),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_ready_fd_and_credentials),
