@@ -22,7 +22,7 @@ DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
-.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run \
+.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run debian run-debian \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
@@ -304,6 +304,22 @@ qemu-test-stock: guest-prereqs kernel-stock
 
 run: deps initramfs
 	@qemu/boot.sh
+
+# A stock Debian 12 with pidvisor as init (qemu/debian/): the image, and
+# an interactive boot of it.
+DEPS_DEBIAN	 = mmdebstrap e2fsprogs openssh-client
+DEBIAN_FILES	 = $(wildcard qemu/debian/*.sh qemu/debian/pidvisor/*.ini \
+		   qemu/debian/pidvisor/services/*.ini)
+
+$(B)/debian/rootfs.img: $(STATIC) $(DEBIAN_FILES)
+	@qemu/debian/build.sh $@
+
+debian: deps
+	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_DEBIAN)"
+	@$(MAKE) --no-print-directory $(B)/debian/rootfs.img
+
+run-debian: debian kernel
+	@qemu/debian/boot.sh
 
 # Benchmarks: the limit, the harness, the service they all run; the
 # peers from Debian (their supervisors only: never runit-init or

@@ -392,6 +392,15 @@ pid1_reboot(struct pid1 *p)
 	sync();
 	for (i = pid1_nmounted; i > 0; i--)
 		umount2(pid1_mounted[i - 1], MNT_DETACH);
+	/*
+	 * The root file system read-only, so that its journal is flushed
+	 * and it is clean for the next boot (every other process is gone
+	 * by now).  An initramfs has nothing to flush: its failure is
+	 * only said at debug level.
+	 */
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0)
+		log_debug("remount / read-only: %s", strerror(errno));
+	sync();
 	if (sys_reboot((int)p->reboot_cmd) < 0)
 		log_err("reboot: %s", strerror(errno));
 }

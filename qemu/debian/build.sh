@@ -1,0 +1,46 @@
+#!/bin/bash
+# qemu/debian/build.sh OUT - a Debian 12 root file system image, stock
+# packages from Debian's mirror (mmdebstrap), with pidvisor as /sbin/init
+# and qemu/debian/pidvisor as /etc/pidvisor.  systemd is installed too,
+# unchanged, as the other init (init=/lib/systemd/systemd).
+#
+# The package tarball is cached in build/debian/ by its package list: a
+# second run only rebuilds the image (seconds).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1
+dir=$top/build/debian
+pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,hostname,findutils
+mkdir -p "$dir"
+tar=$dir/rootfs-$(echo "$pkgs" | md5sum | cut -c1-12).tar
+if [ ! -s "$tar" ]; then
+	echo "debian: mmdebstrap bookworm minbase + $pkgs" >&2
+	mmdebstrap --quiet --format=tar --variant=minbase --include="$pkgs" bookworm \
+	    "$tar.tmp"
+	mv "$tar.tmp" "$tar"
+fi
+root=$dir/root
+rm -rf "$root"
+mkdir -p "$root"
+tar -xf "$tar" -C "$root"
+
+# pidvisor, static, and its configuration; /sbin/init is pidvisor.
+install -m 0755 "$top"/build/static/pidvisor "$top"/build/static/pidvisorctl \
+    "$top"/build/static/pidvisor-notify "$root/usr/sbin/"
+rm -rf "$root/etc/pidvisor"
+cp -r "$top/qemu/debian/pidvisor" "$root/etc/pidvisor"
+ln -sf /usr/sbin/pidvisor "$root/sbin/init"
+
+# The machine: its name, its root file system, root's login by key.
+echo pvdebian >"$root/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tpvdebian\n' >"$root/etc/hosts"
+printf '/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n' >"$root/etc/fstab"
+[ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C pidvisor-test \
+    -f "$dir/id_ed25519"
+install -d -m 0700 "$root/root/.ssh"
+install -m 0600 "$dir/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
+"$top/build/static/pidvisor" --check -c "$root/etc/pidvisor" >&2
+
+rm -f "$out"
+mkfs.ext4 -q -F -L pvroot -d "$root" "$out" 2G
+echo "debian: $out" >&2
