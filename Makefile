@@ -17,12 +17,13 @@ HDRS		 = $(wildcard supervisor/*.h)
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
-DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit
+DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit \
+		   mmdebstrap e2fsprogs openssh-client
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
-.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run debian run-debian \
+.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run debian debian-test run-debian \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
@@ -211,7 +212,8 @@ TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
 		   $(REPLAY_BIN) $(STATIC) all
 
 test: deps
-	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs
+	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs \
+	    $(B)/debian/rootfs.img
 	@tests/run.sh
 
 unit-test: $(UNIT_BIN)
@@ -305,18 +307,19 @@ qemu-test-stock: guest-prereqs kernel-stock
 run: deps initramfs
 	@qemu/boot.sh
 
-# A stock Debian 12 with pidvisor as init (qemu/debian/): the image, and
-# an interactive boot of it.
-DEPS_DEBIAN	 = mmdebstrap e2fsprogs openssh-client
-DEBIAN_FILES	 = $(wildcard qemu/debian/*.sh qemu/debian/pidvisor/*.ini \
+# A stock Debian 12 with pidvisor as init (qemu/debian/): the image, its
+# test (two boots; part of make test) and an interactive boot of it.
+DEBIAN_FILES	 = qemu/debian/build.sh $(wildcard qemu/debian/pidvisor/*.ini \
 		   qemu/debian/pidvisor/services/*.ini)
 
 $(B)/debian/rootfs.img: $(STATIC) $(DEBIAN_FILES)
 	@qemu/debian/build.sh $@
 
 debian: deps
-	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_DEBIAN)"
 	@$(MAKE) --no-print-directory $(B)/debian/rootfs.img
+
+debian-test: debian kernel
+	@tests/run.sh debian
 
 run-debian: debian kernel
 	@qemu/debian/boot.sh

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack container guest bench)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack container guest debian bench)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -60,6 +60,10 @@ for tier in "${tiers[@]}"; do
 		;;
 	guest)
 		run guest qemu/test.sh
+		;;
+	debian)
+		# A stock Debian 12 booted by pidvisor (qemu/debian/).
+		run debian qemu/debian/test.sh
 		;;
 	bench)
 		# A seconds-long run of make bench, to keep it working; the
