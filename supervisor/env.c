@@ -82,7 +82,7 @@ int
 env_build(const struct env_req *r, char ***out, const char **path,
     char **pid_slot)
 {
-	char	 own[3][64], **env, *p;
+	char	 own[2][64], **env, *p;
 	size_t	 nown = 0, n, i, k = 0, bytes = 0, nb = strv_len(r->base),
 		 nk = strv_len(r->keys), nf = strv_len(r->files);
 

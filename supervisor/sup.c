@@ -65,6 +65,7 @@ static void	sup_check_stopped(struct sup *);
 static int	sup_send_signal(struct sup *, struct sup_svc *, int);
 static bool	sup_pidfd_exited(int);
 static bool	sup_gone(struct sup *, struct sup_svc *);
+static void	sup_process_gone(struct sup *, struct sup_svc *);
 static void	sup_reload_reap(struct sup *, struct sup_svc *);
 static int	sup_svc_env_make(struct sup *, struct sup_svc *, char *const *);
 
@@ -308,17 +309,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	} else if (si.si_pid == 0) {
 		return false;
 	}
-	sup_ready_drain(sup, ss);
-	sup_ready_close(sup, ss);
-	output_drain(ss->out);
-	/* With kill_mode group or cgroup, what it leaves behind goes too. */
-	if (s->def->kill_mode != KILL_PROCESS)
-		sup_send_signal(sup, ss, SIGKILL);
-	pidmap_del(&sup->pids, &ss->pm);
-	ev_io_stop(sup->loop, &ss->death);
-	close(s->pidfd);
-	s->pidfd = -1;
-	ss->handed = false;
+	sup_process_gone(sup, ss);
 	if (si.si_code == CLD_EXITED)
 		code = si.si_status;
 	else
@@ -341,16 +332,15 @@ sup_pidfd_exited(int fd)
 }
 
 /*
- * The main process named by MAINPID exited, and it is not our child
- * (its parent is alive and reaps it): no exit status for us.
+ * The main process has exited (and is reaped, or not ours to reap): what
+ * it wrote is read, what it left behind goes (kill_mode group or
+ * cgroup), and its pidfd is closed.
  */
-static bool
-sup_gone(struct sup *sup, struct sup_svc *ss)
+static void
+sup_process_gone(struct sup *sup, struct sup_svc *ss)
 {
 	struct svc	*s = &ss->svc;
 
-	if (s->def->ready == READY_NOTIFY)
-		notifysock_drain(&sup->notify);
 	sup_ready_drain(sup, ss);
 	sup_ready_close(sup, ss);
 	output_drain(ss->out);
@@ -361,6 +351,20 @@ sup_gone(struct sup *sup, struct sup_svc *ss)
 	close(s->pidfd);
 	s->pidfd = -1;
 	ss->handed = false;
+}
+
+/*
+ * The main process named by MAINPID exited, and it is not our child
+ * (its parent is alive and reaps it): no exit status for us.  What it
+ * sent last is not read: its parent may have reaped it, and its PID may
+ * be another's already (sup_notify_lookup()).
+ */
+static bool
+sup_gone(struct sup *sup, struct sup_svc *ss)
+{
+	struct svc	*s = &ss->svc;
+
+	sup_process_gone(sup, ss);
 	if (s->pending.why == WHY_NONE)
 		s->pending.why = WHY_GONE;
 	svc_died(s, 0, 0);
@@ -721,13 +725,34 @@ static const struct svc_ops sup_ops = {
 	.hold = sup_op_hold,
 };
 
+/*
+ * Is the main process's PID still its own?  Ours, unreaped, it is (a
+ * zombie holds its PID).  A main process named by MAINPID may not be our
+ * child: once it exited, its parent may have reaped it and its PID be
+ * another's.
+ */
+static bool
+sup_pid_held(const struct sup_svc *ss)
+{
+	siginfo_t	si;
+
+	if (!ss->handed || !sup_pidfd_exited(ss->svc.pidfd))
+		return true;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PIDFD, (id_t)ss->svc.pidfd, &si, WEXITED | WNOHANG |
+	    WNOWAIT | __WALL) == 0 && si.si_pid != 0;
+}
+
 /* notifysock.c's question: which notify service sent this? */
 static struct svc *
 sup_notify_lookup(void *ctx, pid_t pid)
 {
 	struct sup_svc	*ss = sup_svc_by_pid(ctx, pid);
 
-	return ss && ss->svc.def->ready == READY_NOTIFY ? &ss->svc : NULL;
+	if (ss == NULL || ss->svc.def->ready != READY_NOTIFY ||
+	    !sup_pid_held(ss))
+		return NULL;
+	return &ss->svc;
 }
 
 /*
