@@ -8,6 +8,11 @@ restarted() {
 	[ "$(field "$1" restarts)" -ge 1 ]
 }
 
+# Is the service settling (ready by its kind, not up long enough yet)?
+settling() {
+	[[ $(field "$1" reason) == "settling, ready in "* ]]
+}
+
 # The lines of a stamp file with a tag, in order: "TAG MS PID".
 stamps() {
 	cat "$1" 2>/dev/null
@@ -110,7 +115,7 @@ t_settle() {
 	EOF
 	svc steady <<-EOF
 	exec = $H sleep=forever
-	settle = 1s
+	settle = 5s
 	enabled = no
 	EOF
 	pv_up
@@ -119,8 +124,9 @@ t_settle() {
 	ctl wait crash failed --timeout=20s || fail "crash did not fail"
 	expect_match "$(field crash reason)" 'start limit hit .*before it settled'
 	ctl start steady
+	# once it exec'd, it settles: starting, not ready
+	wait_until 5000 settling steady || fail "steady: $(ctl status steady)"
 	expect_eq "$(field steady state)" starting
-	expect_match "$(field steady reason)" '^settling, ready in '
 	expect_rc 0 ctl start steady --wait --timeout=20s
 	expect_eq "$(field steady state)" ready
 	pv_down
@@ -295,15 +301,15 @@ t_reload_service() {
 t_notify_extend_errno() {
 	pv_dir
 	svc slow <<-EOF
-	exec = $H notify=EXTEND_TIMEOUT_USEC=20000000 sleep=1500 notify=ERRNO=5 notify=READY=1 sleep=forever
+	exec = $H notify=EXTEND_TIMEOUT_USEC=30000000 sleep=4000 notify=ERRNO=5 notify=READY=1 sleep=forever
 	ready = notify
-	ready_timeout = 500ms
+	ready_timeout = 2s
 	enabled = no
 	EOF
 	svc short <<-EOF
-	exec = $H sleep=1500 notify=READY=1 sleep=forever
+	exec = $H sleep=4000 notify=READY=1 sleep=forever
 	ready = notify
-	ready_timeout = 500ms
+	ready_timeout = 2s
 	restart = never
 	enabled = no
 	EOF
