@@ -119,6 +119,12 @@ status_json(struct buf *b, const struct svc_status *st)
 	} else {
 		buf_puts(b, ",\"started_at\":null");
 	}
+	if (st->ready_at_ms) {
+		format_rfc3339(when, sizeof(when), st->ready_at_ms);
+		buf_printf(b, ",\"ready_at\":\"%s\"", when);
+	} else {
+		buf_puts(b, ",\"ready_at\":null");
+	}
 	if (st->exited_at_ms) {
 		format_rfc3339(when, sizeof(when), st->exited_at_ms);
 		buf_printf(b, ",\"exit_code\":%d,\"exit_signal\":",

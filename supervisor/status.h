@@ -33,6 +33,7 @@ struct svc_status {
 	int32_t			 exit_code;	/* of the last process */
 	int32_t			 exit_sig;	/* 0: it exited */
 	int64_t			 ran_at_ms;	/* last spawn, real; 0: none */
+	int64_t			 ready_at_ms;	/* ready, or done, real; 0: not */
 	int32_t			 err;		/* sd_notify ERRNO=; 0: none */
 	bool			 reloading;	/* RELOADING=1 until READY=1 */
 };

@@ -1733,6 +1733,11 @@ sup_svc_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->exit_sig = s->exit_sig;
 	}
 	st->ran_at_ms = s->ran_at;
+	/* Ready: its monotonic time, as wall time; done: its exit. */
+	if (s->state == SVC_READY && s->ready_at)
+		st->ready_at_ms = real_ms() - (now - s->ready_at);
+	else if (s->state == SVC_DONE)
+		st->ready_at_ms = s->exited_at;
 	st->err = s->err;
 	st->reloading = s->reloading;
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||

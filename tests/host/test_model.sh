@@ -45,6 +45,9 @@ t_task_order() {
 	expect_eq "$(field init state)" done
 	expect_eq "$(field init exit_code)" 0
 	expect_match "$(field init started_at)" '^20[0-9-]+T' "started_at"
+	# a task's ready_at is when it was done
+	expect_eq "$(field init ready_at)" "$(field init exited_at)"
+	expect_match "$(field web ready_at)" '^20[0-9-]+T' "ready_at"
 	expect_match "$(ctl status init)" 'done .*exited with code 0; ran at .* for [0-9.]+m?s' \
 	    "status text"
 	# stop on a finished task: ok, nothing happens

@@ -365,6 +365,7 @@ test_status_json(void **state)
 		.uptime_ms = 1500, .restarts = 1, .reason = "ready",
 		.have_memory = true, .memory = 4096, .oom = 0, .oom_kill = 1,
 		.kill_mode = KILL_GROUP, .kill_mode_real = KILL_PROCESS,
+		.ready_at_ms = 1764925811000LL,
 	}, b = { .name = "x", .state = SVC_STOPPED, .reason = "stopped",
 		.status_text = "ok", .essential = true, .log_dropped = 7,
 		.exited_at_ms = 1764925811123LL, .exit_sig = 9 };
@@ -381,15 +382,16 @@ test_status_json(void **state)
 	    "\"oom_kill\":1,\"kill_mode\":\"group\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":false,"
 	    "\"log_dropped\":0,\"reloading\":false,\"errno\":null,"
-	    "\"started_at\":null,\"exit_code\":null,\"exit_signal\":null,"
-	    "\"exited_at\":null}"
+	    "\"started_at\":null,\"ready_at\":\"2025-12-05T09:10:11.000Z\","
+	    "\"exit_code\":null,\"exit_signal\":null,\"exited_at\":null}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
 	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
 	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
 	    "\"oom_kill\":null,\"kill_mode\":\"process\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":true,"
 	    "\"log_dropped\":7,\"reloading\":false,\"errno\":null,"
-	    "\"started_at\":null,\"exit_code\":137,\"exit_signal\":\"KILL\","
+	    "\"started_at\":null,\"ready_at\":null,\"exit_code\":137,"
+	    "\"exit_signal\":\"KILL\","
 	    "\"exited_at\":\"2025-12-05T09:10:11.123Z\"}");
 	buf_free(&out);
 }
