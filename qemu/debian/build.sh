@@ -2,7 +2,11 @@
 # qemu/debian/build.sh OUT - a Debian 12 root file system image, stock
 # packages from Debian's mirror (mmdebstrap), with pidvisor as /sbin/init
 # and qemu/debian/pidvisor as /etc/pidvisor.  systemd is installed too,
-# unchanged, as the other init (init=/lib/systemd/systemd).
+# unchanged, as the other init (init=/lib/systemd/systemd), with what a
+# Debian system booted by systemd has: udev (its Recommends; without it
+# no device unit appears and the serial getty waits 90 s for ttyS0) and
+# the address QEMU's network expects, from systemd-networkd (pidvisor's
+# own network task sets the same one).
 #
 # The package tarball is cached in build/debian/ by its package list: a
 # second run only rebuilds the image (seconds).
@@ -10,7 +14,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 dir=$top/build/debian
-pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,hostname,findutils
+pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,udev,hostname,findutils
 mkdir -p "$dir"
 tar=$dir/rootfs-$(echo "$pkgs" | md5sum | cut -c1-12).tar
 if [ ! -s "$tar" ]; then
@@ -18,6 +22,8 @@ if [ ! -s "$tar" ]; then
 	mmdebstrap --quiet --format=tar --variant=minbase --include="$pkgs" bookworm \
 	    "$tar.tmp"
 	mv "$tar.tmp" "$tar"
+	# one package list at a time: the older tarballs go
+	find "$dir" -maxdepth 1 -name 'rootfs-*.tar' ! -path "$tar" -delete
 fi
 root=$dir/root
 rm -rf "$root"
@@ -37,6 +43,15 @@ printf '127.0.0.1\tlocalhost\n127.0.1.1\tpvdebian\n' >"$root/etc/hosts"
 printf '/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n' >"$root/etc/fstab"
 [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C pidvisor-test \
     -f "$dir/id_ed25519"
+# For systemd: the same address, from its own network daemon.
+install -d "$root/etc/systemd/network"
+printf '[Match]\nType=ether\n\n[Network]\nAddress=10.0.2.15/24\n' \
+    >"$root/etc/systemd/network/20-qemu.network"
+ln -sf /lib/systemd/system/systemd-networkd.service \
+    "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+install -d "$root/etc/systemd/system/sockets.target.wants"
+ln -sf /lib/systemd/system/systemd-networkd.socket \
+    "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
 install -d -m 0700 "$root/root/.ssh"
 install -m 0600 "$dir/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 "$top/build/static/pidvisor" --check -c "$root/etc/pidvisor" >&2
