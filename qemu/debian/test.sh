@@ -3,13 +3,14 @@
 # `make debian` (a copy) with pidvisor as init, twice.  Each boot: ssh in
 # with the test's key (the only way in: user networking, restrict=on, a
 # host-forward from 127.0.0.1), every service ready and every boot task
-# done, rsyslog got a line from logger, `pidvisorctl poweroff` ends QEMU,
-# and e2fsck -n finds the file system clean, its journal empty.
+# done (hostname, sysctl.d), rsyslog got a line from logger, `pidvisorctl
+# poweroff` ends QEMU, and e2fsck -n finds the file system clean, its
+# journal empty.  Then once by Debian's systemd, the image's other init
+# (make debian-bench compares the two): it must still boot it on our
+# kernel with no unit failed.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$top/build/debian
+. "$(dirname "$0")/lib.sh"
 img=$dir/test.img
-key=$dir/id_ed25519
 n=0
 failed=0
 
@@ -24,74 +25,71 @@ ok() {
 	fi
 }
 
-# A TCP port on 127.0.0.1 that nothing listens on.
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || break
-	done
-	echo "$p"
-}
-
-gssh() {
-	ssh -i "$key" -p "$port" -o BatchMode=yes -o ConnectTimeout=5 \
-	    -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-	    -o LogLevel=ERROR root@127.0.0.1 "$@"
-}
-
-# Wait (deadline in s) until a command succeeds.
-until_ok() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
-
-qemu_gone() {
-	! kill -0 "$qpid" 2>/dev/null
-}
-
-boot() {
-	local b=$1 out
-	port=$(free_port)
-	serial=$dir/serial-$b.log
-	PV_SSH_PORT=$port PV_SERIAL=file:$serial \
-	    "$top/qemu/debian/boot.sh" "$img" </dev/null >"$dir/qemu-$b.log" 2>&1 &
-	qpid=$!
-	until_ok 180 gssh true 2>/dev/null
-	ok $? "boot $b: ssh answers" "$(tail -20 "$serial")"
-	out=$(gssh pidvisorctl status --json 2>&1)
-	ok $? "boot $b: pidvisorctl status" "$out"
-	local bad
+# Every service ready, every boot task done (else the others in $bad).
+all_ready() {
+	local out
+	out=$(gssh pidvisorctl status --json 2>&1) || { bad=$out; return 1; }
 	bad=$(printf '%s' "$out" | jq -r '.[] | select(.state != "ready" and
 	    .state != "done") | "\(.name): \(.state) (\(.reason))"' 2>&1)
 	[ -z "$bad" ] && printf '%s' "$out" | jq -e 'length >= 10' >/dev/null
-	ok $? "boot $b: every service ready, every boot task done" "$bad"
+}
+
+# The boot tasks did their work: the name, and Debian's sysctl.d (its
+# 50-pid-max.conf) applied.
+tasks_did() {
+	[ "$(gssh 'hostname; cat /proc/sys/kernel/pid_max')" = \
+	    "$(printf 'pvdebian\n4194304')" ]
+}
+
+# boot N [systemd]: one boot by pidvisor, or by Debian's systemd (the
+# other init of the image: it still boots it, on our kernel).
+boot() {
+	local b=$1 who=${2:-pidvisor} out
+	if [ "$who" = systemd ]; then
+		guest_boot "$img" "$b" init=/lib/systemd/systemd
+	else
+		guest_boot "$img" "$b"
+	fi
+	ok $? "boot $b ($who): ssh answers" "$(tail -20 "$serial")"
+	if [ "$who" = systemd ]; then
+		out=$(gssh timeout 120 systemctl is-system-running --wait 2>&1)
+		[ "$out" = running ]
+		ok $? "boot $b ($who): every unit started, none failed" \
+		    "$out: $(gssh systemctl --failed --no-legend 2>&1)"
+	else
+		out=$(gssh pidvisorctl status --json 2>&1)
+		ok $? "boot $b ($who): pidvisorctl status" "$out"
+		# ssh may answer before the last of the others is ready
+		until_ok 60 all_ready
+		ok $? "boot $b ($who): every service ready, every boot task done" \
+		    "$bad"
+	fi
+	tasks_did
+	ok $? "boot $b ($who): hostname set, sysctl.d applied"
 	local tag=pidvisor-test-$b-$RANDOM
 	gssh "logger $tag; for i in \$(seq 1 100); do grep -q $tag /var/log/syslog && exit 0; sleep 0.1; done; exit 1"
-	ok $? "boot $b: rsyslog wrote logger's line"
-	gssh pidvisorctl poweroff >/dev/null 2>&1
-	until_ok 60 qemu_gone
-	ok $? "boot $b: poweroff ended QEMU" "$(tail -20 "$serial")"
-	kill -KILL "$qpid" 2>/dev/null
-	wait "$qpid" 2>/dev/null
+	ok $? "boot $b ($who): rsyslog wrote logger's line"
+	if [ "$who" = systemd ]; then
+		gssh systemctl poweroff >/dev/null 2>&1
+	else
+		gssh pidvisorctl poweroff >/dev/null 2>&1
+	fi
+	guest_end
+	ok $? "boot $b ($who): poweroff ended QEMU" "$(tail -20 "$serial")"
 	out=$(e2fsck -n "$img" 2>&1)
 	[ $? = 0 ] && ! grep -q "journal recovery" <<<"$out"
-	ok $? "boot $b: the file system is clean" "$out"
+	ok $? "boot $b ($who): the file system is clean" "$out"
 }
 
 if [ ! -s "$dir/rootfs.img" ]; then
 	echo "not ok 1 - debian: no image (make debian)"
 	exit 1
 fi
-qpid=
-trap '[ -n "$qpid" ] && kill -KILL "$qpid" 2>/dev/null; rm -f "$img"' EXIT
+trap 'guest_kill; rm -f "$img"' EXIT
 cp --sparse=always "$dir/rootfs.img" "$img"
 boot 1
 boot 2
+boot 3 systemd
 rm -f "$img"
 echo "# debian: $n tests, $failed failed"
 [ $failed = 0 ]
