@@ -1,0 +1,143 @@
+#!/bin/bash
+# qemu/debian/bench.sh [ROUNDS] - the same Debian image (make debian)
+# booted by pidvisor and by Debian's systemd (init=/lib/systemd/systemd),
+# ROUNDS (3) measured boots each, interleaved, after one warm-up boot of
+# each (systemd commits its machine-id and makes its journal on the
+# first).  Each init boots its own copy of the image, under TCG, 2 CPUs,
+# 1 GiB, the same kernel and command line.
+#
+# Measured in the guest's own clock (CLOCK_MONOTONIC, from kernel start):
+#   init        the kernel runs /sbin/init or systemd (its log line)
+#   tasks done  pidvisor: the last boot task done (ready = exit);
+#               systemd: sysinit.target reached (its boot tasks)
+#   sshd ready  pidvisor: ssh's ready_at (READY=1); systemd: ssh.service's
+#               ActiveEnterTimestampMonotonic (READY=1, Type=notify)
+#   all ready   pidvisor: the last ready_at of all; systemd: the end of its
+#               boot transaction (FinishTimestampMonotonic, "Startup
+#               finished"), once is-system-running says "running"
+#   power-off   from a line written to /dev/kmsg just before `pidvisorctl
+#               poweroff` / `systemctl poweroff` to the kernel's
+#               "reboot: Power down", both in the console log
+# pidvisor's ready_at is wall time: it is turned into uptime with one
+# reading of both clocks (/proc/uptime: 10 ms steps).
+#
+# Prints a Markdown table of medians (and every boot), writes the same to
+# build/debian/bench.md and the raw figures to build/debian/bench.json.
+set -u
+. "$(dirname "$0")/lib.sh"
+rounds=${1:-3}
+raw=$dir/bench-raw.txt
+: >"$raw"
+trap 'guest_kill; rm -f "$dir"/bench-pidvisor.img "$dir"/bench-systemd.img' EXIT
+
+# (measure runs in a subshell: QEMU goes here, not by the trap)
+die() {
+	guest_kill
+	echo "debian-bench: $*" >&2
+	exit 1
+}
+
+# Seconds of the last "[   12.345678] $1" kernel message on the console
+# (a getty's prompt may precede it on its line).
+console_time() {
+	sed 's/\x1b\[[0-9;]*[mK]//g' "$serial" |
+	    grep -a -o -- "\[ *[0-9]*\.[0-9]*\] $1" | tail -1 |
+	    sed 's/^\[ *\([0-9.]*\)\].*/\1/'
+}
+
+pidvisor_ready() {
+	local bad
+	bad=$(gssh pidvisorctl status --json | jq -r '.[] | select(.state !=
+	    "ready" and .state != "done") | .name' 2>&1) && [ -z "$bad" ]
+}
+
+# One boot: prints "init tasks sshd all poweroff" in seconds.
+measure() {
+	local who=$1 tag=$2 out init tasks sshd all off t0 t1
+	local args=()
+	[ "$who" = systemd ] && args=(init=/lib/systemd/systemd)
+	guest_boot "$dir/bench-$who.img" "bench-$tag" "${args[@]}" ||
+	    die "$who ($tag): no ssh within 180 s; see $serial"
+	if [ "$who" = pidvisor ]; then
+		until_ok 120 pidvisor_ready ||
+		    die "pidvisor ($tag): not all ready: $(gssh pidvisorctl status)"
+		out=$(gssh 'read u _ </proc/uptime; r=$(date +%s.%N)
+		    echo "$u $r"; pidvisorctl status --json') ||
+		    die "pidvisor ($tag): status failed"
+		# ready_at, "2026-12-05T09:10:11.123Z", as uptime seconds
+		read -r tasks sshd all < <(printf '%s' "$out" | sed 1d | jq -r \
+		    --argjson off "$(printf '%s' "$out" | head -1 |
+		    awk '{ printf "%.3f", $2 - $1 }')" '
+		    def up: (.[0:19] + "Z" | fromdateiso8601) +
+		        (.[20:23] | tonumber) / 1000 - $off;
+		    [ (map(select(.state == "done") | .ready_at | up) | max),
+		      (map(select(.name == "ssh") | .ready_at | up) | first),
+		      (map(.ready_at | up) | max) ] | map(. * 1000 | round / 1000)
+		    | "\(.[0]) \(.[1]) \(.[2])"')
+		gssh 'echo pvbench-poweroff >/dev/kmsg; pidvisorctl poweroff' \
+		    >/dev/null 2>&1
+	else
+		out=$(gssh timeout 120 systemctl is-system-running --wait)
+		[ "$out" = running ] || die "systemd ($tag): $out: $(gssh \
+		    systemctl --failed --no-legend)"
+		read -r tasks sshd all < <(gssh '
+		    m() { systemctl show -P ActiveEnterTimestampMonotonic "$1"; }
+		    echo $(m sysinit.target) $(m ssh.service) \
+		        $(systemctl show -P FinishTimestampMonotonic)' |
+		    awk '{ printf "%.3f %.3f %.3f\n", $1/1e6, $2/1e6, $3/1e6 }')
+		gssh 'echo pvbench-poweroff >/dev/kmsg; systemctl poweroff' \
+		    >/dev/null 2>&1
+	fi
+	guest_end || die "$who ($tag): still running 60 s after poweroff"
+	init=$(console_time 'Run .* as init process')
+	t0=$(console_time 'pvbench-poweroff')
+	t1=$(console_time 'reboot: Power down')
+	[ -n "$init" ] && [ -n "$t0" ] && [ -n "$t1" ] && [ -n "$all" ] ||
+	    die "$who ($tag): figures missing; see $serial"
+	off=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	echo "$init $tasks $sshd $all $off"
+}
+
+[ -s "$dir/rootfs.img" ] || die "no image (make debian)"
+for who in pidvisor systemd; do
+	cp --sparse=always "$dir/rootfs.img" "$dir/bench-$who.img"
+	echo "# $who: warm-up boot" >&2
+	measure "$who" "$who-0" >/dev/null
+done
+for r in $(seq 1 "$rounds"); do
+	for who in pidvisor systemd; do
+		line=$(measure "$who" "$who-$r") || exit 1
+		echo "$who $r $line" >>"$raw"
+		echo "# $who boot $r: $line" >&2
+	done
+done
+
+# The table: medians, and every boot.
+awk -v rounds="$rounds" '
+function median(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	n[$1]++
+	for (k = 3; k <= 7; k++) { v[$1, k, n[$1]] = $k; all[$1, k] = all[$1, k] " " $k }
+}
+END {
+	split("init started|boot tasks done (systemd: sysinit.target)|sshd ready|all services ready|power-off", name, "|")
+	printf "| figure (s, median of %d) | pidvisor | systemd | systemd / pidvisor | pidvisor boots | systemd boots |\n", rounds
+	print "|---|---|---|---|---|---|"
+	for (k = 3; k <= 7; k++) {
+		for (i = 1; i <= n["pidvisor"]; i++) p[i] = v["pidvisor", k, i]
+		for (i = 1; i <= n["systemd"]; i++) s[i] = v["systemd", k, i]
+		mp = median(p, n["pidvisor"]); ms = median(s, n["systemd"])
+		printf "| %s | %.2f | %.2f | %.2f | %s | %s |\n", name[k - 2], mp, ms,
+		    (mp > 0 ? ms / mp : 0), all["pidvisor", k], all["systemd", k]
+	}
+}' "$raw" | tee "$dir/bench.md"
+jq -R -s 'split("\n") | map(select(length > 0) | split(" ") |
+    { init: .[0], boot: (.[1] | tonumber), init_started: (.[2] | tonumber),
+      tasks_done: (.[3] | tonumber), sshd_ready: (.[4] | tonumber),
+      all_ready: (.[5] | tonumber), poweroff: (.[6] | tonumber) })' \
+    "$raw" >"$dir/bench.json"
