@@ -55,7 +55,7 @@ help:
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
 	@echo "make debian     build/debian/rootfs.img: stock Debian 12, pidvisor as init"
-	@echo "make debian-test  the Debian tier alone: two boots, ssh, clean fs"
+	@echo "make debian-test  the Debian tier alone: 3 boots, ssh, clean fs"
 	@echo "make debian-bench  pidvisor vs systemd booting that image"
 	@echo "make run-debian boot the Debian image (ssh on 127.0.0.1:2222)"
 	@echo "make attack-test  the attacks of SECURITY.md on the sanitized daemon"
@@ -312,7 +312,8 @@ run: deps initramfs
 	@qemu/boot.sh
 
 # A stock Debian 12 with pidvisor as init (qemu/debian/): the image, its
-# test (two boots; part of make test) and an interactive boot of it.
+# test (two boots by pidvisor, one by systemd; part of make test), the
+# head-to-head with systemd, and an interactive boot of it.
 DEBIAN_FILES	 = qemu/debian/build.sh $(wildcard qemu/debian/pidvisor/*.ini \
 		   qemu/debian/pidvisor/services/*.ini)
 
