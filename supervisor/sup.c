@@ -1399,8 +1399,8 @@ static int
 sup_paths(struct sup *sup, const char *sock)
 {
 	const char	*env = getenv("PIDVISOR_SOCKET"), *slash;
-	char		*dir, buf[CTL_SOCKET_PATH_MAX];
-	int		 n, i, rc;
+	char		*dir, buf[CTL_SOCKET_PATH_MAX], first[CTL_SOCKET_PATH_MAX];
+	int		 n, i, rc, first_rc = 0;
 
 	if (sock == NULL && env != NULL && *env)
 		sock = env;
@@ -1414,9 +1414,17 @@ sup_paths(struct sup *sup, const char *sock)
 		}
 		if ((rc = ctl_socket_dir(sock)) < 0) {
 			log_debug("control socket %s: %s", sock, strerror(-rc));
+			if (first_rc == 0) {
+				snprintf(first, sizeof(first), "%s", sock);
+				first_rc = rc;
+			}
 			sock = NULL;
 		}
 	}
+	/* A client looks in the first place first: say where it went. */
+	if (first_rc != 0 && strcmp(first, sock) != 0)
+		log_warn("control socket %s: %s; using %s", first,
+		    strerror(-first_rc), sock);
 	if ((sup->ctl_path = strdup(sock)) == NULL)
 		return -ENOMEM;
 	if (sup->conf.sup.notify_socket) {

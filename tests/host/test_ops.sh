@@ -466,3 +466,32 @@ restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 	expect_match "$OUT" "pidvisor.ini: log_format = json"
 	pv_down
 }
+
+# With no socket named, root's pidvisor takes /run/pidvisor; where /run
+# is read-only it falls back to /tmp/pidvisor-0, says so in its log, and
+# pidvisorctl finds it there.  (A mount namespace of the test's own:
+# read-only /run, an empty /tmp, the test's directory at /mnt.)
+t_socket_fallback() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	unshare --pid --fork --mount --mount-proc --kill-child sh -c '
+		mount --bind "$1" /mnt && mount -t tmpfs tmpfs /tmp &&
+		mount -t tmpfs -o ro tmpfs /run &&
+		exec "$2" -v -c /mnt/conf >/mnt/log 2>&1' sh "$T" "$PV" &
+	UNSHARE_PID=$!
+	fallback_answers() {
+		[ -n "$PV_PID" ] || PV_PID=$(cat \
+		    /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children 2>/dev/null)
+		PV_PID=${PV_PID%% *}
+		[ -n "$PV_PID" ] && ns "$CTL" status a >/dev/null 2>&1
+	}
+	PV_PID=
+	wait_until 10000 fallback_answers ||
+	    fail "no answer at the fallback socket: $(cat "$T/log")"
+	expect_match "$(cat "$T/log")" "control socket /run/pidvisor/control.sock: \
+Read-only file system; using /tmp/pidvisor-0/control.sock" "the log"
+	expect_match "$(ns "$CTL" status a 2>/dev/null)" $'\na +(starting|ready) ' "status"
+	pv_down
+}
