@@ -327,7 +327,7 @@ debian-test: debian kernel
 	@tests/run.sh debian
 
 # pidvisor against systemd as the init of that image: boot timeline and
-# power-off, median of 3 (6 measured boots, 2 warm-up; about 6 minutes).
+# power-off, median of 3 (6 measured boots, 2 warm-up; about 2.5 minutes).
 debian-bench: debian kernel
 	@qemu/debian/bench.sh 3
 

@@ -45,12 +45,6 @@ console_time() {
 	    sed 's/^\[ *\([0-9.]*\)\].*/\1/'
 }
 
-pidvisor_ready() {
-	local bad
-	bad=$(gssh pidvisorctl status --json | jq -r '.[] | select(.state !=
-	    "ready" and .state != "done") | .name' 2>&1) && [ -z "$bad" ]
-}
-
 # One boot: prints "init tasks sshd all poweroff" in seconds.
 measure() {
 	local who=$1 tag=$2 out init tasks sshd all off t0 t1
@@ -60,7 +54,7 @@ measure() {
 	    die "$who ($tag): no ssh within 180 s; see $serial"
 	if [ "$who" = pidvisor ]; then
 		until_ok 120 pidvisor_ready ||
-		    die "pidvisor ($tag): not all ready: $(gssh pidvisorctl status)"
+		    die "pidvisor ($tag): not all ready: $bad"
 		out=$(gssh 'read u _ </proc/uptime; r=$(date +%s.%N)
 		    echo "$u $r"; pidvisorctl status --json') ||
 		    die "pidvisor ($tag): status failed"
@@ -77,7 +71,7 @@ measure() {
 		gssh 'echo pvbench-poweroff >/dev/kmsg; pidvisorctl poweroff' \
 		    >/dev/null 2>&1
 	else
-		out=$(gssh timeout 120 systemctl is-system-running --wait)
+		out=$(gssh timeout 100 systemctl is-system-running --wait)
 		[ "$out" = running ] || die "systemd ($tag): $out: $(gssh \
 		    systemctl --failed --no-legend)"
 		read -r tasks sshd all < <(gssh '

@@ -17,10 +17,21 @@ free_port() {
 	echo "$p"
 }
 
+# A command in the guest, as root; 120 s at most, whatever the guest does.
 gssh() {
-	ssh -i "$key" -p "$port" -o BatchMode=yes -o ConnectTimeout=5 \
-	    -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-	    -o LogLevel=ERROR root@127.0.0.1 "$@"
+	timeout -k 5 120 ssh -i "$key" -p "$port" -o BatchMode=yes \
+	    -o ConnectTimeout=5 -o StrictHostKeyChecking=no \
+	    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1 "$@"
+}
+
+# pidvisor's every service ready and every boot task done; else those
+# that are not (or why status failed) in $bad.
+pidvisor_ready() {
+	local out
+	out=$(gssh pidvisorctl status --json 2>&1) || { bad=$out; return 1; }
+	bad=$(printf '%s' "$out" | jq -r '.[] | select(.state != "ready" and
+	    .state != "done") | "\(.name): \(.state) (\(.reason))"' 2>&1)
+	[ -z "$bad" ] && printf '%s' "$out" | jq -e 'length >= 10' >/dev/null
 }
 
 # Wait (deadline in s) until a command succeeds.

@@ -25,15 +25,6 @@ ok() {
 	fi
 }
 
-# Every service ready, every boot task done (else the others in $bad).
-all_ready() {
-	local out
-	out=$(gssh pidvisorctl status --json 2>&1) || { bad=$out; return 1; }
-	bad=$(printf '%s' "$out" | jq -r '.[] | select(.state != "ready" and
-	    .state != "done") | "\(.name): \(.state) (\(.reason))"' 2>&1)
-	[ -z "$bad" ] && printf '%s' "$out" | jq -e 'length >= 10' >/dev/null
-}
-
 # The boot tasks did their work: the name, and Debian's sysctl.d (its
 # 50-pid-max.conf) applied.
 tasks_did() {
@@ -52,7 +43,7 @@ boot() {
 	fi
 	ok $? "boot $b ($who): ssh answers" "$(tail -20 "$serial")"
 	if [ "$who" = systemd ]; then
-		out=$(gssh timeout 120 systemctl is-system-running --wait 2>&1)
+		out=$(gssh timeout 100 systemctl is-system-running --wait 2>&1)
 		[ "$out" = running ]
 		ok $? "boot $b ($who): every unit started, none failed" \
 		    "$out: $(gssh systemctl --failed --no-legend 2>&1)"
@@ -60,7 +51,7 @@ boot() {
 		out=$(gssh pidvisorctl status --json 2>&1)
 		ok $? "boot $b ($who): pidvisorctl status" "$out"
 		# ssh may answer before the last of the others is ready
-		until_ok 60 all_ready
+		until_ok 60 pidvisor_ready
 		ok $? "boot $b ($who): every service ready, every boot task done" \
 		    "$bad"
 	fi

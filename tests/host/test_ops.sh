@@ -485,7 +485,11 @@ t_socket_fallback() {
 		[ -n "$PV_PID" ] || PV_PID=$(cat \
 		    /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children 2>/dev/null)
 		PV_PID=${PV_PID%% *}
-		[ -n "$PV_PID" ] && ns "$CTL" status a >/dev/null 2>&1
+		[ -n "$PV_PID" ] && ns "$CTL" status a >/dev/null 2>&1 &&
+		    return 0
+		kill -0 "$UNSHARE_PID" 2>/dev/null ||
+		    fail "pidvisor exited: $(cat "$T/log")"
+		return 1
 	}
 	PV_PID=
 	wait_until 10000 fallback_answers ||
