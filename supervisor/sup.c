@@ -1421,9 +1421,13 @@ sup_paths(struct sup *sup, const char *sock)
 			sock = NULL;
 		}
 	}
-	/* A client looks in the first place first: say where it went. */
+	/*
+	 * Say why not the first place (a client looks there first); not a
+	 * warning: a read-only container with a writable /tmp is a setup,
+	 * not a fault.
+	 */
 	if (first_rc != 0 && strcmp(first, sock) != 0)
-		log_warn("control socket %s: %s; using %s", first,
+		log_info("control socket %s: %s; using %s", first,
 		    strerror(-first_rc), sock);
 	if ((sup->ctl_path = strdup(sock)) == NULL)
 		return -ENOMEM;

@@ -468,7 +468,7 @@ restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 }
 
 # With no socket named, root's pidvisor takes /run/pidvisor; where /run
-# is read-only it falls back to /tmp/pidvisor-0, says so in its log, and
+# is read-only it falls back to /tmp/pidvisor-0, says why in its log, and
 # pidvisorctl finds it there.  (A mount namespace of the test's own:
 # read-only /run, an empty /tmp, the test's directory at /mnt.)
 t_socket_fallback() {
