@@ -9,7 +9,7 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
 		   output.c notifysock.c closer.c env.c pidmap.c status.c conf_key.c \
-		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c \
+		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c reexec.c state.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)

@@ -349,6 +349,28 @@ cgroup_init(struct cgroups *cg, const struct sup_conf *sc, bool pid1)
 	return 0;
 }
 
+/*
+ * The services' parent that the binary before us set up (base), or why
+ * there is none: cgroup_init() again would move us a level down.
+ */
+int
+cgroup_adopt(struct cgroups *cg, const char *base, const char *why)
+{
+	cg->base_fd = -1;
+	cg->base = NULL;
+	if (base == NULL)
+		return cg_none(cg, 0, "%s", why ? why : "none");
+	if ((cg->base_fd = open(base, O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cg_none(cg, -errno, "%s: %s", base, strerror(errno));
+	if ((cg->base = strdup(base)) == NULL) {
+		close(cg->base_fd);
+		cg->base_fd = -1;
+		return cg_none(cg, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	cg->why[0] = '\0';
+	return 0;
+}
+
 void
 cgroup_fini(struct cgroups *cg)
 {

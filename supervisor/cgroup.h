@@ -14,6 +14,7 @@ struct cgroups {
 };
 
 int	cgroup_init(struct cgroups *cg, const struct sup_conf *sc, bool pid1);
+int	cgroup_adopt(struct cgroups *cg, const char *base, const char *why);
 void	cgroup_fini(struct cgroups *cg);
 int	cgroup_svc_open(struct cgroups *cg, const struct svc_def *d);
 void	cgroup_svc_remove(struct cgroups *cg, const char *name);

@@ -132,6 +132,24 @@ conf_init(struct conf *c)
 	c->etc = "/etc";
 }
 
+/* What a service has where its file says nothing. */
+void
+svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
+{
+	d->restart = RESTART_ALWAYS;
+	d->restart_delay = 100;
+	d->restart_delay_max = 30000;
+	d->start_limit_burst = 5;
+	d->start_limit_interval = 10000;
+	d->ready = READY_EXEC;
+	d->ready_timeout = 30000;
+	d->stop_signal = SIGTERM;
+	d->reload_signal = SIGHUP;
+	d->stop_timeout = 10000;
+	d->enabled = true;
+	d->log = sc->log;
+}
+
 /* Free one service definition. */
 void
 svc_def_free(struct svc_def *d)
@@ -1549,18 +1567,7 @@ conf_parse_def(struct conf *c, const char *file, const char *name,
 	}
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		goto nomem;
-	d->restart = RESTART_ALWAYS;
-	d->restart_delay = 100;
-	d->restart_delay_max = 30000;
-	d->start_limit_burst = 5;
-	d->start_limit_interval = 10000;
-	d->ready = READY_EXEC;
-	d->ready_timeout = 30000;
-	d->stop_signal = SIGTERM;
-	d->reload_signal = SIGHUP;
-	d->stop_timeout = 10000;
-	d->enabled = true;
-	d->log = c->sup.log;
+	svc_def_defaults(d, &c->sup);
 	d->name = strdup(name);
 	d->file = strdup(file);
 	if ((defs = realloc(c->defs, (c->ndefs + 1) * sizeof(*defs))) != NULL)

@@ -321,6 +321,13 @@ bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
 int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
 void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
 const char	*log_sink_name(enum log_sink k);
+void		 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc);
+
+struct st_w;
+struct st_r;
+void		 conf_keys_save(struct st_w *w, enum conf_section sec,
+		     const void *obj);
+int		 conf_keys_load(struct st_r *r, enum conf_section sec, void *obj);
 const char	*kill_mode_name(enum kill_mode m);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * conf_key.c - what the key table (conf.c) says of a value: are two
  * equal (svc_def_equal, reload's diff), how does it read (show), copy
- * it (a live key on reload).  Each key names the fields it sets, by
+ * it (a live key on reload), write it for the next binary and read it
+ * back (reexec.c).  Each key names the fields it sets, by
  * offset and kind; nothing here knows a key by name.
  */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "state.h"
 
 /* Where a field of a key is, in the object it belongs to. */
 static const void *
@@ -270,4 +272,196 @@ conf_key_copy(const struct conf_key *k, void *dst, const void *src)
 		}
 	}
 	return 0;
+}
+
+/* One field's value, by its kind. */
+static void
+field_save(struct st_w *w, const struct conf_field *f, const void *obj)
+{
+	const void	*p = field_at(obj, f);
+	size_t		 i, n;
+
+	st_u8(w, f->kind);
+	switch (f->kind) {
+	case F_STR:
+		st_str(w, *(char *const *)p);
+		break;
+	case F_STRV:
+		st_strv(w, *(char *const *const *)p);
+		break;
+	case F_DEPS: {
+		const struct svc_dep	*d = *(struct svc_dep *const *)p;
+
+		n = field_count(obj, f);
+		st_u32(w, (uint32_t)n);
+		for (i = 0; i < n; i++) {
+			st_str(w, d[i].name);
+			st_u32(w, (uint32_t)d[i].line);
+		}
+		break;
+	}
+	case F_GIDS: {
+		const gid_t	*g = *(gid_t *const *)p;
+
+		n = field_count(obj, f);
+		st_u32(w, (uint32_t)n);
+		for (i = 0; i < n; i++)
+			st_u32(w, g[i]);
+		break;
+	}
+	case F_BOOL:
+		st_u8(w, *(const bool *)p);
+		break;
+	case F_U8:
+		st_u8(w, *(const uint8_t *)p);
+		break;
+	case F_I32:
+	case F_U32:
+		st_u32(w, *(const uint32_t *)p);
+		break;
+	case F_U64:
+		st_u64(w, *(const uint64_t *)p);
+		break;
+	}
+}
+
+/*
+ * Every key of a section, of obj (a struct svc_def or struct sup_conf),
+ * each by its name: a binary whose structs differ reads it field by
+ * field, and refuses a key it does not know.
+ */
+void
+conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
+{
+	uint32_t	n = 0;
+	size_t		i, k;
+
+	for (i = 0; i < K__COUNT; i++)
+		n += conf_keys[i].section == sec;
+	st_u32(w, n);
+	for (i = 0; i < K__COUNT; i++) {
+		const struct conf_key	*key = &conf_keys[i];
+
+		if (key->section != sec)
+			continue;
+		st_str(w, key->name);
+		for (k = 0; k < ARRAY_SIZE(key->f) && key->f[k].kind; k++)
+			;
+		st_u8(w, (uint8_t)k);
+		for (k = 0; k < ARRAY_SIZE(key->f) && key->f[k].kind; k++)
+			field_save(w, &key->f[k], obj);
+	}
+}
+
+/* Read one field into obj; what was there (a default) is replaced. */
+static void
+field_load(struct st_r *r, const struct conf_field *f, void *obj)
+{
+	void		*p = (char *)obj + f->off;
+	size_t		*cnt = (size_t *)(void *)((char *)obj + f->cnt);
+	uint32_t	 i, n;
+
+	switch (f->kind) {
+	case F_STR:
+		free(*(char **)p);
+		st_get_str(r, (char **)p);
+		break;
+	case F_STRV:
+		strv_free(*(char ***)p);
+		st_get_strv(r, (char ***)p);
+		break;
+	case F_DEPS: {
+		struct svc_dep	*d;
+
+		if ((n = st_get_u32(r)) > r->n - r->off) {
+			st_fail(r, "%u dependencies, more than the state holds",
+			    n);
+			return;
+		}
+		if (n == 0 || st_bad(r))
+			return;
+		if ((d = calloc(n, sizeof(*d))) == NULL) {
+			st_fail(r, "%s", strerror(ENOMEM));
+			return;
+		}
+		*(struct svc_dep **)p = d;
+		*cnt = n;
+		for (i = 0; i < n; i++) {
+			st_get_str(r, &d[i].name);
+			d[i].line = (int)st_get_u32(r);
+			if (d[i].name == NULL)
+				st_fail(r, "a dependency without a name");
+		}
+		break;
+	}
+	case F_GIDS: {
+		gid_t	*g;
+
+		if ((n = st_get_u32(r)) > (r->n - r->off) / 4) {
+			st_fail(r, "%u groups, more than the state holds", n);
+			return;
+		}
+		if (n == 0 || st_bad(r))
+			return;
+		if ((g = calloc(n, sizeof(*g))) == NULL) {
+			st_fail(r, "%s", strerror(ENOMEM));
+			return;
+		}
+		*(gid_t **)p = g;
+		*cnt = n;
+		for (i = 0; i < n; i++)
+			g[i] = st_get_u32(r);
+		break;
+	}
+	case F_BOOL:
+		*(bool *)p = st_get_u8(r) != 0;
+		break;
+	case F_U8:
+		*(uint8_t *)p = st_get_u8(r);
+		break;
+	case F_I32:
+	case F_U32:
+		*(uint32_t *)p = st_get_u32(r);
+		break;
+	case F_U64:
+		*(uint64_t *)p = st_get_u64(r);
+		break;
+	}
+}
+
+/* What conf_keys_save() wrote, into obj (its defaults set already). */
+int
+conf_keys_load(struct st_r *r, enum conf_section sec, void *obj)
+{
+	uint32_t	n = st_get_u32(r), i;
+
+	for (i = 0; i < n && !st_bad(r); i++) {
+		const struct conf_key	*key;
+		char			*name;
+		uint8_t			 nf, k;
+
+		if (!st_get_str(r, &name) || name == NULL) {
+			st_fail(r, "a key without a name");
+			break;
+		}
+		key = conf_key_find(sec, name);
+		nf = st_get_u8(r);
+		for (k = 0; key && k < nf && k < ARRAY_SIZE(key->f); k++)
+			if (key->f[k].kind == F_NONE)
+				break;
+		if (key == NULL || k != nf || (k < ARRAY_SIZE(key->f) &&
+		    key->f[k].kind != F_NONE))
+			st_fail(r, "key '%s' is %s to this binary", name,
+			    key ? "of another shape" : "unknown");
+		free(name);
+		for (k = 0; k < nf && !st_bad(r); k++) {
+			if (st_get_u8(r) != key->f[k].kind) {
+				st_fail(r, "key '%s' is of another kind here",
+				    key->name);
+				break;
+			}
+			field_load(r, &key->f[k], obj);
+		}
+	}
+	return st_bad(r) ? -EINVAL : 0;
 }

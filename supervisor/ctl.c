@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "ctl.h"
 #include "spawn.h"
+#include "state.h"
 #include "status.h"
 #include "sup.h"
 
@@ -38,6 +39,7 @@ enum ctl_wait {
 	WAIT_DOWN,		/* stop --wait */
 	WAIT_STATE,		/* wait NAME STATE */
 	WAIT_RELOAD,		/* reload NAME */
+	WAIT_REEXEC,		/* reexec: answered by sup_reexec_end() */
 };
 
 struct ctl_client {
@@ -84,6 +86,8 @@ ctl_client_free(struct ctl_client *c)
 {
 	struct ctl	*ctl = c->ctl;
 
+	if (ctl->reexec_client == c)
+		ctl->reexec_client = NULL;
 	ev_io_stop(ctl->loop, &c->io);
 	ev_timer_stop(ctl->loop, &c->timer);
 	close(c->fd);
@@ -936,6 +940,41 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 		ctl_ok(c);
 }
 
+/*
+ * reexec [--binary PATH]: answered once the new binary runs (by it), or
+ * with why not (by us, still running).
+ */
+static void
+cmd_reexec(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct ctl	*ctl = c->ctl;
+	char		 err[512];
+
+	if (ctl_refuse_stopping(c))
+		return;
+	if (ctl->reexec_client != NULL) {
+		ctl_reply(c, CTL_EFAIL, "a re-exec is under way");
+		return;
+	}
+	ctl->reexec_client = c;
+	c->wait = WAIT_REEXEC;
+	ev_timer_stop(ctl->loop, &c->timer);
+	if (sup_reexec(ctl->sup, a->binary, err, sizeof(err)) < 0)
+		ctl_reexec_end(ctl, CTL_EFAIL, err);
+}
+
+/* The re-exec is over (or refused): tell whoever asked for it. */
+void
+ctl_reexec_end(struct ctl *ctl, int code, const char *msg)
+{
+	struct ctl_client	*c = ctl->reexec_client;
+
+	if (c == NULL)
+		return;
+	ctl->reexec_client = NULL;
+	ctl_reply(c, code, "%s", msg);
+}
+
 static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_STATUS] = cmd_status,
 	[VERB_START] = cmd_start,
@@ -952,6 +991,7 @@ static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_PRESSURE] = cmd_pressure,
 	[VERB_SHOW] = cmd_show,
 	[VERB_CAT] = cmd_cat,
+	[VERB_REEXEC] = cmd_reexec,
 };
 
 /*
@@ -1283,4 +1323,88 @@ ctl_close(struct ctl *ctl)
 		unix_unlink(ctl->path, &ctl->id);
 		ctl->fd = -1;
 	}
+}
+
+/*
+ * Before the exec: every client but the one that asked is told to try
+ * again (a follower too: its lines go on in the new binary's ring), and
+ * goes.  Connections not yet accepted wait in the socket's queue.
+ */
+void
+ctl_reexec_drop(struct ctl *ctl)
+{
+	struct ctl_client	*c, *next;
+
+	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		if (c == ctl->reexec_client)
+			continue;
+		ctl_end_put(&c->out, CTL_EAGAIN, c->follow ?
+		    "pidvisor is re-executing; follow again" :
+		    "pidvisor is re-executing; try again");
+		/* What fits now; a client that does not read loses it. */
+		while (c->outoff < c->out.len) {
+			ssize_t	n = send(c->fd, c->out.data + c->outoff,
+				    c->out.len - c->outoff, MSG_NOSIGNAL |
+				    MSG_DONTWAIT);
+
+			if (n <= 0)
+				break;
+			c->outoff += (size_t)n;
+		}
+		ctl_client_free(c);
+	}
+}
+
+/* The socket for the next binary: its fd, its file, who asked. */
+void
+ctl_state_save(struct ctl *ctl, struct st_w *w)
+{
+	st_fd(w, ctl->fd);
+	st_u64(w, (uint64_t)ctl->id.dev);
+	st_u64(w, (uint64_t)ctl->id.ino);
+	st_fd(w, ctl->reexec_client ? ctl->reexec_client->fd : -1);
+}
+
+/*
+ * Take over the socket of the binary before us, and the client that
+ * asked for the re-exec (to be answered with ctl_reexec_end()).
+ */
+int
+ctl_state_load(struct ctl *ctl, struct st_r *r)
+{
+	struct ctl_client	*c;
+	int			 fd, cfd;
+
+	fd = st_get_fd(r);
+	ctl->id.dev = (dev_t)st_get_u64(r);
+	ctl->id.ino = (ino_t)st_get_u64(r);
+	cfd = st_get_fd(r);
+	if (st_bad(r))
+		return -EINVAL;
+	ev_init(&ctl->retry_w, ctl_on_retry);
+	if (fd >= 0) {
+		ctl->fd = fd;
+		ev_io_init(&ctl->w, ctl_on_accept, fd, EV_READ);
+		ev_set_priority(&ctl->w, EV_MAXPRI);
+		ev_io_start(ctl->loop, &ctl->w);
+		ctl_spare_take(ctl);
+	}
+	if (cfd < 0)
+		return 0;
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		close(cfd);
+		return 0;	/* it is told nothing; it sees the end */
+	}
+	c->ctl = ctl;
+	c->fd = cfd;
+	c->priv = true;
+	c->wait = WAIT_REEXEC;
+	LIST_INSERT_HEAD(&ctl->clients, c, entry);
+	ctl->nclients++;
+	ev_io_init(&c->io, ctl_on_io, cfd, EV_READ);
+	ev_io_start(ctl->loop, &c->io);
+	ev_init(&c->timer, ctl_on_timer);
+	ctl->reexec_client = c;
+	return 0;
 }

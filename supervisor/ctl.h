@@ -34,12 +34,20 @@ struct ctl {
 	ev_timer		 retry_w;	/* out of fds: accept later */
 	struct ctl_clients	 clients;
 	unsigned		 nclients;
+	struct ctl_client	*reexec_client;	/* asked for the re-exec */
 };
+
+struct st_w;
+struct st_r;
 
 int	ctl_listen(struct ctl *ctl);
 void	ctl_close(struct ctl *ctl);
 void	ctl_svc_changed(struct ctl *ctl, struct svc *s);
 void	ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l);
 void	ctl_svc_removed(struct ctl *ctl, struct svc *s);
+void	ctl_reexec_end(struct ctl *ctl, int code, const char *msg);
+void	ctl_reexec_drop(struct ctl *ctl);
+void	ctl_state_save(struct ctl *ctl, struct st_w *w);
+int	ctl_state_load(struct ctl *ctl, struct st_r *r);
 
 #endif

@@ -23,6 +23,8 @@ usage(FILE *f)
 	    "error,\n"
 	    "                         exit 1 if there is one; run nothing\n"
 	    "  -V, --version          print the version\n"
+	    "      --state-versions   the state versions it can take over "
+	    "(reexec)\n"
 	    "  -h, --help             this help\n", CTL_SOCKET_DEFAULT);
 }
 
@@ -63,9 +65,16 @@ main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		/* A re-exec's (reexec.c): not for people. */
+		{ "state-versions", no_argument, NULL, 'S' },
+		{ "restore", required_argument, NULL, 'R' },
+		{ "previous", required_argument, NULL, 'P' },
+		{ "fallback", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int		 ch, rc, level = LOG_INFO;
+	struct sup_restore rs;
+	const char	*fallback = NULL;
+	int		 ch, rc, level = LOG_INFO, state = -1, prev = -1;
 	bool		 only_check = false;
 
 	/* As PID 1 the kernel may pass boot arguments: ignore unknown ones. */
@@ -95,6 +104,17 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'S':
+			return reexec_versions();
+		case 'R':
+			state = atoi(optarg);
+			break;
+		case 'P':
+			prev = atoi(optarg);
+			break;
+		case 'F':
+			fallback = optarg;
+			break;
 		default:
 			if (getpid() == 1)
 				break;
@@ -105,7 +125,9 @@ main(int argc, char **argv)
 	if (only_check)
 		return check(confdir);
 	log_level = level;
-	if (sup_init(&sup, confdir, sock) < 0) {
+	if (state >= 0 && reexec_open(&rs, state, prev, fallback) < 0)
+		reexec_fail(&rs, rs.r.err);
+	if (sup_init(&sup, confdir, sock, state >= 0 ? &rs : NULL) < 0) {
 		if (getpid() != 1 || sup.container) {
 			sup_free(&sup);
 			return 2;
@@ -114,6 +136,7 @@ main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	sup.argv0 = argv[0];
 	rc = sup_run(&sup);
 	if (getpid() == 1 && !sup.container) {
 		/* A machine's PID 1 must not exit: the kernel would panic. */

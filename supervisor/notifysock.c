@@ -22,6 +22,7 @@
 
 #include "notify.h"
 #include "notifysock.h"
+#include "state.h"
 #include "util.h"
 
 #ifndef SO_PASSRIGHTS
@@ -30,6 +31,7 @@
 #define SCM_MAX_FD	253	/* the most one message carries */
 
 static void	notifysock_on_room(struct ev_loop *, ev_io *, int);
+static int	notifysock_watch(struct notifysock *, int);
 
 /*
  * Apply one sd_notify datagram from the service's main process: a new
@@ -194,12 +196,30 @@ notifysock_open(struct notifysock *ns)
 	/* No fds at all where the kernel can refuse them for us. */
 	ns->no_rights = setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
 	    sizeof(zero)) == 0;
+	if ((rc = notifysock_watch(ns, fd)) < 0)
+		goto fail;
+	return 0;
+fail:
+	close(fd);
+	unix_unlink(ns->path, &ns->id);
+	return rc;
+}
+
+/*
+ * Watch the socket fd: with SO_PASSRIGHTS refused, what services pass
+ * is closed in a thread of its own.
+ */
+static int
+notifysock_watch(struct notifysock *ns, int fd)
+{
+	int	rc;
+
 	if (!ns->no_rights) {
 		if ((rc = closer_start(&ns->closer)) < 0 ||
 		    (ns->pending = calloc(SCM_MAX_FD, sizeof(int))) == NULL) {
 			rc = rc < 0 ? rc : -ENOMEM;
 			closer_stop(&ns->closer);
-			goto fail;
+			return rc;
 		}
 		ev_io_init(&ns->closer_w, notifysock_on_room,
 		    ns->closer.pipe[1], EV_WRITE);
@@ -210,10 +230,33 @@ notifysock_open(struct notifysock *ns)
 	ev_io_init(&ns->w, notifysock_on_read, fd, EV_READ);
 	ev_io_start(ns->loop, &ns->w);
 	return 0;
-fail:
-	close(fd);
-	unix_unlink(ns->path, &ns->id);
-	return rc;
+}
+
+/* The socket, for the next binary (reexec.c). */
+void
+notifysock_state_save(struct notifysock *ns, struct st_w *w)
+{
+	st_fd(w, ns->fd);
+	st_u64(w, (uint64_t)ns->id.dev);
+	st_u64(w, (uint64_t)ns->id.ino);
+	st_u8(w, ns->no_rights);
+}
+
+/* Take over the socket of the binary before us. */
+int
+notifysock_state_load(struct notifysock *ns, struct st_r *r)
+{
+	int	fd = st_get_fd(r);
+
+	ns->fd = -1;
+	ns->id.dev = (dev_t)st_get_u64(r);
+	ns->id.ino = (ino_t)st_get_u64(r);
+	ns->no_rights = st_get_u8(r);
+	if (st_bad(r))
+		return -EINVAL;
+	if (fd < 0)
+		return 0;
+	return notifysock_watch(ns, fd);
 }
 
 /* Close the socket and remove it. */

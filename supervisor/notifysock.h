@@ -28,7 +28,12 @@ struct notifysock {
 	void		*ctx;
 };
 
+struct st_w;
+struct st_r;
+
 int	notifysock_open(struct notifysock *ns);
+void	notifysock_state_save(struct notifysock *ns, struct st_w *w);
+int	notifysock_state_load(struct notifysock *ns, struct st_r *r);
 void	notifysock_drain(struct notifysock *ns);
 void	notifysock_close(struct notifysock *ns);
 

@@ -14,6 +14,7 @@
 
 #include "output.h"
 #include "spawn.h"
+#include "state.h"
 
 /* Give out the unfinished line, if any. */
 void
@@ -279,4 +280,117 @@ output_free(struct svc_out *out)
 	ring_free(out->ring);
 	svclog_file_close(&out->file);
 	free(out);
+}
+
+static void
+output_save_line(const struct svclog_line *l, void *arg)
+{
+	struct st_w	*w = arg;
+
+	st_i64(w, l->ts_ms);
+	st_u64(w, l->seq);
+	st_u32(w, (uint32_t)l->pid);
+	st_u8(w, l->stream);
+	st_bytes(w, l->text, l->len);
+}
+
+/*
+ * A service's output, for the next binary (reexec.c): the pipes (what is
+ * in them stays there, to be read by it), the unfinished lines, the
+ * counters, the ring's lines and the log file.  out may be NULL.
+ */
+void
+output_state_save(const struct svc_out *out, struct st_w *w)
+{
+	int	i;
+
+	st_u8(w, out != NULL);
+	if (out == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		st_fd(w, out->io[i].fd);
+		st_fd(w, out->wfd[i]);
+		st_bytes(w, out->split[i].part ? out->split[i].part : "",
+		    out->split[i].len);
+		st_u8(w, out->split[i].cut);
+	}
+	st_u32(w, (uint32_t)out->pid);
+	st_u64(w, out->seq);
+	st_u64(w, out->dropped);
+	st_u32(w, (uint32_t)ring_count(out->ring));
+	ring_walk(out->ring, SIZE_MAX, output_save_line, w);
+	st_fd(w, out->file.fd);
+	st_u64(w, out->file.size);
+	st_u64(w, out->file.lost);
+	st_u8(w, out->file.partial);
+}
+
+/* What output_state_save() wrote, for service s; *outp NULL if none. */
+int
+output_state_load(struct output *o, struct svc *s, struct st_r *r,
+    struct svc_out **outp)
+{
+	struct svc_out	*out;
+	uint32_t	 n, i, len;
+	const char	*p;
+	int		 k;
+
+	*outp = NULL;
+	if (!st_get_u8(r))
+		return st_bad(r) ? -EINVAL : 0;
+	if ((out = calloc(1, sizeof(*out))) == NULL)
+		return -ENOMEM;
+	out->o = o;
+	out->svc = s;
+	for (k = 0; k < 2; k++) {
+		ev_io_init(&out->io[k], output_on_read, st_get_fd(r), EV_READ);
+		out->io[k].data = out;
+		out->wfd[k] = st_get_fd(r);
+		p = st_get_bytes(r, &len);
+		if (p && len > LOG_LINE_MAX)
+			st_fail(r, "%s: an unfinished line of %u bytes",
+			    s->def->name, len);
+		if (p && len && !st_bad(r)) {
+			if ((out->split[k].part = malloc(LOG_LINE_MAX)) == NULL)
+				st_fail(r, "%s", strerror(ENOMEM));
+			else
+				memcpy(out->split[k].part, p, len);
+			out->split[k].len = len;
+		}
+		out->split[k].cut = st_get_u8(r);
+	}
+	out->pid = (pid_t)st_get_u32(r);
+	out->seq = st_get_u64(r);
+	out->dropped = st_get_u64(r);
+	n = st_get_u32(r);
+	if (n && s->def->log.buffer && (out->ring = ring_new(s->def->log.buffer))
+	    == NULL)
+		st_fail(r, "%s", strerror(ENOMEM));
+	for (i = 0; i < n && !st_bad(r); i++) {
+		struct svclog_line	l;
+
+		l.ts_ms = st_get_i64(r);
+		l.seq = st_get_u64(r);
+		l.pid = (pid_t)st_get_u32(r);
+		l.stream = st_get_u8(r);
+		l.text = st_get_bytes(r, &l.len);
+		if (l.text && out->ring)
+			ring_push(out->ring, &l);
+	}
+	out->file.fd = st_get_fd(r);
+	out->file.size = st_get_u64(r);
+	out->file.lost = st_get_u64(r);
+	out->file.partial = st_get_u8(r);
+	if (st_bad(r) || out->io[0].fd < 0 || out->io[1].fd < 0) {
+		st_fail(r, "%s: its output pipes are missing", s->def->name);
+		for (k = 0; k < 2; k++)
+			line_split_free(&out->split[k]);
+		ring_free(out->ring);
+		free(out);
+		return -EINVAL;
+	}
+	for (k = 0; k < 2; k++)
+		ev_io_start(o->loop, &out->io[k]);
+	*outp = out;
+	return 0;
 }

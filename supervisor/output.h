@@ -65,4 +65,10 @@ int	output_new(struct output *o, struct svc *s, struct svc_out **outp);
 void	output_drain(struct svc_out *out);
 void	output_free(struct svc_out *out);
 
+struct st_w;
+struct st_r;
+void	output_state_save(const struct svc_out *out, struct st_w *w);
+int	output_state_load(struct output *o, struct svc *s, struct st_r *r,
+	    struct svc_out **outp);
+
 #endif

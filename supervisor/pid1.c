@@ -152,6 +152,32 @@ pid1_setup(bool container)
 	return 0;
 }
 
+/* Which of pid1_mounts we mounted, as bits: for the next binary. */
+unsigned
+pid1_mounts_mask(void)
+{
+	unsigned	mask = 0;
+	size_t		i, j;
+
+	for (i = 0; i < pid1_nmounted; i++)
+		for (j = 0; j < ARRAY_SIZE(pid1_mounts); j++)
+			if (pid1_mounted[i] == pid1_mounts[j].path)
+				mask |= 1U << j;
+	return mask;
+}
+
+/* What the binary before us mounted: ours to unmount at the end. */
+void
+pid1_mounts_adopt(unsigned mask)
+{
+	size_t	j;
+
+	pid1_nmounted = 0;
+	for (j = 0; j < ARRAY_SIZE(pid1_mounts); j++)
+		if (mask & (1U << j))
+			pid1_mounted[pid1_nmounted++] = pid1_mounts[j].path;
+}
+
 /* For each user process but us: 1 if it is alive (not a zombie). */
 static int
 pid1_classify(pid_t pid)

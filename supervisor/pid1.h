@@ -33,5 +33,7 @@ void	pid1_reaped(struct pid1 *p);
 void	pid1_kill_all(int sig);
 void	pid1_crash_setup(const struct sup_conf *conf, int kmsg);
 int	pid1_count(void);
+unsigned pid1_mounts_mask(void);
+void	pid1_mounts_adopt(unsigned mask);
 
 #endif

@@ -33,6 +33,7 @@
 
 #include "cgroup.h"
 #include "pressure.h"
+#include "state.h"
 #include "spawn.h"
 #include "sup.h"
 #include "sys.h"
@@ -731,4 +732,73 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 		    k->reap_err ? strerror(k->reap_err) : "",
 		    k->reap_err ? ")" : "");
 	}
+}
+
+/*
+ * The killer's memory, for the next binary (reexec.c): its cool-down,
+ * what it granted last, the kills it made.  Never with a kill in flight:
+ * a re-exec waits for it to end.
+ */
+void
+pressure_state_save(const struct pressure *pr, struct st_w *w)
+{
+	unsigned	i;
+
+	st_i64(w, pr->quiet_until);
+	st_i64(w, pr->last_event);
+	st_i64(w, pr->last_grant);
+	st_i64(w, pr->total_done);
+	st_u32(w, pr->nkills);
+	st_u32(w, pr->nstale);
+	st_u32(w, KILL_HISTORY);
+	for (i = 0; i < KILL_HISTORY; i++) {
+		const struct kill_rec	*k = &pr->hist[i];
+
+		st_i64(w, k->when_ms);
+		st_u64(w, k->memory);
+		st_u64(w, k->rss);
+		st_i64(w, k->death_us);
+		st_i64(w, k->back_us);
+		st_i64(w, k->reaped_us);
+		st_u32(w, (uint32_t)k->priority);
+		st_u32(w, (uint32_t)k->reap_err);
+		st_u8(w, k->path);
+		st_str(w, k->name);
+		st_str(w, k->psi);
+	}
+}
+
+int
+pressure_state_load(struct pressure *pr, struct st_r *r)
+{
+	unsigned	i, n;
+
+	pr->quiet_until = st_get_i64(r);
+	pr->last_event = st_get_i64(r);
+	pr->last_grant = st_get_i64(r);
+	pr->total_done = st_get_i64(r);
+	pr->nkills = st_get_u32(r);
+	pr->nstale = st_get_u32(r);
+	if ((n = st_get_u32(r)) != KILL_HISTORY && !st_bad(r))
+		st_fail(r, "a kill history of %u, not %d", n, KILL_HISTORY);
+	for (i = 0; i < KILL_HISTORY && !st_bad(r); i++) {
+		struct kill_rec	*k = &pr->hist[i];
+		uint32_t	 len;
+		const char	*p;
+
+		k->when_ms = st_get_i64(r);
+		k->memory = st_get_u64(r);
+		k->rss = st_get_u64(r);
+		k->death_us = st_get_i64(r);
+		k->back_us = st_get_i64(r);
+		k->reaped_us = st_get_i64(r);
+		k->priority = (int32_t)st_get_u32(r);
+		k->reap_err = (int32_t)st_get_u32(r);
+		k->path = st_get_u8(r);
+		if ((p = st_get_bytes(r, &len)) != NULL)
+			snprintf(k->name, sizeof(k->name), "%.*s", (int)len, p);
+		if ((p = st_get_bytes(r, &len)) != NULL)
+			snprintf(k->psi, sizeof(k->psi), "%.*s", (int)len, p);
+	}
+	return st_bad(r) ? -EINVAL : 0;
 }

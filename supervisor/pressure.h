@@ -82,4 +82,9 @@ uint64_t	 pressure_svc_memory(struct sup_svc *ss);
 int64_t		 pressure_hold(struct pressure *pr, struct sup_svc *ss,
 		     int64_t *until);
 
+struct st_w;
+struct st_r;
+void		 pressure_state_save(const struct pressure *pr, struct st_w *w);
+int		 pressure_state_load(struct pressure *pr, struct st_r *r);
+
 #endif

@@ -58,6 +58,9 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	[VERB_CAT] = { "cat", 1, 1, VF_ROOT,
 	    "cat NAME",
 	    "the file that defines a service" },
+	[VERB_REEXEC] = { "reexec", 0, 0, VF_ROOT | VF_BINARY,
+	    "reexec [--binary PATH]",
+	    "run a new pidvisor binary in place, every service kept running" },
 };
 
 /* The verb named name, or NULL. */
@@ -211,7 +214,8 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 	}
 	/* The verb is the first word that is not an option. */
 	for (vi = 0; vi < argc; vi++) {
-		if (strcmp(argv[vi], "-n") == 0)
+		if (strcmp(argv[vi], "-n") == 0 ||
+		    strcmp(argv[vi], "--binary") == 0)
 			vi++;
 		else if (argv[vi][0] != '-' || argv[vi][1] == '\0')
 			break;
@@ -247,6 +251,15 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 			}
 			a->lines = (uint32_t)n;
 			i++;
+		} else if ((v->flags & VF_BINARY) && (strcmp(s, "--binary")
+		    == 0 || strncmp(s, "--binary=", 9) == 0)) {
+			a->binary = s[8] == '=' ? s + 9 : i + 1 < argc ?
+			    argv[++i] : NULL;
+			if (a->binary == NULL || a->binary[0] != '/') {
+				snprintf(err, errlen, "--binary needs an absolute "
+				    "path; usage: %s", v->usage);
+				return -EINVAL;
+			}
 		} else if ((v->flags & VF_TIMEOUT) &&
 		    strncmp(s, "--timeout=", 10) == 0) {
 			if (parse_duration(s + 10, &a->timeout) < 0 ||

@@ -16,7 +16,9 @@
  *   1	first version (status, start, stop, restart, signal, wait,
  *	version, shutdown, reboot, poweroff, logs, reload, pressure).
  *   2	CTL_NOTE; status, start, stop and restart take several names;
- *	show, cat.
+ *	show, cat.  Later verbs (reexec) and codes (CTL_EAGAIN) kept the
+ *	version: an older peer answers "unknown verb", or exits with the
+ *	code it does not know.
  */
 #ifndef PIDVISOR_PROTO_H
 #define PIDVISOR_PROTO_H
@@ -60,6 +62,7 @@ enum ctl_code {
 	CTL_ENOSVC = 4,		/* no such service */
 	CTL_EPERM = 5,		/* permission denied */
 	CTL_EUNREACH = 6,	/* supervisor unreachable (client only) */
+	CTL_EAGAIN = 7,		/* pidvisor re-executed meanwhile: retry */
 };
 
 struct ctl_frame {
@@ -91,6 +94,7 @@ enum ctl_verb_id {
 	VERB_PRESSURE,
 	VERB_SHOW,
 	VERB_CAT,
+	VERB_REEXEC,
 	VERB__COUNT
 };
 
@@ -100,6 +104,7 @@ enum ctl_verb_id {
 #define VF_TIMEOUT	0x08	/* takes --timeout */
 #define VF_LINES	0x10	/* takes -n N */
 #define VF_FOLLOW	0x20	/* takes -f */
+#define VF_BINARY	0x40	/* takes --binary PATH */
 
 struct ctl_verb {
 	const char	*name;
@@ -126,6 +131,7 @@ struct ctl_args {
 	bool		 follow;
 	uint32_t	 timeout;	/* ms */
 	uint32_t	 lines;		/* -n; UINT32_MAX: all */
+	const char	*binary;	/* --binary; NULL: none */
 };
 
 int	ctl_args_parse(int argc, char *const argv[], struct ctl_args *a,

@@ -62,6 +62,9 @@ static const int sup_signals[] = {
 };
 
 static void	sup_check_stopped(struct sup *);
+static int	sup_init_rest(struct sup *, struct sup_restore *);
+static int	sup_restore(struct sup *, struct sup_restore *);
+static void	sup_reap_orphans(struct sup *);
 static int	sup_send_signal(struct sup *, struct sup_svc *, int);
 static bool	sup_pidfd_exited(int);
 static bool	sup_gone(struct sup *, struct sup_svc *);
@@ -206,7 +209,9 @@ sup_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
 static bool
 sup_op_busy(struct svc_set *set)
 {
-	return sup_spawn_slot(container_of(set, struct sup, set)) == NULL;
+	struct sup	*sup = container_of(set, struct sup, set);
+
+	return sup_reexec_holds(sup) || sup_spawn_slot(sup) == NULL;
 }
 
 /* A spawn ended: the services held for it go on. */
@@ -215,6 +220,13 @@ sup_unhold(struct sup *sup)
 {
 	if (!TAILQ_EMPTY(&sup->set.held) && !sup_op_busy(&sup->set))
 		svc_set_unhold(&sup->set);
+}
+
+/* What a re-exec held back (it failed, or was refused) goes on. */
+void
+sup_resume(struct sup *sup)
+{
+	sup_unhold(sup);
 }
 
 /*
@@ -1051,7 +1063,15 @@ sup_reap_orphans(struct sup *sup)
 				break;
 			continue;
 		}
-		if ((e = pidmap_get(&sup->pids, pid)) != NULL) {
+		if ((e = pidmap_get(&sup->pids, pid)) != NULL &&
+		    e->kind == PM_CHECK) {
+			/* A re-exec's check: through its pidfd too. */
+			sup_reexec_reaped(sup);
+			if (sup->rx.phase == RX_CHECK)
+				break;
+			continue;
+		}
+		if (e != NULL) {
 			/* A reload_exec: through its pidfd too. */
 			ss = container_of(e, struct sup_reload, pm)->ss;
 			sup_reload_reap(sup, ss);
@@ -1118,6 +1138,10 @@ sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
 		case SIGWINCH:
 			sup_winch(sup);
 			break;
+		default:
+			if ((int)si.ssi_signo == SUP_SIGREEXEC)
+				sup_reexec_signal(sup);
+			break;
 		case SIGHUP: {
 			struct buf	report = { 0 };
 
@@ -1131,6 +1155,18 @@ sup_on_signal(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (chld)
 		sup_reap_orphans(sup);
+}
+
+/* The signals we take through the signalfd. */
+void
+sup_signal_set(sigset_t *set)
+{
+	size_t	i;
+
+	sigemptyset(set);
+	for (i = 0; i < ARRAY_SIZE(sup_signals); i++)
+		sigaddset(set, sup_signals[i]);
+	sigaddset(set, SUP_SIGREEXEC);
 }
 
 static void
@@ -1149,7 +1185,6 @@ sup_signals_init(struct sup *sup)
 {
 	struct sigaction	sa;
 	sigset_t		set;
-	size_t			i;
 	int			sig;
 
 	memset(&sa, 0, sizeof(sa));
@@ -1158,11 +1193,10 @@ sup_signals_init(struct sup *sup)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			sigaction(sig, &sa, NULL);
 	sa.sa_handler = sup_nop;
-	sigemptyset(&set);
-	for (i = 0; i < ARRAY_SIZE(sup_signals); i++) {
-		sigaddset(&set, sup_signals[i]);
-		sigaction(sup_signals[i], &sa, NULL);
-	}
+	sup_signal_set(&set);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&set, sig) == 1)
+			sigaction(sig, &sa, NULL);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	if ((sup->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
@@ -1512,10 +1546,10 @@ sup_mode(struct sup *sup)
  * no services).
  */
 int
-sup_init(struct sup *sup, const char *confdir, const char *sock)
+sup_init(struct sup *sup, const char *confdir, const char *sock,
+    struct sup_restore *rs)
 {
 	struct buf	errs = { 0 };
-	size_t		i;
 	int		rc;
 
 	memset(sup, 0, sizeof(*sup));
@@ -1523,12 +1557,24 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->ctl.spare = -1;
 	sup->devnull = -1;
 	sup->confdir = confdir;
+	sup->sock = sock;
 	sup->pid1 = getpid() == 1;
 	LIST_INIT(&sup->ctl.clients);
+	sup_reexec_init(sup);
+	conf_init(&sup->conf);
+	if (rs != NULL) {
+		/* A re-exec: everything as the binary before us left it. */
+		rc = reexec_load_conf(sup, rs);
+		sup->confdir = sup->confdir_own = rs->confdir;
+		rs->confdir = NULL;
+		if (rc < 0)
+			reexec_fail(rs, rs->r.err);
+		console_set_format(sup->conf.sup.log_format);
+		log_level = sup->log_level;
+		return sup_init_rest(sup, rs);
+	}
 	if (sup->pid1)
 		pid1_console();
-
-	conf_init(&sup->conf);
 	rc = conf_load(&sup->conf, confdir);
 	console_set_format(sup->conf.sup.log_format);
 	sup_mode(sup);
@@ -1547,13 +1593,26 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	if (sup->pid1)
 		pid1_setup(sup->container);
 	sup->log_level = log_level;
+	/* Inherited fds must not reach the services. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	return sup_init_rest(sup, NULL);
+}
+
+/*
+ * The rest of sup_init(), shared with a re-exec (rs): what a state gives
+ * is taken from it, not made anew.  Sockets and services come from rs;
+ * the loop, the signals and the rest are ours.
+ */
+static int
+sup_init_rest(struct sup *sup, struct sup_restore *rs)
+{
+	size_t	i;
+	int	rc;
+
 	if (sup->conf.sup.set_log_level)
 		log_level = sup->conf.sup.log_level;
 	sup->output.log_dir = sup->conf.sup.log_dir ?
 	    sup->conf.sup.log_dir : "/var/log/pidvisor";
-
-	/* Inherited fds must not reach the services. */
-	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if ((rc = sup_fds_init(sup)) < 0) {
 		log_err("/dev/null: %s", strerror(-rc));
 		if (!sup->pid1)
@@ -1592,7 +1651,15 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	ev_unref(sup->loop);	/* it does not keep the loop running */
 	sup->set.spawn_max = SUP_SPAWNS_PER_TURN;
 	console_init(sup->loop);
-	cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
+	if (rs != NULL) {
+		/* Ours were raised: the services get those we were given. */
+		sup->nofile_cur = rs->nofile_cur;
+		sup->nofile_max = rs->nofile_max;
+		sup->p1.container = sup->container;
+		cgroup_adopt(&sup->cg, rs->cg_base, rs->cg_why);
+	} else {
+		cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
+	}
 	if (sup->cg.base)
 		log_info("cgroups: services under %s", sup->cg.base);
 	else
@@ -1611,23 +1678,23 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	}
 	if (sup->base_path == NULL)
 		sup->base_path = PATH_DEFAULT;
-	if (rc < 0 || (rc = sup_paths(sup, sock)) < 0 ||
+	if (rc < 0 || (rs == NULL && (rc = sup_paths(sup, sup->sock)) < 0) ||
 	    (rc = sup_signals_init(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
+		if (rs != NULL)
+			reexec_fail(rs, strerror(-rc));
 		return rc;
 	}
 	/*
 	 * After sup_signals_init, which resets every handler.  A machine's
 	 * init must not die; a container's crash ends the container, and
-	 * its runtime's restart policy has the last word.
+	 * its runtime's restart policy has the last word.  A re-exec has a
+	 * handler of its own until the state is taken (reexec.c).
 	 */
-	if (sup->pid1 && !sup->container)
+	if (sup->pid1 && !sup->container && rs == NULL)
 		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
-	/*
-	 * PID 1 runs its services even without its sockets.  The control
-	 * socket first: if another supervisor answers there, we stop
-	 * before touching its notify socket.
-	 */
+	else if (rs != NULL)
+		reexec_crash_setup();
 	sup->ctl.sup = sup;
 	sup->ctl.loop = sup->loop;
 	sup->ctl.set = &sup->set;
@@ -1635,13 +1702,20 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	sup->ctl.sc = &sup->conf.sup;
 	sup->ctl.path = sup->ctl_path;
 	sup->ctl.pid1 = sup->pid1;
-	if ((rc = ctl_listen(&sup->ctl)) < 0 && !sup->pid1)
-		return rc;
 	sup->notify.loop = sup->loop;
 	sup->notify.path = sup->notify_path;
 	sup->notify.lookup = sup_notify_lookup;
 	sup->notify.mainpid = sup_mainpid;
 	sup->notify.ctx = sup;
+	if (rs != NULL)
+		return sup_restore(sup, rs);
+	/*
+	 * PID 1 runs its services even without its sockets.  The control
+	 * socket first: if another supervisor answers there, we stop
+	 * before touching its notify socket.
+	 */
+	if ((rc = ctl_listen(&sup->ctl)) < 0 && !sup->pid1)
+		return rc;
 	if ((rc = notifysock_open(&sup->notify)) < 0) {
 		log_err("notify socket %s: %s", sup->notify_path,
 		    rc == -EADDRINUSE ? "another supervisor answers there" :
@@ -1656,10 +1730,43 @@ sup_init(struct sup *sup, const char *confdir, const char *sock)
 	}
 	sup_kill_modes_check(sup);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
-	    sup->set.n == 1 ? "" : "s", confdir, sup->ctl_path);
+	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path);
 	for (i = 0; i < sup->set.n; i++)
 		if (sup->set.v[i]->def->enabled)
 			svc_start(sup->set.v[i]);
+	return 0;
+}
+
+/*
+ * A re-exec: the sockets and the services from the state; nothing is
+ * started, signalled or read from disk.  Whatever fails here goes back
+ * to the binary before us (reexec_fail).
+ */
+static int
+sup_restore(struct sup *sup, struct sup_restore *rs)
+{
+	static const int	crash[] = {
+		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+	};
+	struct sigaction	sa;
+	size_t			i;
+
+	if (sup_svcs_create(sup) < 0)
+		reexec_fail(rs, strerror(ENOMEM));
+	if (reexec_load_rest(sup, rs) < 0)
+		reexec_fail(rs, rs->r.err);
+	/* Taken: the fds the state named are ours, not the services'. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (i = 0; i < ARRAY_SIZE(crash); i++)
+		sigaction(crash[i], &sa, NULL);
+	if (sup->pid1 && !sup->container)
+		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
+	reexec_finish(sup, rs);
+	/* What the exec's moment left: queued steps, zombies. */
+	svc_set_run(&sup->set);
+	sup_reap_orphans(sup);
 	return 0;
 }
 
@@ -1823,6 +1930,7 @@ sup_free(struct sup *sup)
 {
 	size_t	i;
 
+	sup_reexec_fini(sup);
 	ctl_close(&sup->ctl);
 	for (i = 0; i < sup->set.n; i++)
 		sup_svc_free(sup, sup_svc_of(sup->set.v[i]));
@@ -1845,4 +1953,5 @@ sup_free(struct sup *sup)
 	free(sup->notify_path);
 	env_free(sup->base_env);
 	conf_free(&sup->conf);
+	free(sup->confdir_own);
 }

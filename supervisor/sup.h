@@ -3,6 +3,7 @@
 #define PIDVISOR_SUP_H
 
 #include <sys/queue.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +18,7 @@
 #include "pidmap.h"
 #include "pressure.h"
 #include "spawn.h"
+#include "state.h"
 #include "status.h"
 #include "svc.h"
 #include "svclog.h"
@@ -67,7 +69,42 @@ struct sup_reload {
 	pid_t			 pid;
 };
 
-enum { PM_MAIN, PM_RELOAD };	/* pidmap_node.kind */
+enum { PM_MAIN, PM_RELOAD, PM_CHECK };	/* pidmap_node.kind */
+
+/* A re-exec under way (reexec.c). */
+enum { RX_IDLE, RX_CHECK, RX_QUIESCE };
+
+struct sup_rx {
+	uint8_t			 phase;
+	char			*binary;	/* what we will exec */
+	struct spawn_proc	 proc;		/* its check: --state-versions */
+	ev_io			 death;		/* the check's pidfd */
+	ev_timer		 timer;		/* the check's deadline, then
+						 * the quiesce's */
+	ev_prepare		 turn;		/* quiescing: nothing in flight? */
+	struct pidmap_node	 pm;
+	int			 outfd;		/* what the check prints */
+	int			 wfd;		/* the check's end of it */
+	int64_t			 t0_us;		/* asked at, mono */
+};
+
+/* A state to take over (main.c's --restore; reexec.c). */
+struct sup_restore {
+	int		 fd;		/* the state's memfd */
+	int		 prev;		/* the binary before us; -1 */
+	const char	*fallback;	/* we are it, back again: why */
+	void		*map;
+	size_t		 len;
+	struct st_r	 r;
+	char		*confdir;	/* the sup's from then on */
+	char		*prev_version;
+	char		*binary;
+	char		*cg_base;
+	char		*cg_why;
+	uint64_t	 nofile_cur;
+	uint64_t	 nofile_max;
+	int64_t		 t0_us;
+};
 
 /* A service as the supervisor holds it: the state plus its watchers. */
 struct sup_svc {
@@ -101,6 +138,7 @@ struct sup {
 	struct conf	  conf;
 	struct svc_set	  set;
 	const char	 *confdir;
+	const char	 *sock;		/* -s, or NULL */
 	char		 *notify_path;
 	const char	 *base_path;	/* PATH of our own environment */
 	int		  sigfd;
@@ -130,9 +168,13 @@ struct sup {
 	bool		  exit_set;	/* by an essential service */
 	ev_timer	  end_w;	/* an essential service ended */
 	int		  log_level;	/* -q, -v: where pidvisor.ini says none */
+	struct sup_rx	  rx;		/* a re-exec (reexec.c) */
+	char		 *argv0;	/* ours: the new binary's too */
+	char		 *confdir_own;	/* confdir, from a state */
 };
 
-int	sup_init(struct sup *sup, const char *confdir, const char *sock);
+int	sup_init(struct sup *sup, const char *confdir, const char *sock,
+	    struct sup_restore *rs);
 int	sup_run(struct sup *sup);
 void	sup_free(struct sup *sup);
 void	sup_shutdown(struct sup *sup, unsigned int cmd);
@@ -149,6 +191,27 @@ const char *sup_cgroup_note(const struct sup *sup);
 void	sup_kill_modes_check(struct sup *sup);
 int	sup_exit_status(const struct svc *s);
 void	sup_svc_status(struct svc *s, int64_t now, struct svc_status *st);
+void	sup_resume(struct sup *sup);
+void	sup_signal_set(sigset_t *set);
+
+/* reexec.c */
+void	sup_reexec_init(struct sup *sup);
+void	sup_reexec_fini(struct sup *sup);
+int	sup_reexec(struct sup *sup, const char *binary, char *err, size_t n);
+void	sup_reexec_signal(struct sup *sup);
+bool	sup_reexec_holds(const struct sup *sup);
+void	sup_reexec_reaped(struct sup *sup);
+int	reexec_open(struct sup_restore *rs, int fd, int prev,
+	    const char *fallback);
+int	reexec_load_conf(struct sup *sup, struct sup_restore *rs);
+int	reexec_load_rest(struct sup *sup, struct sup_restore *rs);
+void	reexec_finish(struct sup *sup, struct sup_restore *rs);
+void	reexec_fail(struct sup_restore *rs, const char *why)
+	    __attribute__((noreturn));
+int	reexec_versions(void);
+void	reexec_crash_setup(void);
+
+#define SUP_SIGREEXEC	(SIGRTMIN + 1)	/* pidvisor.8 */
 
 
 

@@ -42,7 +42,7 @@ svc_disarm(struct svc *s)
 }
 
 /* Queue a service to be stepped. */
-static void
+void
 svc_kick(struct svc *s)
 {
 	if (s->held) {			/* it may not want the spawn now */

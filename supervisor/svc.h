@@ -191,6 +191,7 @@ int		 svc_set_link(struct svc_set *set);
 struct svc	*svc_find(const struct svc_set *set, const char *name);
 void		 svc_set_run(struct svc_set *set);
 void		 svc_set_unhold(struct svc_set *set);
+void		 svc_kick(struct svc *s);
 
 void		 svc_start(struct svc *s);
 void		 svc_stop(struct svc *s);

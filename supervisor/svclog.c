@@ -371,20 +371,22 @@ console_write(const char *p, size_t n)
  * Flush what is queued, for at most a second in all (a reader that does
  * not read must not keep us from exiting), and go back to plain stdio.
  */
+/*
+ * Write out what is queued, waiting for the console at most us
+ * microseconds in all: before an exec (reexec.c) or at the end.
+ */
 void
-console_close(void)
+console_drain(int64_t us)
 {
 	struct console_ch	*ch;
 	struct pollfd		 pfd;
-	int64_t			 end = mono_us() + 1000000, left;
+	int64_t			 end = mono_us() + us, left;
 	size_t			 i;
 
-	log_hook = NULL;
 	for (i = 0; i < ARRAY_SIZE(con); i++) {
 		ch = &con[i];
 		if (ch->fd < 0)
 			continue;
-		ev_io_stop(con_loop, &ch->w);
 		while (ch->q.len > 0 && (left = end - mono_us()) > 0) {
 			console_flush(ch);
 			pfd.fd = ch->fd;
@@ -393,6 +395,22 @@ console_close(void)
 			    (int)(left / 1000) + 1) <= 0)
 				break;
 		}
+	}
+}
+
+void
+console_close(void)
+{
+	struct console_ch	*ch;
+	size_t			 i;
+
+	log_hook = NULL;
+	console_drain(1000000);
+	for (i = 0; i < ARRAY_SIZE(con); i++) {
+		ch = &con[i];
+		if (ch->fd < 0)
+			continue;
+		ev_io_stop(con_loop, &ch->w);
 		buf_free(&ch->q);
 		close(ch->fd);
 		ch->fd = -1;

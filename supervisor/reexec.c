@@ -1,0 +1,1008 @@
+/*
+ * reexec.c - run a new pidvisor binary in place, every service kept.
+ *
+ * Everything a service is, we hold as fds (its pidfd, its output pipes,
+ * its readiness pipe, its cgroup), and fds survive exec.  So a re-exec
+ * is:
+ *
+ *   1. check: the new binary runs, as a child, with --state-versions
+ *      and must name the version we write (STATE_VERSION); if not (not
+ *      there, not executable, not a pidvisor, another version), we
+ *      refuse and nothing else happens;
+ *   2. quiesce: no new spawn starts, and we wait (each turn of the loop)
+ *      until nothing is in flight: a spawn whose child has not exec'd, a
+ *      reload_exec, a memory kill, fds for the notify closer;
+ *   3. exec: the other clients are told to try again; the state (state.h)
+ *      goes to a sealed memfd; the fds it names lose FD_CLOEXEC; we exec
+ *      BINARY --restore MEMFD --previous EXEFD, EXEFD being ourselves;
+ *   4. the new binary reads the state (sup_init with a sup_restore),
+ *      takes over every fd and timer, answers whoever asked, and goes on.
+ *      Nothing is signalled, spawned or re-read from disk.
+ *
+ * If the exec fails, we carry on as we were.  If the new binary cannot
+ * read the state (a bad state, or it crashes while reading it: a fault
+ * handler of this file is in place until it is done), it executes EXEFD
+ * again, the binary before it, with the same state and --fallback WHY;
+ * that binary reads what it wrote, and answers the client with the
+ * error.  A crash later on is pid1.c's (crash_action): a state written
+ * by a process that has crashed cannot be trusted, so we do not write
+ * one then.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "state.h"
+#include "sup.h"
+#include "sys.h"
+
+#define RX_CHECK_TIMEOUT	10.	/* s: the check child */
+#define RX_QUIESCE_TIMEOUT	15.	/* s: longer than a spawn may take */
+#define RX_END			0x21444e45U	/* "END!" */
+
+extern char	**environ;
+
+static void	reexec_exec(struct sup *);
+
+/* The re-exec has ended here (refused, failed): say so, resume. */
+static void
+reexec_abort(struct sup *sup, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+reexec_abort(struct sup *sup, const char *fmt, ...)
+{
+	struct sup_rx	*rx = &sup->rx;
+	char		 msg[768];
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("reexec: %s", msg);
+	ev_timer_stop(sup->loop, &rx->timer);
+	ev_prepare_stop(sup->loop, &rx->turn);
+	rx->phase = RX_IDLE;
+	free(rx->binary);
+	rx->binary = NULL;
+	ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
+	sup_resume(sup);
+}
+
+/* Does a re-exec hold back new spawns (it waits for quiet)? */
+bool
+sup_reexec_holds(const struct sup *sup)
+{
+	return sup->rx.phase == RX_QUIESCE;
+}
+
+/* The check child is over: close what it had. */
+static void
+reexec_check_end(struct sup *sup)
+{
+	struct sup_rx	*rx = &sup->rx;
+
+	ev_io_stop(sup->loop, &rx->death);
+	ev_timer_stop(sup->loop, &rx->timer);
+	spawn_poll(&rx->proc);
+	if (rx->proc.over)
+		spawn_proc_free(&rx->proc);
+	else
+		spawn_release(&rx->proc);
+	if (rx->death.fd >= 0)
+		close(rx->death.fd);
+	ev_io_set(&rx->death, -1, EV_READ);
+	pidmap_del(&sup->pids, &rx->pm);
+	if (rx->outfd >= 0)
+		close(rx->outfd);
+	if (rx->wfd >= 0)
+		close(rx->wfd);
+	rx->outfd = rx->wfd = -1;
+}
+
+/*
+ * Does what the check child printed name our version?  It prints
+ * "pidvisor-state V..." (the versions it reads) and exits 0.
+ */
+static bool
+reexec_check_says(const char *out, char *why, size_t n)
+{
+	const char	*p;
+	char		*end;
+	long		 v;
+
+	if (strncmp(out, "pidvisor-state ", 15) != 0) {
+		snprintf(why, n, "it is not a pidvisor that can take over "
+		    "(--state-versions printed \"%.60s\")", out);
+		return false;
+	}
+	for (p = out + 15; *p && *p != '\n'; p = end) {
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (v == STATE_VERSION)
+			return true;
+	}
+	snprintf(why, n, "it reads state versions %.*s; this pidvisor writes "
+	    "version %d", (int)strcspn(out + 15, "\n"), out + 15,
+	    STATE_VERSION);
+	return false;
+}
+
+/* Reap the check child, if it exited, and judge what it said. */
+void
+sup_reexec_reaped(struct sup *sup)
+{
+	struct sup_rx	*rx = &sup->rx;
+	siginfo_t	 si;
+	char		 out[256], why[400];
+	ssize_t		 n;
+
+	memset(&si, 0, sizeof(si));
+	if (rx->phase != RX_CHECK || waitid(P_PIDFD, (id_t)rx->death.fd, &si,
+	    WEXITED | WNOHANG | __WALL) < 0 || si.si_pid == 0)
+		return;
+	n = read(rx->outfd, out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	spawn_poll(&rx->proc);
+	if (rx->proc.err) {
+		int	err = rx->proc.err;
+
+		reexec_check_end(sup);
+		reexec_abort(sup, "%s: %s", rx->binary, strerror(err));
+		return;
+	}
+	reexec_check_end(sup);
+	if (si.si_code != CLD_EXITED || si.si_status != 0) {
+		reexec_abort(sup, "%s --state-versions %s %d: not a pidvisor "
+		    "that can take over", rx->binary, si.si_code == CLD_EXITED ?
+		    "exited with" : "was killed by signal", si.si_status);
+		return;
+	}
+	if (!reexec_check_says(out, why, sizeof(why))) {
+		reexec_abort(sup, "%s: %s", rx->binary, why);
+		return;
+	}
+	/* It can read us: wait for quiet, then go. */
+	rx->phase = RX_QUIESCE;
+	ev_timer_set(&rx->timer, RX_QUIESCE_TIMEOUT, 0.);
+	ev_timer_start(sup->loop, &rx->timer);
+	ev_prepare_start(sup->loop, &rx->turn);
+}
+
+static void
+reexec_on_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	sup_reexec_reaped(ev_userdata(loop));
+}
+
+/* What is still in flight, or NULL: then the state can be written. */
+static const char *
+reexec_busy(struct sup *sup)
+{
+	size_t	i;
+
+	if (sup->pr.inflight != NULL)
+		return "a memory kill";
+	if (sup->notify.npending)
+		return "fds for the notify closer";
+	for (i = 0; i < sup->set.n; i++) {
+		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
+
+		if (ss->spawn != NULL)
+			return "a spawn";
+		if (ss->reload != NULL)
+			return "a reload_exec";
+	}
+	return NULL;
+}
+
+/* Each turn of the loop while quiescing: go once nothing is in flight. */
+static void
+reexec_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+
+	(void)w;
+	(void)revents;
+	if (!sup_running(sup)) {
+		reexec_abort(sup, "shutting down");
+		return;
+	}
+	if (reexec_busy(sup) == NULL)
+		reexec_exec(sup);
+}
+
+/* The check took too long, or quiet never came. */
+static void
+reexec_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+	struct sup_rx	*rx = &sup->rx;
+
+	(void)w;
+	(void)revents;
+	if (rx->phase == RX_CHECK) {
+		pidfd_signal(rx->death.fd, SIGKILL);
+		reexec_check_end(sup);
+		reexec_abort(sup, "%s --state-versions did not answer in %.0f s",
+		    rx->binary, RX_CHECK_TIMEOUT);
+		return;
+	}
+	reexec_abort(sup, "%s still in flight after %.0f s; try again",
+	    reexec_busy(sup), RX_QUIESCE_TIMEOUT);
+}
+
+/* Ready for a re-exec: the watchers, idle. */
+void
+sup_reexec_init(struct sup *sup)
+{
+	struct sup_rx	*rx = &sup->rx;
+
+	rx->outfd = rx->wfd = -1;
+	spawn_proc_init(&rx->proc);
+	ev_io_init(&rx->death, reexec_on_death, -1, EV_READ);
+	ev_init(&rx->timer, reexec_on_timer);
+	ev_prepare_init(&rx->turn, reexec_on_turn);
+}
+
+/* At exit: a check child still running is left to run, and reaped by
+ * whoever reaps our orphans. */
+void
+sup_reexec_fini(struct sup *sup)
+{
+	struct sup_rx	*rx = &sup->rx;
+
+	if (sup->loop != NULL && rx->phase == RX_CHECK)
+		reexec_check_end(sup);
+	if (sup->loop != NULL) {
+		ev_timer_stop(sup->loop, &rx->timer);
+		ev_prepare_stop(sup->loop, &rx->turn);
+	}
+	free(rx->binary);
+	rx->binary = NULL;
+	rx->phase = RX_IDLE;
+}
+
+/* The binary we run, as a path: /proc/self/exe, less " (deleted)". */
+static char *
+reexec_self(void)
+{
+	char	buf[PATH_MAX];
+	ssize_t	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	size_t	len;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	len = (size_t)n;
+	if (len > 10 && strcmp(buf + len - 10, " (deleted)") == 0)
+		buf[len - 10] = '\0';
+	return strdup(buf);
+}
+
+/*
+ * Begin a re-exec into binary (NULL: the path we were run from, where a
+ * new version is installed); the client that asked, if any, is the
+ * control socket's reexec_client.  0: under way; -errno with why in err.
+ */
+int
+sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
+{
+	struct sup_rx		*rx = &sup->rx;
+	char			*argv[] = { NULL, "--state-versions", NULL };
+	struct spawn_req	 req = {
+		.envp = sup->base_env, .ready_pipe = -1, .cgroup_fd = -1,
+		.nofile_cur = sup->nofile_cur, .nofile_max = sup->nofile_max,
+		.stdio = { sup->devnull, -1, -1 },
+	};
+	struct spawn_result	 res;
+	int			 p[2], rc;
+
+	if (!sup_running(sup) || ev_is_active(&sup->end_w)) {
+		snprintf(err, n, "shutting down");
+		return -ESHUTDOWN;
+	}
+	if (rx->phase != RX_IDLE) {
+		snprintf(err, n, "a re-exec is under way");
+		return -EBUSY;
+	}
+	rx->binary = binary ? strdup(binary) : reexec_self();
+	if (rx->binary == NULL) {
+		snprintf(err, n, "which binary: %s", strerror(errno));
+		return -errno;
+	}
+	rx->t0_us = mono_us();
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	argv[0] = rx->binary;
+	req.argv = argv;
+	req.stdio[1] = req.stdio[2] = p[1];
+	spawn_proc_init(&rx->proc);
+	rc = spawn_start(&rx->proc, &req, &res);
+	if (rc < 0) {
+		close(p[0]);
+		close(p[1]);
+		goto fail;
+	}
+	/* Its end stays open until it is over: the child may share our fd
+	 * table until it execs. */
+	rx->outfd = spawn_fd_keep(p[0]);
+	rx->wfd = p[1];
+	rx->phase = RX_CHECK;
+	rx->pm.kind = PM_CHECK;
+	pidmap_add(&sup->pids, &rx->pm, res.pid);
+	ev_io_set(&rx->death, spawn_fd_keep(res.pidfd), EV_READ);
+	ev_io_start(sup->loop, &rx->death);
+	ev_timer_set(&rx->timer, RX_CHECK_TIMEOUT, 0.);
+	ev_timer_start(sup->loop, &rx->timer);
+	log_info("reexec: checking %s", rx->binary);
+	return 0;
+fail:
+	snprintf(err, n, "%s: %s", rx->binary, strerror(-rc));
+	free(rx->binary);
+	rx->binary = NULL;
+	return rc;
+}
+
+/* The re-exec signal (pidvisor.8): as `reexec` with no binary. */
+void
+sup_reexec_signal(struct sup *sup)
+{
+	char	err[512];
+
+	if (sup_reexec(sup, NULL, err, sizeof(err)) < 0)
+		log_err("reexec: %s", err);
+}
+
+/* A reason, its dependency by name. */
+static void
+reexec_reason_save(struct st_w *w, const struct svc_reason *r)
+{
+	st_u8(w, r->why);
+	st_u8(w, r->stage);
+	st_u8(w, r->early);
+	st_u32(w, (uint32_t)r->code);
+	st_str(w, r->dep ? r->dep->def->name : NULL);
+}
+
+static void
+reexec_reason_load(struct st_r *r, struct svc_set *set, struct svc_reason *v)
+{
+	char	*dep;
+
+	v->why = st_get_u8(r);
+	v->stage = st_get_u8(r);
+	v->early = st_get_u8(r) != 0;
+	v->code = (int32_t)st_get_u32(r);
+	st_get_str(r, &dep);
+	v->dep = dep ? svc_find(set, dep) : NULL;
+	free(dep);
+}
+
+/* Flags of struct svc, as bits (the order is the state's). */
+#define RX_FLAGS(X)							\
+	X(want_up) X(restart_req) X(kill_sent) X(due) X(mem_wait)	\
+	X(mem_waived) X(ready_seen) X(reloading) X(reload_asked)	\
+	X(reload_ready)
+
+/* What a service is now, apart from its definition. */
+static void
+reexec_svc_save(struct st_w *w, struct sup_svc *ss)
+{
+	struct svc	*s = &ss->svc;
+	uint32_t	 flags = 0, bit = 1;
+
+#define X(f) flags |= s->f ? bit : 0; bit <<= 1;
+	RX_FLAGS(X)
+#undef X
+	st_str(w, s->def->name);
+	st_u8(w, s->state);
+	st_u32(w, flags);
+	st_u8(w, s->queued);		/* was to be stepped: is again */
+	st_str(w, s->status_text);
+	st_str(w, s->fail);
+	st_i64(w, s->since);
+	st_i64(w, s->started_at);
+	st_i64(w, s->ready_at);
+	st_i64(w, s->due_at);
+	st_i64(w, s->limit_begin);
+	st_i64(w, s->exited_at);
+	st_i64(w, s->ran_at);
+	st_i64(w, s->deadline);
+	st_u32(w, (uint32_t)s->exit_code);
+	st_u32(w, (uint32_t)s->exit_sig);
+	st_u32(w, (uint32_t)s->err);
+	st_fd(w, s->pidfd);
+	st_u32(w, (uint32_t)s->pid);
+	st_u32(w, s->restarts);
+	st_u32(w, s->starts);
+	st_u32(w, s->delay);
+	st_u32(w, s->limit_count);
+	st_u32(w, s->reloads);
+	st_u32(w, s->reload_fails);
+	st_u32(w, (uint32_t)s->reload_status);
+	reexec_reason_save(w, &s->reason);
+	reexec_reason_save(w, &s->last);
+	reexec_reason_save(w, &s->pending);
+	st_fd(w, ss->cgfd);
+	st_u64(w, ss->oom_kills);
+	st_u64(w, ss->mem_need);
+	st_u8(w, ss->handed);
+	st_u8(w, ss->removing);
+	st_fd(w, ev_is_active(&ss->ready) ? ss->ready.fd : -1);
+	output_state_save(ss->out, w);
+}
+
+/* The inverse: the state, the fds, back on our loop. */
+static int
+reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
+{
+	struct svc	*s = &ss->svc;
+	uint32_t	 flags, bit = 1;
+	int64_t		 now = mono_ms();
+	char		*name;
+	bool		 queued;
+	int		 fd;
+
+	if (!st_get_str(r, &name) || name == NULL ||
+	    strcmp(name, s->def->name) != 0) {
+		st_fail(r, "service %s where %s was expected", name ? name :
+		    "(none)", s->def->name);
+		free(name);
+		return -EINVAL;
+	}
+	free(name);
+	s->state = st_get_u8(r);
+	if (s->state >= SVC__STATES)
+		st_fail(r, "%s: state %d", s->def->name, s->state);
+	flags = st_get_u32(r);
+#define X(f) s->f = (flags & bit) != 0; bit <<= 1;
+	RX_FLAGS(X)
+#undef X
+	queued = st_get_u8(r) != 0;
+	st_get_str(r, &s->status_text);
+	st_get_str(r, &s->fail);
+	s->since = st_get_i64(r);
+	s->started_at = st_get_i64(r);
+	s->ready_at = st_get_i64(r);
+	s->due_at = st_get_i64(r);
+	s->limit_begin = st_get_i64(r);
+	s->exited_at = st_get_i64(r);
+	s->ran_at = st_get_i64(r);
+	s->deadline = st_get_i64(r);
+	s->exit_code = (int32_t)st_get_u32(r);
+	s->exit_sig = (int32_t)st_get_u32(r);
+	s->err = (int32_t)st_get_u32(r);
+	s->pidfd = st_get_fd(r);
+	s->pid = (pid_t)st_get_u32(r);
+	s->restarts = st_get_u32(r);
+	s->starts = st_get_u32(r);
+	s->delay = st_get_u32(r);
+	s->limit_count = st_get_u32(r);
+	s->reloads = st_get_u32(r);
+	s->reload_fails = st_get_u32(r);
+	s->reload_status = (int32_t)st_get_u32(r);
+	reexec_reason_load(r, &sup->set, &s->reason);
+	reexec_reason_load(r, &sup->set, &s->last);
+	reexec_reason_load(r, &sup->set, &s->pending);
+	ss->cgfd = st_get_fd(r);
+	ss->oom_kills = st_get_u64(r);
+	ss->mem_need = st_get_u64(r);
+	ss->handed = st_get_u8(r) != 0;
+	ss->removing = st_get_u8(r) != 0;
+	fd = st_get_fd(r);
+	if (st_bad(r) || output_state_load(&sup->output, s, r, &ss->out) < 0)
+		return -EINVAL;
+	/* On our loop: its death, its readiness, its timer. */
+	if (s->pidfd >= 0) {
+		ss->pm.kind = PM_MAIN;
+		pidmap_add(&sup->pids, &ss->pm, s->pid);
+		ev_io_set(&ss->death, s->pidfd, EV_READ);
+		ev_io_start(sup->loop, &ss->death);
+	}
+	if (fd >= 0) {
+		ev_io_set(&ss->ready, fd, EV_READ);
+		ev_io_start(sup->loop, &ss->ready);
+	}
+	if (s->deadline) {
+		int64_t	left = s->deadline > now ? s->deadline - now : 0;
+
+		ev_timer_set(&ss->timer, (double)left / 1000., 0.);
+		ev_timer_start(sup->loop, &ss->timer);
+	}
+	if (queued)
+		svc_kick(s);
+	if (ss->removing)
+		ev_prepare_start(sup->loop, &sup->gc_w);
+	return 0;
+}
+
+/* Everything, in the order reexec_load_conf() and _rest() read it. */
+static void
+reexec_write(struct sup *sup, struct st_w *w)
+{
+	const struct conf	*c = &sup->conf;
+	uint64_t		 len;
+	size_t			 i;
+
+	st_bytes(w, STATE_MAGIC, 8);
+	st_u32(w, STATE_VERSION);
+	st_u64(w, 0);				/* the length, below */
+	/* Who we are. */
+	st_str(w, PIDVISOR_VERSION);
+	st_str(w, sup->rx.binary);
+	st_i64(w, sup->rx.t0_us);
+	st_str(w, sup->confdir);
+	st_str(w, sup->ctl_path);
+	st_str(w, sup->notify_path);
+	st_u32(w, (uint32_t)sup->log_level);
+	st_u64(w, sup->nofile_cur);
+	st_u64(w, sup->nofile_max);
+	st_u8(w, sup->container);
+	st_u32(w, pid1_mounts_mask());
+	st_u8(w, sup->exit_set);
+	st_u32(w, (uint32_t)sup->exit_code);
+	/* The configuration in force (not what is on disk now). */
+	conf_keys_save(w, SEC_SUPERVISOR, &c->sup);
+	st_u64(w, c->sup.given);
+	st_u32(w, (uint32_t)c->ntmpls);
+	for (i = 0; i < c->ntmpls; i++) {
+		st_str(w, c->tmpls[i].name);
+		st_str(w, c->tmpls[i].file);
+		st_str(w, c->tmpls[i].text);
+	}
+	st_strv(w, c->extra);
+	st_u32(w, (uint32_t)sup->set.n);
+	for (i = 0; i < sup->set.n; i++) {
+		const struct svc_def	*d = sup->set.v[i]->def;
+
+		st_str(w, d->name);
+		st_str(w, d->file);
+		st_u8(w, d->dynamic);
+		st_u64(w, d->given);
+		conf_keys_save(w, SEC_SERVICE, d);
+	}
+	/* What the loop holds. */
+	st_str(w, sup->cg.base);
+	st_str(w, sup->cg.why);
+	ctl_state_save(&sup->ctl, w);
+	notifysock_state_save(&sup->notify, w);
+	pressure_state_save(&sup->pr, w);
+	for (i = 0; i < sup->set.n; i++)
+		reexec_svc_save(w, sup_svc_of(sup->set.v[i]));
+	st_u32(w, RX_END);
+	len = w->b.len;
+	if (!w->nomem)
+		memcpy(w->b.data + 4 + 8 + 4, &len, sizeof(len));
+}
+
+/* Set or clear FD_CLOEXEC on every fd of the state. */
+static void
+reexec_cloexec(const struct st_w *w, bool on)
+{
+	size_t	i;
+
+	for (i = 0; i < w->nfds; i++)
+		fcntl(w->fds[i], F_SETFD, on ? FD_CLOEXEC : 0);
+}
+
+/* A sealed memfd holding the state; -errno. */
+static int
+reexec_memfd(const struct st_w *w)
+{
+	size_t	off = 0;
+	ssize_t	n;
+	int	fd = memfd_create("pidvisor-state", MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -errno;
+	while (off < w->b.len) {
+		if ((n = write(fd, w->b.data + off, w->b.len - off)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int	err = n < 0 ? errno : EIO;
+
+			close(fd);
+			return -err;
+		}
+		off += (size_t)n;
+	}
+	/* Read-only from now on: a fallback reads what we wrote. */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL);
+	return fd;
+}
+
+/* Write the state and exec the new binary; back here only if it failed. */
+static void
+reexec_exec(struct sup *sup)
+{
+	struct sup_rx	*rx = &sup->rx;
+	struct st_w	 w = { 0 };
+	char		 a[16], b[16], *argv[] = { NULL, "--restore", a,
+			    "--previous", b, NULL };
+	int		 memfd, exefd, err;
+
+	ev_prepare_stop(sup->loop, &rx->turn);
+	ev_timer_stop(sup->loop, &rx->timer);
+	ctl_reexec_drop(&sup->ctl);
+	reexec_write(sup, &w);
+	if (w.nomem) {
+		st_w_free(&w);
+		reexec_abort(sup, "writing the state: %s", strerror(ENOMEM));
+		return;
+	}
+	if ((memfd = reexec_memfd(&w)) < 0) {
+		st_w_free(&w);
+		reexec_abort(sup, "the state's memfd: %s", strerror(-memfd));
+		return;
+	}
+	/* Ourselves, for the new binary to go back to if it must. */
+	exefd = open("/proc/self/exe", O_RDONLY);
+	snprintf(a, sizeof(a), "%d", memfd);
+	snprintf(b, sizeof(b), "%d", exefd);
+	argv[0] = sup->argv0 ? sup->argv0 : rx->binary;
+	log_info("reexec: %s, state %zu bytes, %zu fds, %zu services",
+	    rx->binary, w.b.len, w.nfds, sup->set.n);
+	console_drain(100000);
+	reexec_cloexec(&w, false);
+	execve(rx->binary, argv, environ);
+	err = errno;
+	reexec_cloexec(&w, true);
+	close(memfd);
+	if (exefd >= 0)
+		close(exefd);
+	st_w_free(&w);
+	reexec_abort(sup, "exec %s: %s", rx->binary, strerror(err));
+}
+
+/*
+ * The restoring side.  A crash while the state is read goes back to the
+ * binary before us, with the same state: only async-signal-safe calls.
+ */
+static int	 rx_prev = -1;
+static int	 rx_state = -1;
+static char	 rx_altstack[32 * 1024];
+
+static char *
+reexec_num(char *p, unsigned long v)
+{
+	char	tmp[24];
+	int	n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < (int)sizeof(tmp));
+	while (n > 0)
+		*p++ = tmp[--n];
+	*p = '\0';
+	return p;
+}
+
+/* Go back to the binary before us, with the state and why; no return
+ * if it works. */
+static void
+reexec_back(const char *why)
+{
+	char	a[16], *argv[] = { "pidvisor", "--restore", a, "--fallback",
+		    (char *)why, NULL };
+	sigset_t mask;
+
+	if (rx_prev < 0 || rx_state < 0)
+		return;
+	reexec_num(a, (unsigned long)rx_state);
+	/* Exec keeps the mask: only what the next binary takes, blocked
+	 * (a fault handler blocked everything). */
+	sup_signal_set(&mask);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	syscall(SYS_execveat, rx_prev, "", argv, environ, AT_EMPTY_PATH);
+}
+
+static void
+reexec_on_crash(int sig, siginfo_t *si, void *uc)
+{
+	static char	why[64];
+	char		*p;
+	static const char msg[] = "pidvisor: crashed while reading the "
+			    "state; back to the binary before\n";
+
+	(void)si;
+	(void)uc;
+	p = why;
+	memcpy(p, "crashed: signal ", 16);
+	reexec_num(p + 16, (unsigned long)sig);
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	reexec_back(why);
+	if (getpid() == 1) {
+		/* No way back: as pid1.c's freeze, never die. */
+		for (;;) {
+			siginfo_t	w;
+
+			memset(&w, 0, sizeof(w));
+			if (waitid(P_ALL, 0, &w, WEXITED) < 0)
+				pause();
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Until the state is taken, a crash goes back to the binary before. */
+void
+reexec_crash_setup(void)
+{
+	static const int	 sigs[] = {
+		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+	};
+	struct sigaction	 sa;
+	stack_t			 st = { .ss_sp = rx_altstack,
+				    .ss_size = sizeof(rx_altstack) };
+	size_t			 i;
+
+	if (rx_prev < 0)
+		return;
+	sigaltstack(&st, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = reexec_on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * The state cannot be taken: back to the binary before us; if there is
+ * none (we are it), there is no state to go on with, and no way to run
+ * the services without it: PID 1 stays, reaping; anything else exits.
+ */
+void
+reexec_fail(struct sup_restore *rs, const char *why)
+{
+	char	msg[300];
+
+	log_err("reexec: cannot take over the state: %s", why);
+	if (rs->fallback == NULL && rx_prev >= 0) {
+		snprintf(msg, sizeof(msg), "%s", why);
+		log_err("reexec: back to the binary before");
+		reexec_back(msg);
+		log_err("reexec: exec of the binary before: %s",
+		    strerror(errno));
+	}
+	if (getpid() != 1)
+		exit(1);
+	log_err("PID 1 cannot go on without its state; the services run "
+	    "unsupervised, orphans are reaped");
+	for (;;) {
+		siginfo_t	si;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED) < 0)
+			pause();
+	}
+}
+
+/*
+ * main.c's first step with --restore: map the state (fd), check its
+ * header.  prev is the binary before us (-1 if none); fallback, if not
+ * NULL, says why we are that binary again.  0, or -errno with
+ * rs->r.err set (then reexec_fail).
+ */
+int
+reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback)
+{
+	struct stat	 st;
+	const void	*magic;
+	uint32_t	 n, version;
+	uint64_t	 len;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->fd = rx_state = fd;
+	rs->prev = rx_prev = fallback ? -1 : prev;
+	rs->fallback = fallback;
+	if (fallback && prev >= 0)
+		close(prev);
+	reexec_crash_setup();
+	if (fstat(fd, &st) < 0 || st.st_size < 24) {
+		st_fail(&rs->r, "state fd %d: %s", fd, errno ? strerror(errno) :
+		    "too short");
+		return -EINVAL;
+	}
+	rs->len = (size_t)st.st_size;
+	if ((rs->map = mmap(NULL, rs->len, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+	    MAP_FAILED) {
+		rs->map = NULL;
+		st_fail(&rs->r, "state fd %d: mmap: %s", fd, strerror(errno));
+		return -EINVAL;
+	}
+	rs->r.p = rs->map;
+	rs->r.n = rs->len;
+	magic = st_get_bytes(&rs->r, &n);
+	version = st_get_u32(&rs->r);
+	len = st_get_u64(&rs->r);
+	if (st_bad(&rs->r) || n != 8 || memcmp(magic, STATE_MAGIC, 8) != 0) {
+		st_fail(&rs->r, "not a pidvisor state");
+		return -EINVAL;
+	}
+	if (version != STATE_VERSION) {
+		st_fail(&rs->r, "state version %u; this binary reads %d",
+		    version, STATE_VERSION);
+		return -EINVAL;
+	}
+	if (len != rs->len) {
+		st_fail(&rs->r, "the state is %zu bytes, its header says %llu",
+		    rs->len, (unsigned long long)len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Who we are and the configuration in force, before anything is set up
+ * (sup_init).  0, or -EINVAL with rs->r.err.
+ */
+int
+reexec_load_conf(struct sup *sup, struct sup_restore *rs)
+{
+	struct st_r	*r = &rs->r;
+	struct conf	*c = &sup->conf;
+	uint32_t	 n, i;
+
+	st_get_str(r, &rs->prev_version);
+	st_get_str(r, &rs->binary);
+	rs->t0_us = st_get_i64(r);
+	st_get_str(r, &rs->confdir);
+	sup->confdir = rs->confdir;
+	st_get_str(r, &sup->ctl_path);
+	st_get_str(r, &sup->notify_path);
+	sup->log_level = (int)st_get_u32(r);
+	rs->nofile_cur = st_get_u64(r);
+	rs->nofile_max = st_get_u64(r);
+	sup->container = st_get_u8(r) != 0;
+	pid1_mounts_adopt(st_get_u32(r));
+	sup->exit_set = st_get_u8(r) != 0;
+	sup->exit_code = (int)st_get_u32(r);
+	if (conf_keys_load(r, SEC_SUPERVISOR, &c->sup) < 0)
+		return -EINVAL;
+	c->sup.given = st_get_u64(r);
+	n = st_get_u32(r);
+	if (n > r->n - r->off) {
+		st_fail(r, "%u templates, more than the state holds", n);
+		return -EINVAL;
+	}
+	if (n && (c->tmpls = calloc(n, sizeof(*c->tmpls))) == NULL) {
+		st_fail(r, "%s", strerror(ENOMEM));
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !st_bad(r); i++, c->ntmpls++) {
+		st_get_str(r, &c->tmpls[i].name);
+		st_get_str(r, &c->tmpls[i].file);
+		st_get_str(r, &c->tmpls[i].text);
+	}
+	st_get_strv(r, &c->extra);
+	n = st_get_u32(r);
+	if (n > r->n - r->off) {
+		st_fail(r, "%u services, more than the state holds", n);
+		return -EINVAL;
+	}
+	if (n && (c->defs = calloc(n, sizeof(*c->defs))) == NULL) {
+		st_fail(r, "%s", strerror(ENOMEM));
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !st_bad(r); i++) {
+		struct svc_def	*d = calloc(1, sizeof(*d));
+
+		if (d == NULL) {
+			st_fail(r, "%s", strerror(ENOMEM));
+			break;
+		}
+		c->defs[c->ndefs++] = d;
+		svc_def_defaults(d, &c->sup);
+		st_get_str(r, &d->name);
+		st_get_str(r, &d->file);
+		d->dynamic = st_get_u8(r) != 0;
+		d->given = st_get_u64(r);
+		conf_keys_load(r, SEC_SERVICE, d);
+		if (!st_bad(r) && (d->name == NULL || d->file == NULL ||
+		    d->argv == NULL))
+			st_fail(r, "service %zu has no name, file or exec",
+			    c->ndefs);
+	}
+	if (!st_bad(r)) {
+		st_get_str(r, &rs->cg_base);
+		st_get_str(r, &rs->cg_why);
+	}
+	return st_bad(r) ? -EINVAL : 0;
+}
+
+/*
+ * The rest, once the loop is there and the services are made of their
+ * definitions (sup_init): the sockets, the killer, every service's
+ * state and fds.  0, or -EINVAL with rs->r.err.
+ */
+int
+reexec_load_rest(struct sup *sup, struct sup_restore *rs)
+{
+	struct st_r	*r = &rs->r;
+	size_t		 i;
+
+#ifdef PV_TEST_RESTORE_CRASH
+	/* A binary made to fail here, for the tests (make test builds it). */
+	if (rs->fallback == NULL)
+		raise(SIGSEGV);
+#endif
+	if (ctl_state_load(&sup->ctl, r) < 0 ||
+	    notifysock_state_load(&sup->notify, r) < 0 ||
+	    pressure_state_load(&sup->pr, r) < 0)
+		return -EINVAL;
+	for (i = 0; i < sup->set.n; i++)
+		if (reexec_svc_load(sup, r, sup_svc_of(sup->set.v[i])) < 0)
+			return -EINVAL;
+	if (st_get_u32(r) != RX_END || r->off != r->n)
+		st_fail(r, "the state does not end where it should (byte %zu "
+		    "of %zu)", r->off, r->n);
+	return st_bad(r) ? -EINVAL : 0;
+}
+
+/*
+ * Taken over: close the state, answer who asked (with the error, if we
+ * are the binary before, back again), and look at what happened during
+ * the exec: deaths are read from the pidfds, zombies reaped.
+ */
+void
+reexec_finish(struct sup *sup, struct sup_restore *rs)
+{
+	char	msg[600];
+	double	ms = (double)(mono_us() - rs->t0_us) / 1000.;
+
+	if (rs->map)
+		munmap(rs->map, rs->len);
+	close(rs->fd);
+	rx_state = -1;
+	if (rs->prev >= 0)
+		close(rs->prev);
+	rx_prev = -1;
+	if (rs->fallback) {
+		snprintf(msg, sizeof(msg), "%s could not take over (%s); "
+		    "pidvisor %s runs on, every service kept", rs->binary ?
+		    rs->binary : "the new binary", rs->fallback,
+		    PIDVISOR_VERSION);
+		log_err("reexec: %s", msg);
+		ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
+	} else {
+		snprintf(msg, sizeof(msg), "pidvisor %s (was %s) took over %zu "
+		    "service%s in %.1f ms", PIDVISOR_VERSION, rs->prev_version ?
+		    rs->prev_version : "?", sup->set.n, sup->set.n == 1 ? "" :
+		    "s", ms);
+		log_info("reexec: %s", msg);
+		ctl_reexec_end(&sup->ctl, CTL_OK, msg);
+	}
+	free(rs->prev_version);
+	free(rs->binary);
+	free(rs->cg_base);
+	free(rs->cg_why);
+	rs->prev_version = rs->binary = rs->cg_base = rs->cg_why = NULL;
+}
+
+/* --state-versions: the versions of the state this binary reads. */
+int
+reexec_versions(void)
+{
+	printf("pidvisor-state %d\n", STATE_VERSION);
+	return 0;
+}

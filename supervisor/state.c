@@ -1,0 +1,220 @@
+/*
+ * state.c - the bytes of pidvisor's state (state.h): put in order by the
+ * binary that re-executes, taken in the same order by the next, every
+ * read checked against the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+
+static void
+st_put(struct st_w *w, const void *p, size_t n)
+{
+	if (buf_add(&w->b, p, n) < 0)
+		w->nomem = true;
+}
+
+void
+st_u8(struct st_w *w, uint8_t v)
+{
+	st_put(w, &v, sizeof(v));
+}
+
+void
+st_u32(struct st_w *w, uint32_t v)
+{
+	st_put(w, &v, sizeof(v));
+}
+
+void
+st_u64(struct st_w *w, uint64_t v)
+{
+	st_put(w, &v, sizeof(v));
+}
+
+void
+st_i64(struct st_w *w, int64_t v)
+{
+	st_put(w, &v, sizeof(v));
+}
+
+void
+st_bytes(struct st_w *w, const void *p, uint32_t n)
+{
+	st_u32(w, n);
+	st_put(w, p, n);
+}
+
+void
+st_str(struct st_w *w, const char *s)
+{
+	if (s == NULL)
+		st_u32(w, STATE_NULL);
+	else
+		st_bytes(w, s, (uint32_t)strlen(s));
+}
+
+/* A NULL-terminated vector: its count (STATE_NULL: NULL), its strings. */
+void
+st_strv(struct st_w *w, char *const *v)
+{
+	size_t	i, n = strv_len(v);
+
+	st_u32(w, v ? (uint32_t)n : STATE_NULL);
+	for (i = 0; i < n; i++)
+		st_str(w, v[i]);
+}
+
+/* An fd the next binary takes over: its number, and kept across exec. */
+void
+st_fd(struct st_w *w, int fd)
+{
+	st_u32(w, (uint32_t)fd);
+	if (fd < 0)
+		return;
+	if (w->nfds == w->capfds) {
+		size_t	 cap = w->capfds ? 2 * w->capfds : 64;
+		int	*v = realloc(w->fds, cap * sizeof(*v));
+
+		if (v == NULL) {
+			w->nomem = true;
+			return;
+		}
+		w->fds = v;
+		w->capfds = cap;
+	}
+	w->fds[w->nfds++] = fd;
+}
+
+void
+st_w_free(struct st_w *w)
+{
+	buf_free(&w->b);
+	free(w->fds);
+	memset(w, 0, sizeof(*w));
+}
+
+void
+st_fail(struct st_r *r, const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (st_bad(r))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	if (r->err[0] == '\0')
+		snprintf(r->err, sizeof(r->err), "bad state");
+}
+
+/* n bytes at the cursor, or NULL (and the error) past the end. */
+static const void *
+st_take(struct st_r *r, size_t n)
+{
+	const void	*p;
+
+	if (st_bad(r))
+		return NULL;
+	if (n > r->n - r->off) {
+		st_fail(r, "the state ends early, at byte %zu of %zu", r->off,
+		    r->n);
+		return NULL;
+	}
+	p = r->p + r->off;
+	r->off += n;
+	return p;
+}
+
+#define ST_GET(type, name)						\
+type									\
+name(struct st_r *r)							\
+{									\
+	const void	*p = st_take(r, sizeof(type));			\
+	type		 v = 0;						\
+									\
+	if (p)								\
+		memcpy(&v, p, sizeof(v));				\
+	return v;							\
+}
+
+ST_GET(uint8_t, st_get_u8)
+ST_GET(uint32_t, st_get_u32)
+ST_GET(uint64_t, st_get_u64)
+ST_GET(int64_t, st_get_i64)
+
+const void *
+st_get_bytes(struct st_r *r, uint32_t *n)
+{
+	*n = st_get_u32(r);
+	if (*n == STATE_NULL)
+		return NULL;
+	return st_take(r, *n);
+}
+
+/* A string, in *out (NULL for NULL); false on an error. */
+bool
+st_get_str(struct st_r *r, char **out)
+{
+	uint32_t	 n;
+	const char	*p = st_get_bytes(r, &n);
+
+	*out = NULL;
+	if (p == NULL)
+		return !st_bad(r);
+	if (memchr(p, '\0', n) != NULL) {
+		st_fail(r, "a string with a NUL in it, at byte %zu", r->off);
+		return false;
+	}
+	if ((*out = strndup(p, n)) == NULL)
+		st_fail(r, "%s", strerror(ENOMEM));
+	return *out != NULL;
+}
+
+bool
+st_get_strv(struct st_r *r, char ***out)
+{
+	uint32_t	n = st_get_u32(r), i;
+	char		**v;
+
+	*out = NULL;
+	if (n == STATE_NULL || st_bad(r))
+		return !st_bad(r);
+	if (n > r->n - r->off) {
+		st_fail(r, "a list of %u strings, more than the state holds",
+		    n);
+		return false;
+	}
+	if ((v = calloc((size_t)n + 1, sizeof(*v))) == NULL) {
+		st_fail(r, "%s", strerror(ENOMEM));
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		if (!st_get_str(r, &v[i]) || v[i] == NULL) {
+			st_fail(r, "a NULL in a list of strings");
+			strv_free(v);
+			return false;
+		}
+	*out = v;
+	return true;
+}
+
+/* An fd the previous binary left us: it must be open. */
+int
+st_get_fd(struct st_r *r)
+{
+	int	fd = (int)st_get_u32(r);
+
+	if (st_bad(r) || fd < 0)
+		return -1;
+	if (fcntl(fd, F_GETFD) < 0) {
+		st_fail(r, "fd %d is not open", fd);
+		return -1;
+	}
+	return fd;
+}
