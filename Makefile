@@ -153,6 +153,22 @@ $(B)/asan/test_parts: tests/unit/test_parts.c $(B)/asan/env.o \
 $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
 
+# Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
+# another state version, one that crashes while reading the state, one
+# that holds while reading it (PIDVISOR_TEST_HOLD).
+REEXEC_TEST	 = $(B)/test/pidvisor-v2 $(B)/test/pidvisor-crash \
+		   $(B)/test/pidvisor-hold
+REEXEC_FLAGS_v2	 = -DSTATE_VERSION=2
+REEXEC_FLAGS_crash = -DPV_TEST_RESTORE_CRASH
+REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
+$(B)/asan/reexec-%.o: supervisor/reexec.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
+$(B)/test/pidvisor-%: $(filter-out %/reexec.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
+    $(B)/asan/fault.o $(B)/asan/reexec-%.o
+	@mkdir -p $(@D)
+	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ -lev -linih
+
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
 		   $(B)/test/noclone3 $(B)/test/fuse-hang
@@ -213,6 +229,7 @@ fuzz-replay: $(REPLAY_BIN)
 	@tests/run.sh fuzz
 
 TEST_BINS	 = $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
+		   $(REEXEC_TEST) \
 		   $(REPLAY_BIN) $(STATIC) all
 
 test: deps
@@ -223,7 +240,8 @@ test: deps
 unit-test: $(UNIT_BIN)
 	@tests/run.sh unit
 
-host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION)
+host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION) \
+    $(REEXEC_TEST)
 	@tests/run.sh host
 
 attack-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS)

@@ -301,7 +301,6 @@ int
 sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 {
 	struct sup_rx		*rx = &sup->rx;
-	char			*argv[] = { NULL, "--state-versions", NULL };
 	struct spawn_req	 req = {
 		.envp = sup->base_env, .ready_pipe = -1, .cgroup_fd = -1,
 		.nofile_cur = sup->nofile_cur, .nofile_max = sup->nofile_max,
@@ -328,8 +327,11 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 		rc = -errno;
 		goto fail;
 	}
-	argv[0] = rx->binary;
-	req.argv = argv;
+	/* The child may run on after we return (CLONE_VM): not our stack. */
+	rx->argv[0] = rx->binary;
+	rx->argv[1] = "--state-versions";
+	rx->argv[2] = NULL;
+	req.argv = rx->argv;
 	req.stdio[1] = req.stdio[2] = p[1];
 	spawn_proc_init(&rx->proc);
 	rc = spawn_start(&rx->proc, &req, &res);
@@ -453,7 +455,7 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
 {
 	struct svc	*s = &ss->svc;
 	uint32_t	 flags, bit = 1;
-	int64_t		 now = mono_ms();
+	int64_t		 now_us = mono_us();
 	char		*name;
 	bool		 queued;
 	int		 fd;
@@ -519,9 +521,12 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
 		ev_io_start(sup->loop, &ss->ready);
 	}
 	if (s->deadline) {
-		int64_t	left = s->deadline > now ? s->deadline - now : 0;
+		/* Never early: the deadline is in whole ms, the loop's clock
+		 * is read now (it was read when the loop was made). */
+		int64_t	left = s->deadline * 1000 + 999 - now_us;
 
-		ev_timer_set(&ss->timer, (double)left / 1000., 0.);
+		ev_now_update(sup->loop);
+		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
 		ev_timer_start(sup->loop, &ss->timer);
 	}
 	if (queued)
@@ -945,6 +950,16 @@ reexec_load_rest(struct sup *sup, struct sup_restore *rs)
 	/* A binary made to fail here, for the tests (make test builds it). */
 	if (rs->fallback == NULL)
 		raise(SIGSEGV);
+#endif
+#ifdef PV_TEST_RESTORE_HOLD
+	{
+		/* ... and one that holds here while the file is there. */
+		const char	*f = getenv("PIDVISOR_TEST_HOLD");
+		int64_t		 end = mono_ms() + 20000;
+
+		while (f && access(f, F_OK) == 0 && mono_ms() < end)
+			usleep(10000);
+	}
 #endif
 	if (ctl_state_load(&sup->ctl, r) < 0 ||
 	    notifysock_state_load(&sup->notify, r) < 0 ||

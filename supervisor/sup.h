@@ -77,6 +77,7 @@ enum { RX_IDLE, RX_CHECK, RX_QUIESCE };
 struct sup_rx {
 	uint8_t			 phase;
 	char			*binary;	/* what we will exec */
+	char			*argv[3];	/* its check's */
 	struct spawn_proc	 proc;		/* its check: --state-versions */
 	ev_io			 death;		/* the check's pidfd */
 	ev_timer		 timer;		/* the check's deadline, then
