@@ -136,9 +136,10 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 UNIT		 = conf svc proto util svclog victim parts
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 
-$(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/conf_key.o $(B)/asan/util.o
+$(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/conf_key.o $(B)/asan/util.o \
+    $(B)/asan/state.o
 $(B)/asan/test_svc: tests/unit/test_svc.c $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
-    $(B)/asan/util.o
+    $(B)/asan/util.o $(B)/asan/state.o
 $(B)/asan/test_proto: tests/unit/test_proto.c $(B)/asan/proto.o \
     $(B)/asan/notify.o $(B)/asan/util.o
 $(B)/asan/test_util: tests/unit/test_util.c $(B)/asan/util.o
@@ -148,7 +149,7 @@ $(B)/asan/test_victim: tests/unit/test_victim.c $(B)/asan/victim.o
 $(B)/asan/test_parts: tests/unit/test_parts.c $(B)/asan/env.o \
     $(B)/asan/pidmap.o $(B)/asan/output.o $(B)/asan/svclog.o \
     $(B)/asan/spawn.o $(B)/asan/status.o $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
-    $(B)/asan/util.o
+    $(B)/asan/util.o $(B)/asan/state.o
 
 $(UNIT_BIN):
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
@@ -181,15 +182,15 @@ $(B)/test/%: tests/host/%.c
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
 		   template
-FUZZ_SRC_service = conf conf_key util
-FUZZ_SRC_tree	 = conf conf_key util
+FUZZ_SRC_service = conf conf_key state util
+FUZZ_SRC_tree	 = conf conf_key state util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notify
 FUZZ_SRC_notifymsg = notify
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env util
-FUZZ_SRC_template = conf conf_key util
+FUZZ_SRC_template = conf conf_key state util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "conf.h"
+#include "state.h"
 
 static char	etc[64];		/* a passwd and group of our own */
 
@@ -1104,6 +1105,91 @@ test_templates(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * The configuration in force, as a re-exec writes it (conf_keys_save)
+ * and the next binary reads it: the same definition, key by key; every
+ * shorter state and an unknown key are refused, not misread.
+ */
+static void
+test_state_roundtrip(void **state)
+{
+	struct conf	 c;
+	struct svc_def	*d, *e;
+	struct st_w	 w = { 0 };
+	struct st_r	 r;
+	struct sup_conf	 sc;
+	size_t		 cut, i;
+	char		*errs;
+
+	(void)state;
+	conf_init(&c);
+	c.etc = etc;
+	errs = parse(&c, "web",
+	    "[service]\n"
+	    "exec = /usr/bin/web --port \"8080\" a\\ b\n"
+	    "restart = on-failure\n"
+	    "ready = fd:5\n"
+	    "requires = db\nafter = db cache\n"
+	    "user = alice\n"
+	    "env = A=1\nenv_file = -/etc/default/web\n"
+	    "reload_exec = /bin/kill -HUP $MAINPID\n"
+	    "umask = 027\nlimit_nofile = 4096\nmemory_max = 64M\n"
+	    "kill_priority = 7\noom_score_adj = 300\nlog = file\n"
+	    "log_buffer = 1M\nsettle = 2s\nenabled = no\n");
+	assert_string_equal(errs, "");
+	free(errs);
+	errs = parse(&c, "x", "[service]\nexec = /bin/true\n");
+	free(errs);
+	d = conf_find(&c, "web");
+	assert_non_null(d);
+	conf_keys_save(&w, SEC_SERVICE, d);
+	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup);
+	assert_false(w.nomem);
+	memset(&sc, 0, sizeof(sc));
+	for (cut = 0; cut <= w.b.len; cut++) {
+		memset(&r, 0, sizeof(r));
+		r.p = (const unsigned char *)w.b.data;
+		r.n = cut;
+		e = calloc(1, sizeof(*e));
+		assert_non_null(e);
+		svc_def_defaults(e, &c.sup);
+		e->name = strdup("web");
+		e->file = strdup("web.ini");
+		i = conf_keys_load(&r, SEC_SERVICE, e) == 0 &&
+		    conf_keys_load(&r, SEC_SUPERVISOR, &sc) == 0;
+		if (cut < w.b.len) {
+			assert_false(i);
+			assert_true(st_bad(&r));
+		} else {
+			assert_true(i);
+			assert_int_equal(r.off, r.n);
+			assert_true(svc_def_equal(d, e));
+			assert_string_equal(e->env_files[0], "-/etc/default/web");
+			assert_int_equal(e->ready_fd, 5);
+			assert_int_equal(e->ngroups, d->ngroups);
+			assert_int_equal(e->memory_max, 64 << 20);
+			for (i = 0; i < K__COUNT; i++)
+				if (conf_keys[i].section == SEC_SUPERVISOR)
+					assert_true(conf_key_equal(&conf_keys[i],
+					    &c.sup, &sc));
+		}
+		svc_def_free(e);
+		memset(&sc, 0, sizeof(sc));	/* no string in it here */
+	}
+	/* A key this binary does not know. */
+	memcpy(memmem(w.b.data, w.b.len, "restart", 7), "restarT", 7);
+	memset(&r, 0, sizeof(r));
+	r.p = (const unsigned char *)w.b.data;
+	r.n = w.b.len;
+	e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	assert_int_equal(conf_keys_load(&r, SEC_SERVICE, e), -EINVAL);
+	assert_string_equal(r.err, "key 'restarT' is unknown to this binary");
+	svc_def_free(e);
+	st_w_free(&w);
+	conf_free(&c);
+}
+
 int
 main(void)
 {
@@ -1130,6 +1216,7 @@ main(void)
 		cmocka_unit_test(test_every_key_table),
 		cmocka_unit_test(test_sup_key_twice),
 		cmocka_unit_test(test_key_hints),
+		cmocka_unit_test(test_state_roundtrip),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, setup, teardown);
