@@ -294,6 +294,23 @@ $(B)/guest/fuse-hang: tests/host/fuse-hang.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
 
+# A pidvisor of another build (-O0, a version of its own), and one that
+# crashes while reading the state: what the guest's t_reexec goes to.
+OTHER_CFLAGS	 = -O0 -g -DPIDVISOR_VERSION='"0.1.0+other"'
+$(B)/other/%.o: supervisor/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OTHER_CFLAGS) -c $< -o $@
+$(B)/other/reexec-crash.o: supervisor/reexec.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
+$(B)/guest/pidvisor-other: $(DAEMON_SRC:%.c=$(B)/other/%.o)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^ -lev -linih -lm
+$(B)/guest/pidvisor-crash: $(filter-out %/reexec.o,$(DAEMON_SRC:%.c=$(B)/other/%.o)) \
+    $(B)/other/reexec-crash.o
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^ -lev -linih -lm
+
 kernel:
 	@kernel/build.sh
 
@@ -309,6 +326,7 @@ $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
 
 $(B)/qemu/initramfs-test.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/guest/svc-helper \
     $(B)/guest/torture $(B)/guest/noclone3 $(B)/guest/fuse-hang \
+    $(B)/guest/pidvisor-other $(B)/guest/pidvisor-crash \
     $(B)/kernel/bzImage
 	@rm -f $(B)/guest/pidfd_*
 	@cp $(B)/kernel/selftests/* $(B)/guest/
@@ -482,5 +500,5 @@ uninstall:
 
 clean:
 	rm -rf $(B)/obj $(B)/asan $(B)/memcheck $(B)/test $(B)/run \
-	    $(B)/static $(B)/guest $(B)/qemu supervisor/pidvisor \
+	    $(B)/static $(B)/guest $(B)/other $(B)/qemu supervisor/pidvisor \
 	    supervisor/pidvisorctl supervisor/pidvisor-notify

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -125,8 +126,14 @@ main(int argc, char **argv)
 	if (only_check)
 		return check(confdir);
 	log_level = level;
-	if (state >= 0 && reexec_open(&rs, state, prev, fallback) < 0)
-		reexec_fail(&rs, rs.r.err);
+	if (state >= 0) {
+		/* The name we had (init), not the new file's. */
+		const char	*base = strrchr(argv[0], '/');
+
+		prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
+		if (reexec_open(&rs, state, prev, fallback) < 0)
+			reexec_fail(&rs, rs.r.err);
+	}
 	if (sup_init(&sup, confdir, sock, state >= 0 ? &rs : NULL) < 0) {
 		if (getpid() != 1 || sup.container) {
 			sup_free(&sup);

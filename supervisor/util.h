@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifndef PIDVISOR_VERSION		/* a test build gives its own */
 #define PIDVISOR_VERSION "0.1.0"
+#endif
 
 /*
  * Recover the struct that embeds member from a pointer to it; type-checked.

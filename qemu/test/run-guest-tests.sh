@@ -550,6 +550,56 @@ t_stop_timeout() {
 	    fail "$($CTL status sturdy)"
 }
 
+# name state pid restarts of every service but crash (it crash-loops).
+reexec_snap() {
+	$CTL status | awk 'NR > 1 && $1 != "crash" { print $1, $2, $3, $5 }'
+}
+
+# reexec as PID 1, with crash looping meanwhile: into itself, into a
+# pidvisor of another build (-O0, another version: the state is read,
+# not shared), back; /bin/false and a missing binary are refused, and a
+# binary that crashes while reading the state goes back to the one
+# before.  Every service keeps its PID, state and restart count, and
+# spawns go on into their cgroups.
+t_reexec() {
+	$CTL start crash || fail "crash did not start"
+	before=$(reexec_snap)
+	for i in 1 2 3; do
+		out=$($CTL reexec 2>&1) || fail "reexec $i: $out"
+		echo "$out" | grep -q "took over" || fail "reexec $i: $out"
+	done
+	out=$($CTL reexec --binary /test/pidvisor-other 2>&1) ||
+	    fail "reexec into another build: $out"
+	echo "$out" | grep -q "pidvisor 0.1.0+other (was 0.1.0) took over" ||
+	    fail "another build: $out"
+	$CTL version | grep -q "pidvisor 0.1.0+other" ||
+	    fail "version: $($CTL version)"
+	expect_eq "$(cat /proc/1/comm)" init "comm of PID 1"
+	$CTL reexec --binary /bin/false >/tmp/rx 2>&1 &&
+	    fail "/bin/false was taken"
+	grep -q "not a pidvisor that can take over" /tmp/rx || fail "$(cat /tmp/rx)"
+	$CTL reexec --binary /test/none >/tmp/rx 2>&1 && fail "a missing binary"
+	$CTL reexec --binary /test/pidvisor-crash >/tmp/rx 2>&1 &&
+	    fail "a crashing binary was taken"
+	grep -q "could not take over (crashed: signal 11); pidvisor 0.1.0+other runs on" \
+	    /tmp/rx || fail "crash: $(cat /tmp/rx)"
+	out=$($CTL reexec --binary /sbin/init 2>&1) || fail "back: $out"
+	echo "$out" | grep -q "pidvisor 0.1.0 (was 0.1.0+other) took over" ||
+	    fail "back: $out"
+	after=$(reexec_snap)
+	[ "$before" = "$after" ] || fail "changed: $before // $after"
+	# It goes on: crash is still restarted, into its cgroup, and db
+	# restarts by command.
+	r=$($CTL status crash | awk 'NR == 2 { print $5 }')
+	until_ok 10 sh -c "[ \$($CTL status crash | awk 'NR == 2 { print \$5 }') -gt $r ]" ||
+	    fail "crash is not restarted after the re-execs"
+	$CTL stop crash --wait --timeout=10s || fail "crash did not stop"
+	$CTL restart db --wait --timeout=20s || fail "db did not restart"
+	grep -q "/pidvisor/db$" /proc/"$(field db 3)"/cgroup ||
+	    fail "db not in its cgroup: $(cat /proc/"$(field db 3)"/cgroup)"
+	$CTL status db | grep -q "memory [0-9]" || fail "$($CTL status db)"
+}
+
 n=0
 failed=0
 
@@ -659,7 +709,7 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 for t in t_pid1 t_boot_task t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
     t_pressure t_oom t_reclaim_blocked t_notify_fds t_spawn_user_trace \
-    t_torture; do
+    t_reexec t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 
