@@ -13,6 +13,9 @@
  *   harness ctl-watch SOCKET SECONDS WORD...
  *                                        the same request every 10 ms for
  *                                        SECONDS: median, p99, max
+ *   harness reexec SOCKET N              N times: reexec, then status;
+ *                                        from asking to the new binary's
+ *                                        answer: median and max
  *   harness wakeups PID SECONDS          context switches per second
  *   harness mem PID...                   summed Rss and Pss (kB)
  *
@@ -275,6 +278,39 @@ ctl_times(const char *sock, int n, double secs, char **words, int nw)
 	return 0;
 }
 
+/*
+ * From sending `reexec` to the answer of `status` by the binary that
+ * took over (reexec is answered by it, status is its second request).
+ */
+static int
+reexec_times(const char *sock, int n)
+{
+	static char	 buf[1 << 22];
+	char		*rx[] = { "reexec" }, *st[] = { "status" };
+	char		 rxreq[64], streq[64];
+	size_t		 rxlen = request(rx, 1, rxreq), stlen = request(st, 1, streq);
+	int64_t		*lat = calloc((size_t)n, sizeof(*lat)), t0;
+	int		 i;
+
+	if (lat == NULL || n < 1)
+		return 1;
+	for (i = 0; i < n; i++) {
+		t0 = now_ns();
+		if (ctl_once(sock, rxreq, rxlen, buf, sizeof(buf)) < 0 ||
+		    ctl_once(sock, streq, stlen, buf, sizeof(buf)) < 0) {
+			fprintf(stderr, "harness: reexec or status failed\n");
+			free(lat);
+			return 1;
+		}
+		lat[i] = now_ns() - t0;
+	}
+	qsort(lat, (size_t)n, sizeof(*lat), cmp64);
+	printf("median_ms=%.2f max_ms=%.2f n=%d\n", lat[n / 2] / 1e6,
+	    lat[n - 1] / 1e6, n);
+	free(lat);
+	return 0;
+}
+
 /* Voluntary plus involuntary context switches of pid. */
 static long
 switches(int pid)
@@ -350,6 +386,8 @@ main(int argc, char **argv)
 		    1, 0, argv + 4, argc - 4);
 	if (argc >= 5 && strcmp(argv[1], "ctl-watch") == 0)
 		return ctl_times(argv[2], 0, atof(argv[3]), argv + 4, argc - 4);
+	if (argc == 4 && strcmp(argv[1], "reexec") == 0)
+		return reexec_times(argv[2], atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "wakeups") == 0)
 		return wakeups(atoi(argv[2]), atof(argv[3]));
 	if (argc >= 3 && strcmp(argv[1], "mem") == 0)

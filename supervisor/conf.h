@@ -325,9 +325,19 @@ void		 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc);
 
 struct st_w;
 struct st_r;
+/* A state's key table, as this binary's keys (conf_key.c). */
+struct conf_keymap {
+	const struct conf_key	*k[K__COUNT];
+	uint32_t		 n;
+};
+
+void		 conf_keys_save_table(struct st_w *w, enum conf_section sec);
 void		 conf_keys_save(struct st_w *w, enum conf_section sec,
 		     const void *obj);
-int		 conf_keys_load(struct st_r *r, enum conf_section sec, void *obj);
+int		 conf_keys_load_table(struct st_r *r, enum conf_section sec,
+		     struct conf_keymap *m);
+int		 conf_keys_load(struct st_r *r, const struct conf_keymap *m,
+		     void *obj);
 const char	*kill_mode_name(enum kill_mode m);
 
 #endif

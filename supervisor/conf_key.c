@@ -274,14 +274,13 @@ conf_key_copy(const struct conf_key *k, void *dst, const void *src)
 	return 0;
 }
 
-/* One field's value, by its kind. */
+/* One field's value, by its kind (the key table says which). */
 static void
 field_save(struct st_w *w, const struct conf_field *f, const void *obj)
 {
 	const void	*p = field_at(obj, f);
 	size_t		 i, n;
 
-	st_u8(w, f->kind);
 	switch (f->kind) {
 	case F_STR:
 		st_str(w, *(char *const *)p);
@@ -325,13 +324,23 @@ field_save(struct st_w *w, const struct conf_field *f, const void *obj)
 	}
 }
 
+static size_t
+key_nfields(const struct conf_key *k)
+{
+	size_t	n;
+
+	for (n = 0; n < ARRAY_SIZE(k->f) && k->f[n].kind; n++)
+		;
+	return n;
+}
+
 /*
- * Every key of a section, of obj (a struct svc_def or struct sup_conf),
- * each by its name: a binary whose structs differ reads it field by
- * field, and refuses a key it does not know.
+ * The keys of a section, once per state: each by its name, with the
+ * kinds of its fields.  A binary whose structs differ reads the values
+ * that follow through it; one that does not know a key refuses.
  */
 void
-conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
+conf_keys_save_table(struct st_w *w, enum conf_section sec)
 {
 	uint32_t	n = 0;
 	size_t		i, k;
@@ -345,12 +354,62 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
 		if (key->section != sec)
 			continue;
 		st_str(w, key->name);
-		for (k = 0; k < ARRAY_SIZE(key->f) && key->f[k].kind; k++)
-			;
-		st_u8(w, (uint8_t)k);
-		for (k = 0; k < ARRAY_SIZE(key->f) && key->f[k].kind; k++)
+		st_u8(w, (uint8_t)key_nfields(key));
+		for (k = 0; k < key_nfields(key); k++)
+			st_u8(w, key->f[k].kind);
+	}
+}
+
+/* Every key's fields of obj (a struct svc_def or struct sup_conf), in
+ * the order of the table. */
+void
+conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
+{
+	size_t	i, k;
+
+	for (i = 0; i < K__COUNT; i++) {
+		const struct conf_key	*key = &conf_keys[i];
+
+		if (key->section != sec)
+			continue;
+		for (k = 0; k < key_nfields(key); k++)
 			field_save(w, &key->f[k], obj);
 	}
+}
+
+/* The table of a state, as our keys; -EINVAL for a key we do not know
+ * or of another shape. */
+int
+conf_keys_load_table(struct st_r *r, enum conf_section sec,
+    struct conf_keymap *m)
+{
+	uint32_t	n = st_get_u32(r), i;
+
+	m->n = 0;
+	if (n > K__COUNT && !st_bad(r))
+		st_fail(r, "%u keys, more than this binary has", n);
+	for (i = 0; i < n && !st_bad(r); i++) {
+		const struct conf_key	*key;
+		char			*name;
+		uint8_t			 nf, k;
+
+		if (!st_get_str(r, &name) || name == NULL) {
+			st_fail(r, "a key without a name");
+			break;
+		}
+		key = conf_key_find(sec, name);
+		nf = st_get_u8(r);
+		if (key == NULL || nf != key_nfields(key))
+			st_fail(r, "key '%s' is %s to this binary", name,
+			    key ? "of another shape" : "unknown");
+		free(name);
+		for (k = 0; k < nf && !st_bad(r); k++)
+			if (st_get_u8(r) != key->f[k].kind)
+				st_fail(r, "key '%s' is of another kind here",
+				    key->name);
+		m->k[m->n++] = key;
+	}
+	return st_bad(r) ? -EINVAL : 0;
 }
 
 /* Read one field into obj; what was there (a default) is replaced. */
@@ -429,39 +488,16 @@ field_load(struct st_r *r, const struct conf_field *f, void *obj)
 	}
 }
 
-/* What conf_keys_save() wrote, into obj (its defaults set already). */
+/* What conf_keys_save() wrote, through the table, into obj (its
+ * defaults set already). */
 int
-conf_keys_load(struct st_r *r, enum conf_section sec, void *obj)
+conf_keys_load(struct st_r *r, const struct conf_keymap *m, void *obj)
 {
-	uint32_t	n = st_get_u32(r), i;
+	uint32_t	i;
+	size_t		k;
 
-	for (i = 0; i < n && !st_bad(r); i++) {
-		const struct conf_key	*key;
-		char			*name;
-		uint8_t			 nf, k;
-
-		if (!st_get_str(r, &name) || name == NULL) {
-			st_fail(r, "a key without a name");
-			break;
-		}
-		key = conf_key_find(sec, name);
-		nf = st_get_u8(r);
-		for (k = 0; key && k < nf && k < ARRAY_SIZE(key->f); k++)
-			if (key->f[k].kind == F_NONE)
-				break;
-		if (key == NULL || k != nf || (k < ARRAY_SIZE(key->f) &&
-		    key->f[k].kind != F_NONE))
-			st_fail(r, "key '%s' is %s to this binary", name,
-			    key ? "of another shape" : "unknown");
-		free(name);
-		for (k = 0; k < nf && !st_bad(r); k++) {
-			if (st_get_u8(r) != key->f[k].kind) {
-				st_fail(r, "key '%s' is of another kind here",
-				    key->name);
-				break;
-			}
-			field_load(r, &key->f[k], obj);
-		}
-	}
+	for (i = 0; i < m->n && !st_bad(r); i++)
+		for (k = 0; k < key_nfields(m->k[i]); k++)
+			field_load(r, &m->k[i]->f[k], obj);
 	return st_bad(r) ? -EINVAL : 0;
 }

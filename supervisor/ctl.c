@@ -1354,6 +1354,18 @@ ctl_reexec_drop(struct ctl *ctl)
 		}
 		ctl_client_free(c);
 	}
+	/* Inheritable (spawn_fd_keep()), and the next binary has its own. */
+	if (ctl->spare >= 0)
+		close(ctl->spare);
+	ctl->spare = -1;
+}
+
+/* The exec failed: the spare fd back (ctl_reexec_drop() closed it). */
+void
+ctl_reexec_undo(struct ctl *ctl)
+{
+	if (ctl->spare < 0 && ctl->fd >= 0)
+		ctl_spare_take(ctl);
 }
 
 /* The socket for the next binary: its fd, its file, who asked. */

@@ -47,6 +47,7 @@ void	ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l);
 void	ctl_svc_removed(struct ctl *ctl, struct svc *s);
 void	ctl_reexec_end(struct ctl *ctl, int code, const char *msg);
 void	ctl_reexec_drop(struct ctl *ctl);
+void	ctl_reexec_undo(struct ctl *ctl);
 void	ctl_state_save(struct ctl *ctl, struct st_w *w);
 int	ctl_state_load(struct ctl *ctl, struct st_r *r);
 

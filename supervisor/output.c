@@ -308,8 +308,8 @@ output_state_save(const struct svc_out *out, struct st_w *w)
 	if (out == NULL)
 		return;
 	for (i = 0; i < 2; i++) {
-		st_fd(w, out->io[i].fd);
-		st_fd(w, out->wfd[i]);
+		st_fd_kept(w, out->io[i].fd);
+		st_fd_kept(w, out->wfd[i]);
 		st_bytes(w, out->split[i].part ? out->split[i].part : "",
 		    out->split[i].len);
 		st_u8(w, out->split[i].cut);
@@ -343,9 +343,10 @@ output_state_load(struct output *o, struct svc *s, struct st_r *r,
 	out->o = o;
 	out->svc = s;
 	for (k = 0; k < 2; k++) {
-		ev_io_init(&out->io[k], output_on_read, st_get_fd(r), EV_READ);
+		ev_io_init(&out->io[k], output_on_read, st_get_fd_kept(r),
+		    EV_READ);
 		out->io[k].data = out;
-		out->wfd[k] = st_get_fd(r);
+		out->wfd[k] = st_get_fd_kept(r);
 		p = st_get_bytes(r, &len);
 		if (p && len > LOG_LINE_MAX)
 			st_fail(r, "%s: an unfinished line of %u bytes",

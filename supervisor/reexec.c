@@ -173,6 +173,7 @@ sup_reexec_reaped(struct sup *sup)
 		return;
 	}
 	/* It can read us: wait for quiet, then go. */
+	rx->t_check_us = mono_us();
 	rx->phase = RX_QUIESCE;
 	ev_timer_set(&rx->timer, RX_QUIESCE_TIMEOUT, 0.);
 	ev_timer_start(sup->loop, &rx->timer);
@@ -428,7 +429,7 @@ reexec_svc_save(struct st_w *w, struct sup_svc *ss)
 	st_u32(w, (uint32_t)s->exit_code);
 	st_u32(w, (uint32_t)s->exit_sig);
 	st_u32(w, (uint32_t)s->err);
-	st_fd(w, s->pidfd);
+	st_fd_kept(w, s->pidfd);
 	st_u32(w, (uint32_t)s->pid);
 	st_u32(w, s->restarts);
 	st_u32(w, s->starts);
@@ -440,12 +441,12 @@ reexec_svc_save(struct st_w *w, struct sup_svc *ss)
 	reexec_reason_save(w, &s->reason);
 	reexec_reason_save(w, &s->last);
 	reexec_reason_save(w, &s->pending);
-	st_fd(w, ss->cgfd);
+	st_fd_kept(w, ss->cgfd);
 	st_u64(w, ss->oom_kills);
 	st_u64(w, ss->mem_need);
 	st_u8(w, ss->handed);
 	st_u8(w, ss->removing);
-	st_fd(w, ev_is_active(&ss->ready) ? ss->ready.fd : -1);
+	st_fd_kept(w, ev_is_active(&ss->ready) ? ss->ready.fd : -1);
 	output_state_save(ss->out, w);
 }
 
@@ -489,7 +490,7 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
 	s->exit_code = (int32_t)st_get_u32(r);
 	s->exit_sig = (int32_t)st_get_u32(r);
 	s->err = (int32_t)st_get_u32(r);
-	s->pidfd = st_get_fd(r);
+	s->pidfd = st_get_fd_kept(r);
 	s->pid = (pid_t)st_get_u32(r);
 	s->restarts = st_get_u32(r);
 	s->starts = st_get_u32(r);
@@ -501,12 +502,12 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
 	reexec_reason_load(r, &sup->set, &s->reason);
 	reexec_reason_load(r, &sup->set, &s->last);
 	reexec_reason_load(r, &sup->set, &s->pending);
-	ss->cgfd = st_get_fd(r);
+	ss->cgfd = st_get_fd_kept(r);
 	ss->oom_kills = st_get_u64(r);
 	ss->mem_need = st_get_u64(r);
 	ss->handed = st_get_u8(r) != 0;
 	ss->removing = st_get_u8(r) != 0;
-	fd = st_get_fd(r);
+	fd = st_get_fd_kept(r);
 	if (st_bad(r) || output_state_load(&sup->output, s, r, &ss->out) < 0)
 		return -EINVAL;
 	/* On our loop: its death, its readiness, its timer. */
@@ -551,6 +552,8 @@ reexec_write(struct sup *sup, struct st_w *w)
 	st_str(w, PIDVISOR_VERSION);
 	st_str(w, sup->rx.binary);
 	st_i64(w, sup->rx.t0_us);
+	st_i64(w, sup->rx.t_check_us);
+	st_i64(w, mono_us());			/* written at */
 	st_str(w, sup->confdir);
 	st_str(w, sup->ctl_path);
 	st_str(w, sup->notify_path);
@@ -562,6 +565,8 @@ reexec_write(struct sup *sup, struct st_w *w)
 	st_u8(w, sup->exit_set);
 	st_u32(w, (uint32_t)sup->exit_code);
 	/* The configuration in force (not what is on disk now). */
+	conf_keys_save_table(w, SEC_SUPERVISOR);
+	conf_keys_save_table(w, SEC_SERVICE);
 	conf_keys_save(w, SEC_SUPERVISOR, &c->sup);
 	st_u64(w, c->sup.given);
 	st_u32(w, (uint32_t)c->ntmpls);
@@ -595,7 +600,8 @@ reexec_write(struct sup *sup, struct st_w *w)
 		memcpy(w->b.data + 4 + 8 + 4, &len, sizeof(len));
 }
 
-/* Set or clear FD_CLOEXEC on every fd of the state. */
+/* Set or clear FD_CLOEXEC on the fds of the state that have it (those
+ * of spawn_fd_keep() never do). */
 static void
 reexec_cloexec(const struct st_w *w, bool on)
 {
@@ -673,6 +679,7 @@ reexec_exec(struct sup *sup)
 	if (exefd >= 0)
 		close(exefd);
 	st_w_free(&w);
+	ctl_reexec_undo(&sup->ctl);
 	reexec_abort(sup, "exec %s: %s", rx->binary, strerror(err));
 }
 
@@ -866,11 +873,14 @@ reexec_load_conf(struct sup *sup, struct sup_restore *rs)
 {
 	struct st_r	*r = &rs->r;
 	struct conf	*c = &sup->conf;
+	struct conf_keymap sup_keys, svc_keys;
 	uint32_t	 n, i;
 
 	st_get_str(r, &rs->prev_version);
 	st_get_str(r, &rs->binary);
 	rs->t0_us = st_get_i64(r);
+	rs->t_check_us = st_get_i64(r);
+	rs->t_write_us = st_get_i64(r);
 	st_get_str(r, &rs->confdir);
 	sup->confdir = rs->confdir;
 	st_get_str(r, &sup->ctl_path);
@@ -882,7 +892,9 @@ reexec_load_conf(struct sup *sup, struct sup_restore *rs)
 	pid1_mounts_adopt(st_get_u32(r));
 	sup->exit_set = st_get_u8(r) != 0;
 	sup->exit_code = (int)st_get_u32(r);
-	if (conf_keys_load(r, SEC_SUPERVISOR, &c->sup) < 0)
+	if (conf_keys_load_table(r, SEC_SUPERVISOR, &sup_keys) < 0 ||
+	    conf_keys_load_table(r, SEC_SERVICE, &svc_keys) < 0 ||
+	    conf_keys_load(r, &sup_keys, &c->sup) < 0)
 		return -EINVAL;
 	c->sup.given = st_get_u64(r);
 	n = st_get_u32(r);
@@ -922,7 +934,7 @@ reexec_load_conf(struct sup *sup, struct sup_restore *rs)
 		st_get_str(r, &d->file);
 		d->dynamic = st_get_u8(r) != 0;
 		d->given = st_get_u64(r);
-		conf_keys_load(r, SEC_SERVICE, d);
+		conf_keys_load(r, &svc_keys, d);
 		if (!st_bad(r) && (d->name == NULL || d->file == NULL ||
 		    d->argv == NULL))
 			st_fail(r, "service %zu has no name, file or exec",
@@ -1004,7 +1016,11 @@ reexec_finish(struct sup *sup, struct sup_restore *rs)
 		    "service%s in %.1f ms", PIDVISOR_VERSION, rs->prev_version ?
 		    rs->prev_version : "?", sup->set.n, sup->set.n == 1 ? "" :
 		    "s", ms);
-		log_info("reexec: %s", msg);
+		log_info("reexec: %s (check %.1f ms, quiet and state %.1f ms, "
+		    "%zu bytes; exec and restore %.1f ms)", msg,
+		    (double)(rs->t_check_us - rs->t0_us) / 1000.,
+		    (double)(rs->t_write_us - rs->t_check_us) / 1000., rs->len,
+		    (double)(mono_us() - rs->t_write_us) / 1000.);
 		ctl_reexec_end(&sup->ctl, CTL_OK, msg);
 	}
 	free(rs->prev_version);

@@ -472,15 +472,23 @@ spawn_child(void *arg)
 	spawn_fail(fd, STAGE_EXEC, spawn_exec(r));
 }
 
-/* Move an fd we keep for long above SPAWN_FD_LOW; the fd to use. */
+/*
+ * Move an fd we keep for long above SPAWN_FD_LOW; the fd to use.  It is
+ * not close-on-exec: no child gets it (each closes what it does not
+ * need, spawn_child()), and our own exec, a re-exec, passes it on
+ * without a call per fd then (reexec.c).
+ */
 int
 spawn_fd_keep(int fd)
 {
 	int	nfd;
 
-	if (fd < 0 || fd >= SPAWN_FD_LOW ||
-	    (nfd = fcntl(fd, F_DUPFD_CLOEXEC, SPAWN_FD_LOW)) < 0)
-		return fd;	/* a low limit: it works, only slower */
+	if (fd < 0)
+		return fd;
+	if (fd >= SPAWN_FD_LOW || (nfd = fcntl(fd, F_DUPFD, SPAWN_FD_LOW)) < 0) {
+		fcntl(fd, F_SETFD, 0);	/* a low limit: it works, slower */
+		return fd;
+	}
 	close(fd);
 	return nfd;
 }

@@ -40,14 +40,18 @@ void	st_bytes(struct st_w *w, const void *p, uint32_t n);
 void	st_str(struct st_w *w, const char *s);
 void	st_strv(struct st_w *w, char *const *v);
 void	st_fd(struct st_w *w, int fd);
+void	st_fd_kept(struct st_w *w, int fd);
 void	st_w_free(struct st_w *w);
 
 /* Reading: a cursor; the first error sticks, and every read after it
- * gives zeros. */
+ * gives zeros.  fds: those to be close-on-exec again once all is read. */
 struct st_r {
 	const unsigned char	*p;
 	size_t			 n;
 	size_t			 off;
+	int			*fds;
+	size_t			 nfds;
+	size_t			 capfds;
 	char			 err[160];
 };
 
@@ -59,6 +63,8 @@ const void *st_get_bytes(struct st_r *r, uint32_t *n);
 bool	 st_get_str(struct st_r *r, char **out);
 bool	 st_get_strv(struct st_r *r, char ***out);
 int	 st_get_fd(struct st_r *r);
+int	 st_get_fd_kept(struct st_r *r);
+void	 st_r_cloexec(struct st_r *r);
 void	 st_fail(struct st_r *r, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 static inline bool

@@ -1755,8 +1755,9 @@ sup_restore(struct sup *sup, struct sup_restore *rs)
 		reexec_fail(rs, strerror(ENOMEM));
 	if (reexec_load_rest(sup, rs) < 0)
 		reexec_fail(rs, rs->r.err);
-	/* Taken: the fds the state named are ours, not the services'. */
-	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	/* Taken: what was close-on-exec is again (only the state's fds
+	 * are open; those of spawn_fd_keep() stay inheritable). */
+	st_r_cloexec(&rs->r);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (i = 0; i < ARRAY_SIZE(crash); i++)

@@ -87,6 +87,7 @@ struct sup_rx {
 	int			 outfd;		/* what the check prints */
 	int			 wfd;		/* the check's end of it */
 	int64_t			 t0_us;		/* asked at, mono */
+	int64_t			 t_check_us;	/* the check was over */
 };
 
 /* A state to take over (main.c's --restore; reexec.c). */
@@ -104,7 +105,9 @@ struct sup_restore {
 	char		*cg_why;
 	uint64_t	 nofile_cur;
 	uint64_t	 nofile_max;
-	int64_t		 t0_us;
+	int64_t		 t0_us;		/* the binary before: asked at */
+	int64_t		 t_check_us;	/* ... checked at */
+	int64_t		 t_write_us;	/* ... wrote the state at */
 };
 
 /* A service as the supervisor holds it: the state plus its watchers. */

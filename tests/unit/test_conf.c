@@ -1118,6 +1118,7 @@ test_state_roundtrip(void **state)
 	struct st_w	 w = { 0 };
 	struct st_r	 r;
 	struct sup_conf	 sc;
+	struct conf_keymap km, sm;
 	size_t		 cut, i;
 	char		*errs;
 
@@ -1142,6 +1143,8 @@ test_state_roundtrip(void **state)
 	free(errs);
 	d = conf_find(&c, "web");
 	assert_non_null(d);
+	conf_keys_save_table(&w, SEC_SERVICE);
+	conf_keys_save_table(&w, SEC_SUPERVISOR);
 	conf_keys_save(&w, SEC_SERVICE, d);
 	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup);
 	assert_false(w.nomem);
@@ -1155,8 +1158,10 @@ test_state_roundtrip(void **state)
 		svc_def_defaults(e, &c.sup);
 		e->name = strdup("web");
 		e->file = strdup("web.ini");
-		i = conf_keys_load(&r, SEC_SERVICE, e) == 0 &&
-		    conf_keys_load(&r, SEC_SUPERVISOR, &sc) == 0;
+		i = conf_keys_load_table(&r, SEC_SERVICE, &km) == 0 &&
+		    conf_keys_load_table(&r, SEC_SUPERVISOR, &sm) == 0 &&
+		    conf_keys_load(&r, &km, e) == 0 &&
+		    conf_keys_load(&r, &sm, &sc) == 0;
 		if (cut < w.b.len) {
 			assert_false(i);
 			assert_true(st_bad(&r));
@@ -1183,7 +1188,7 @@ test_state_roundtrip(void **state)
 	r.n = w.b.len;
 	e = calloc(1, sizeof(*e));
 	assert_non_null(e);
-	assert_int_equal(conf_keys_load(&r, SEC_SERVICE, e), -EINVAL);
+	assert_int_equal(conf_keys_load_table(&r, SEC_SERVICE, &km), -EINVAL);
 	assert_string_equal(r.err, "key 'restarT' is unknown to this binary");
 	svc_def_free(e);
 	st_w_free(&w);
