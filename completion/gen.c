@@ -24,6 +24,8 @@ opts(const struct ctl_verb *v, char *out, size_t n)
 		strncat(out, " -n", n - strlen(out) - 1);
 	if (v->flags & VF_FOLLOW)
 		strncat(out, " -f", n - strlen(out) - 1);
+	if (v->flags & VF_BINARY)
+		strncat(out, " --binary", n - strlen(out) - 1);
 }
 
 /* Does its first argument name a service: 1; NAME..., every one: 2. */
@@ -77,7 +79,7 @@ bash(void)
 	    "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 	    "\t\tcase ${COMP_WORDS[i]} in\n"
 	    "\t\t-s)\tsock=(-s \"${COMP_WORDS[i + 1]}\"); ((i++)) ;;\n"
-	    "\t\t-n)\t((i++)) ;;\n"
+	    "\t\t-n|--binary)\t((i++)) ;;\n"
 	    "\t\t-*)\t;;\n"
 	    "\t\t*)\tif [ -z \"$verb\" ]; then verb=${COMP_WORDS[i]}; "
 	    "else ((argn++)); fi ;;\n"
