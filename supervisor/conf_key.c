@@ -399,9 +399,12 @@ conf_keys_load_table(struct st_r *r, enum conf_section sec,
 		}
 		key = conf_key_find(sec, name);
 		nf = st_get_u8(r);
-		if (key == NULL || nf != key_nfields(key))
+		if (key == NULL || nf != key_nfields(key)) {
 			st_fail(r, "key '%s' is %s to this binary", name,
 			    key ? "of another shape" : "unknown");
+			free(name);
+			break;
+		}
 		free(name);
 		for (k = 0; k < nf && !st_bad(r); k++)
 			if (st_get_u8(r) != key->f[k].kind)

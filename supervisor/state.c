@@ -63,9 +63,14 @@ st_str(struct st_w *w, const char *s)
 void
 st_strv(struct st_w *w, char *const *v)
 {
-	size_t	i, n = strv_len(v);
+	size_t	i, n;
 
-	st_u32(w, v ? (uint32_t)n : STATE_NULL);
+	if (v == NULL) {
+		st_u32(w, STATE_NULL);
+		return;
+	}
+	n = strv_len(v);
+	st_u32(w, (uint32_t)n);
 	for (i = 0; i < n; i++)
 		st_str(w, v[i]);
 }
