@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,4 +99,13 @@ closer_stop(struct closer *c)
 		return;
 	close(c->pipe[1]);
 	c->running = false;
+}
+
+/* Are fds still waiting in the pipe for the thread? */
+bool
+closer_queued(const struct closer *c)
+{
+	int	n = 0;
+
+	return c->running && ioctl(c->pipe[0], FIONREAD, &n) == 0 && n > 0;
 }

@@ -14,5 +14,6 @@ struct closer {
 int	closer_start(struct closer *c);
 int	closer_give(struct closer *c, int fd);
 void	closer_stop(struct closer *c);
+bool	closer_queued(const struct closer *c);
 
 #endif

@@ -952,6 +952,13 @@ cmd_reexec(struct ctl_client *c, const struct ctl_args *a)
 
 	if (ctl_refuse_stopping(c))
 		return;
+	/* It runs a binary of the asker's choice as us: not for a member
+	 * of control_group, whose verbs run nothing it chose. */
+	if (c->uid != 0 && c->uid != geteuid()) {
+		ctl_reply(c, CTL_EPERM, "reexec: only root or pidvisor's own "
+		    "user, not control_group");
+		return;
+	}
 	if (ctl->reexec_client != NULL) {
 		ctl_reply(c, CTL_EFAIL, "a re-exec is under way");
 		return;

@@ -196,7 +196,9 @@ reexec_busy(struct sup *sup)
 
 	if (sup->pr.inflight != NULL)
 		return "a memory kill";
-	if (sup->notify.npending)
+	/* Their close might wait (a lingering socket): the thread's, not
+	 * the exec's. */
+	if (sup->notify.npending || closer_queued(&sup->notify.closer))
 		return "fds for the notify closer";
 	for (i = 0; i < sup->set.n; i++) {
 		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
@@ -294,6 +296,49 @@ reexec_self(void)
 }
 
 /*
+ * Only a binary that no one but root (or our own user) could have put
+ * there or changed: its file and every directory above it owned by one
+ * of them and not writable by group or others, as a log_dir must be.
+ * Else, between our check and our exec, another user could swap it.
+ */
+static int
+reexec_trusted(const char *path, char *err, size_t n)
+{
+	char		 dir[PATH_MAX], *slash;
+	struct stat	 st;
+	bool		 file = true;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+		snprintf(err, n, "%s: %s", path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	for (;;) {
+		if (stat(dir[0] ? dir : "/", &st) < 0) {
+			snprintf(err, n, "%s: %s", dir[0] ? dir : "/",
+			    strerror(errno));
+			return -errno;
+		}
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 022) && !(S_ISDIR(st.st_mode) &&
+		    (st.st_mode & S_ISVTX) && !file))) {
+			snprintf(err, n, "%s: %s may be changed by another user "
+			    "(owner %u, mode %04o): not run as pidvisor",
+			    path, dir[0] ? dir : "/", (unsigned)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+			return -EPERM;
+		}
+		if (file && !S_ISREG(st.st_mode)) {
+			snprintf(err, n, "%s: not a regular file", path);
+			return -EINVAL;
+		}
+		if (dir[0] == '\0' || (slash = strrchr(dir, '/')) == NULL)
+			return 0;
+		*slash = '\0';
+		file = false;
+	}
+}
+
+/*
  * Begin a re-exec into binary (NULL: the path we were run from, where a
  * new version is installed); the client that asked, if any, is the
  * control socket's reexec_client.  0: under way; -errno with why in err.
@@ -322,6 +367,11 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 	if (rx->binary == NULL) {
 		snprintf(err, n, "which binary: %s", strerror(errno));
 		return -errno;
+	}
+	if ((rc = reexec_trusted(rx->binary, err, n)) < 0) {
+		free(rx->binary);
+		rx->binary = NULL;
+		return rc;
 	}
 	rx->t0_us = mono_us();
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {

@@ -267,6 +267,10 @@ t_control_group() {
 	expect_rc 0 $member "$CTL" -s "$T/ctl.sock" restart a --wait \
 	    --timeout=10s
 	[ "$(field a pid)" != "$pid" ] || fail "a did not restart"
+	# A member may change services, not run a binary of its choice.
+	# shellcheck disable=SC2086
+	expect_rc 5 $member "$CTL" -s "$T/ctl.sock" reexec
+	expect_match "$OUT" "only root or pidvisor's own user"
 	# shellcheck disable=SC2086
 	expect_rc 5 $other "$CTL" -s "$T/ctl.sock" status
 	expect_match "$OUT" "permission denied"

@@ -194,6 +194,14 @@ t_reexec_refused() {
 	expect_match "$OUT" "not a pidvisor that can take over"
 	expect_rc 1 ctl reexec --binary "$ROOT/build/test/pidvisor-v2"
 	expect_match "$OUT" "it reads state versions 2; this pidvisor writes version 1"
+	# One that another user could swap between the check and the exec.
+	install -m 0777 "$PV" "$T/open"
+	expect_rc 1 ctl reexec --binary "$T/open"
+	expect_match "$OUT" "open may be changed by another user \(owner 0, mode 0777\)"
+	mkdir -m 0777 "$T/opendir"
+	install -m 0755 "$PV" "$T/opendir/pv"
+	expect_rc 1 ctl reexec --binary "$T/opendir/pv"
+	expect_match "$OUT" "opendir may be changed by another user"
 	expect_rc 2 ctl reexec --binary relative/path
 	expect_match "$OUT" "absolute path"
 	expect_rc 1 ctl reexec --binary "$ROOT/build/test/pidvisor-crash"
