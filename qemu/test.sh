@@ -4,8 +4,8 @@
 # Boot 1: the guest test runner (qemu/test/run-guest-tests.sh) as a
 # service of pidvisor-as-init; its TAP comes back over the second serial
 # port; it ends with `pidvisorctl poweroff`.  Boot 2: Ctrl-Alt-Del, that
-# is SIGINT to init.  Boot 3: init crashes (SIGSEGV) and freezes.  Here
-# we add what only the host can see: that QEMU
+# is SIGINT to init.  Boot 3: init, re-executed, crashes (SIGSEGV) and
+# freezes.  Here we add what only the host can see: that QEMU
 # exited, and in time, and what the console said about the shutdown.
 # --stock boots the same initramfs on the kernel without our series.
 # --only runs the named guest tests in one boot, and nothing else (to
@@ -107,7 +107,7 @@ check "Ctrl-Alt-Del (SIGINT to init) stops everything and reboots" \
     -a -n "$(grep 'all services stopped' "$console")" ]
 boot crash "pidvisor.test=crash" 120
 console=$out/console-crash.log
-check "PID 1 that crashes freezes: services up, orphans reaped, no panic" \
+check "PID 1 that crashes (after a re-exec) freezes: services up, orphans reaped, no panic" \
     [ "$rc" = 0 -a -n "$(grep '^ok 1 - guest crash' \
     "$out/results-crash.tap")" -a -n "$(grep 'PID 1 crashed: signal 11' \
     "$console")" -a -z "$(grep 'Kernel panic' "$console")" ]

@@ -435,12 +435,7 @@ field_load(struct st_r *r, const struct conf_field *f, void *obj)
 	case F_DEPS: {
 		struct svc_dep	*d;
 
-		if ((n = st_get_u32(r)) > r->n - r->off) {
-			st_fail(r, "%u dependencies, more than the state holds",
-			    n);
-			return;
-		}
-		if (n == 0 || st_bad(r))
+		if ((n = st_get_count(r, "dependencies")) == 0)
 			return;
 		if ((d = calloc(n, sizeof(*d))) == NULL) {
 			st_fail(r, "%s", strerror(ENOMEM));
@@ -459,11 +454,7 @@ field_load(struct st_r *r, const struct conf_field *f, void *obj)
 	case F_GIDS: {
 		gid_t	*g;
 
-		if ((n = st_get_u32(r)) > (r->n - r->off) / 4) {
-			st_fail(r, "%u groups, more than the state holds", n);
-			return;
-		}
-		if (n == 0 || st_bad(r))
+		if ((n = st_get_count(r, "groups")) == 0)
 			return;
 		if ((g = calloc(n, sizeof(*g))) == NULL) {
 			st_fail(r, "%s", strerror(ENOMEM));

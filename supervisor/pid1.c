@@ -370,6 +370,39 @@ pid1_on_crash(int sig, siginfo_t *si, void *uc)
 	}
 }
 
+/* The signals of a fault (and abort), which would end PID 1. */
+static const int	pid1_faults[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+};
+
+/*
+ * Take the fault signals with fn, on a stack of its own (stack, size),
+ * everything blocked meanwhile; fn NULL: their default action again.
+ * flags: more SA_ flags.  0, or -errno of sigaltstack.
+ */
+int
+pid1_catch_faults(void (*fn)(int, siginfo_t *, void *), void *stack,
+    size_t size, int flags)
+{
+	struct sigaction	 sa;
+	stack_t			 st = { .ss_sp = stack, .ss_size = size };
+	size_t			 i;
+	int			 rc = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	if (fn != NULL) {
+		if (sigaltstack(&st, NULL) < 0)
+			rc = -errno;
+		sa.sa_sigaction = fn;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | flags;
+		sigfillset(&sa.sa_mask);
+	}
+	for (i = 0; i < ARRAY_SIZE(pid1_faults); i++)
+		sigaction(pid1_faults[i], &sa, NULL);
+	return rc;
+}
+
 /*
  * Catch what would kill PID 1.  conf is read at the crash (reload may
  * change crash_action); kmsg, if not -1, is where the message goes too.
@@ -377,24 +410,13 @@ pid1_on_crash(int sig, siginfo_t *si, void *uc)
 void
 pid1_crash_setup(const struct sup_conf *conf, int kmsg)
 {
-	static const int	 sigs[] = {
-		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
-	};
-	struct sigaction	 sa;
-	stack_t			 st = { .ss_sp = pid1_altstack,
-				    .ss_size = sizeof(pid1_altstack) };
-	size_t			 i;
+	int	rc;
 
 	pid1_conf = conf;
 	pid1_kmsg = kmsg;
-	if (sigaltstack(&st, NULL) < 0)
-		log_warn("crash handler: sigaltstack: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = pid1_on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigfillset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
+	if ((rc = pid1_catch_faults(pid1_on_crash, pid1_altstack,
+	    sizeof(pid1_altstack), 0)) < 0)
+		log_warn("crash handler: sigaltstack: %s", strerror(-rc));
 }
 
 /*

@@ -2,7 +2,9 @@
 #ifndef PIDVISOR_PID1_H
 #define PIDVISOR_PID1_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <ev.h>
 
@@ -32,6 +34,8 @@ void	pid1_finish(struct pid1 *p);
 void	pid1_reaped(struct pid1 *p);
 void	pid1_kill_all(int sig);
 void	pid1_crash_setup(const struct sup_conf *conf, int kmsg);
+int	pid1_catch_faults(void (*fn)(int, siginfo_t *, void *), void *stack,
+	    size_t size, int flags);
 int	pid1_count(void);
 unsigned pid1_mounts_mask(void);
 void	pid1_mounts_adopt(unsigned mask);

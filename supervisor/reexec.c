@@ -809,23 +809,9 @@ reexec_on_crash(int sig, siginfo_t *si, void *uc)
 void
 reexec_crash_setup(void)
 {
-	static const int	 sigs[] = {
-		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
-	};
-	struct sigaction	 sa;
-	stack_t			 st = { .ss_sp = rx_altstack,
-				    .ss_size = sizeof(rx_altstack) };
-	size_t			 i;
-
-	if (rx_prev < 0)
-		return;
-	sigaltstack(&st, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = reexec_on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-	sigfillset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
+	if (rx_prev >= 0)
+		pid1_catch_faults(reexec_on_crash, rx_altstack,
+		    sizeof(rx_altstack), SA_RESETHAND);
 }
 
 /*
@@ -947,11 +933,7 @@ reexec_load_conf(struct sup *sup, struct sup_restore *rs)
 	    conf_keys_load(r, &sup_keys, &c->sup) < 0)
 		return -EINVAL;
 	c->sup.given = st_get_u64(r);
-	n = st_get_u32(r);
-	if (n > r->n - r->off) {
-		st_fail(r, "%u templates, more than the state holds", n);
-		return -EINVAL;
-	}
+	n = st_get_count(r, "templates");
 	if (n && (c->tmpls = calloc(n, sizeof(*c->tmpls))) == NULL) {
 		st_fail(r, "%s", strerror(ENOMEM));
 		return -EINVAL;
@@ -962,11 +944,7 @@ reexec_load_conf(struct sup *sup, struct sup_restore *rs)
 		st_get_str(r, &c->tmpls[i].text);
 	}
 	st_get_strv(r, &c->extra);
-	n = st_get_u32(r);
-	if (n > r->n - r->off) {
-		st_fail(r, "%u services, more than the state holds", n);
-		return -EINVAL;
-	}
+	n = st_get_count(r, "services");
 	if (n && (c->defs = calloc(n, sizeof(*c->defs))) == NULL) {
 		st_fail(r, "%s", strerror(ENOMEM));
 		return -EINVAL;

@@ -196,6 +196,22 @@ st_get_str(struct st_r *r, char **out)
 	return *out != NULL;
 }
 
+/*
+ * A count of things that follow, each at least a byte: no more than the
+ * state has left (a count read from a bad state allocates nothing big).
+ */
+uint32_t
+st_get_count(struct st_r *r, const char *what)
+{
+	uint32_t	n = st_get_u32(r);
+
+	if (n > r->n - r->off) {
+		st_fail(r, "%u %s, more than the state holds", n, what);
+		return 0;
+	}
+	return n;
+}
+
 bool
 st_get_strv(struct st_r *r, char ***out)
 {
@@ -206,8 +222,7 @@ st_get_strv(struct st_r *r, char ***out)
 	if (n == STATE_NULL || st_bad(r))
 		return !st_bad(r);
 	if (n > r->n - r->off) {
-		st_fail(r, "a list of %u strings, more than the state holds",
-		    n);
+		st_fail(r, "%u strings, more than the state holds", n);
 		return false;
 	}
 	if ((v = calloc((size_t)n + 1, sizeof(*v))) == NULL) {

@@ -59,6 +59,7 @@ uint8_t	 st_get_u8(struct st_r *r);
 uint32_t st_get_u32(struct st_r *r);
 uint64_t st_get_u64(struct st_r *r);
 int64_t	 st_get_i64(struct st_r *r);
+uint32_t st_get_count(struct st_r *r, const char *what);
 const void *st_get_bytes(struct st_r *r, uint32_t *n);
 bool	 st_get_str(struct st_r *r, char **out);
 bool	 st_get_strv(struct st_r *r, char ***out);

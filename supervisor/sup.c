@@ -1745,12 +1745,6 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 static int
 sup_restore(struct sup *sup, struct sup_restore *rs)
 {
-	static const int	crash[] = {
-		SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
-	};
-	struct sigaction	sa;
-	size_t			i;
-
 	if (sup_svcs_create(sup) < 0)
 		reexec_fail(rs, strerror(ENOMEM));
 	if (reexec_load_rest(sup, rs) < 0)
@@ -1758,10 +1752,7 @@ sup_restore(struct sup *sup, struct sup_restore *rs)
 	/* Taken: what was close-on-exec is again (only the state's fds
 	 * are open; those of spawn_fd_keep() stay inheritable). */
 	st_r_cloexec(&rs->r);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (i = 0; i < ARRAY_SIZE(crash); i++)
-		sigaction(crash[i], &sa, NULL);
+	pid1_catch_faults(NULL, NULL, 0, 0);	/* reexec.c's handler goes */
 	if (sup->pid1 && !sup->container)
 		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
 	reexec_finish(sup, rs);

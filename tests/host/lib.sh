@@ -163,6 +163,11 @@ field() {
 	ctl status "$1" --json | jq -r ".[0].$2"
 }
 
+# field_is NAME KEY VALUE: is it so now?  (For wait_until.)
+field_is() {
+	[ "$(field "$1" "$2")" = "$3" ]
+}
+
 expect_eq() {
 	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
 }

@@ -58,6 +58,17 @@ reexec_services() {
 	EOF
 }
 
+# At least N services ready or done.
+reexec_up() {
+	[ "$(ctl status --json | jq '[.[] | select(.state == "ready" or
+	    .state == "done")] | length')" -ge "$1" ]
+}
+
+# NAME has restarted twice at least.
+reexec_looping() {
+	[ "$(field "$1" restarts)" -ge 2 ]
+}
+
 # The fds of pidvisor but its pidfds; and its pidfds.
 pv_fds() {
 	ls -l /proc/"$PV_PID"/fd | grep -vc 'anon_inode:\[pidfd\]'
@@ -105,15 +116,12 @@ t_reexec_load() {
 	reexec_services
 	pv_up
 	local before after fd0 fd1 i t1 t2 out crashes
-	wait_until 30000 bash -c "[ \$('$CTL' -s '$T/ctl.sock' status --json |
-	    jq '[.[] | select(.state == \"ready\" or .state == \"done\")] |
-	    length') -ge 180 ]" || fail "not all ready: $(ctl status)"
+	wait_until 30000 reexec_up 180 || fail "not all ready: $(ctl status)"
 	expect_rc 1 ctl stop --wait stubborn --timeout=1s
 	expect_match "$OUT" "timed out waiting for stubborn \(stopping\)"
 	expect_eq "$(field stubborn state)" stopping
 	wait_until 10000 test -s "$T/backoff" || fail "backoff never ran"
-	wait_until 10000 bash -c "[ \$('$CTL' -s '$T/ctl.sock' status backoff \
-	    --json | jq -r '.[0].state') = backoff ]" || fail "not in back-off"
+	wait_until 10000 field_is backoff state backoff || fail "not in back-off"
 	# fds with the crash-loopers stopped (no spawn in flight), no
 	# client, after a first re-exec: what pidvisor inherited when it
 	# started (the test shell's) was close-on-exec, and is gone.
@@ -123,8 +131,7 @@ t_reexec_load() {
 	fd0=$(pv_fds)
 	ctl start $(cd "$T/conf/services" && ls crash*.ini |
 	    sed 's/\.ini$//') >/dev/null || fail "start crash*"
-	wait_until 10000 bash -c "[ \$('$CTL' -s '$T/ctl.sock' status crash01 \
-	    --json | jq -r '.[0].restarts') -ge 2 ]" || fail "crash01 not looping"
+	wait_until 10000 reexec_looping crash01 || fail "crash01 not looping"
 	before=$(reexec_snapshot)
 	crashes=$(ctl status --json | jq '[.[] | select(.name |
 	    startswith("crash")) | .restarts] | add')
@@ -158,8 +165,7 @@ t_reexec_load() {
 	reexec_lines_check
 	ctl stop --wait $(cd "$T/conf/services" && ls crash*.ini |
 	    sed 's/\.ini$//') >/dev/null || fail "stop crash*"
-	wait_until 10000 bash -c "[ \$('$CTL' -s '$T/ctl.sock' status backoff \
-	    --json | jq -r '.[0].state') = backoff ]" || fail "not in back-off"
+	wait_until 10000 field_is backoff state backoff || fail "not in back-off"
 	fd1=$(pv_fds)
 	expect_eq "$fd1" "$fd0" "fds but pidfds, before and after"
 	expect_eq "$(pv_pidfds)" "$(ctl status --json |
@@ -265,8 +271,7 @@ t_reexec_clients() {
 	wait "$st"	# 3 if it is not ready: the JSON says what it is
 	jq -e '.[0].name == "dies"' "$T/st.out" >/dev/null ||
 	    fail "status during the re-exec: $(cat "$T/st.out")"
-	wait_until 10000 bash -c "[ \$('$CTL' -s '$T/ctl.sock' status dies \
-	    --json | jq -r '.[0].restarts') = 1 ]" ||
+	wait_until 10000 field_is dies restarts 1 ||
 	    fail "dies not restarted: $(ctl status dies)"
 	ctl wait dies ready >/dev/null || fail "dies not ready again"
 	[ "$(field dies pid)" != "$pid" ] || fail "dies kept its PID"
