@@ -473,19 +473,23 @@ restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 # read-only /run, an empty /tmp, the test's directory at /mnt.)
 t_socket_fallback() {
 	pv_dir
+	# The binaries from the test's directory (/mnt inside): the tree may
+	# be under /tmp, which an empty tmpfs hides there.
+	mkdir "$T/bin"
+	cp "$PV" "$CTL" "$H" "$T/bin/"
 	svc a <<-EOF
-	exec = $H sleep=forever
+	exec = /mnt/bin/svc-helper sleep=forever
 	EOF
 	unshare --pid --fork --mount --mount-proc --kill-child sh -c '
 		mount --bind "$1" /mnt && mount -t tmpfs tmpfs /tmp &&
 		mount -t tmpfs -o ro tmpfs /run &&
-		exec "$2" -v -c /mnt/conf >/mnt/log 2>&1' sh "$T" "$PV" &
+		exec "$2" -v -c /mnt/conf >/mnt/log 2>&1' sh "$T" "/mnt/bin/$(basename "$PV")" &
 	UNSHARE_PID=$!
 	fallback_answers() {
 		[ -n "$PV_PID" ] || PV_PID=$(cat \
 		    /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children 2>/dev/null)
 		PV_PID=${PV_PID%% *}
-		[ -n "$PV_PID" ] && ns "$CTL" status a >/dev/null 2>&1 &&
+		[ -n "$PV_PID" ] && ns /mnt/bin/pidvisorctl status a >/dev/null 2>&1 &&
 		    return 0
 		kill -0 "$UNSHARE_PID" 2>/dev/null ||
 		    fail "pidvisor exited: $(cat "$T/log")"
@@ -496,6 +500,6 @@ t_socket_fallback() {
 	    fail "no answer at the fallback socket: $(cat "$T/log")"
 	expect_match "$(cat "$T/log")" "control socket /run/pidvisor/control.sock: \
 Read-only file system; using /tmp/pidvisor-0/control.sock" "the log"
-	expect_match "$(ns "$CTL" status a 2>/dev/null)" $'\na +(starting|ready) ' "status"
+	expect_match "$(ns /mnt/bin/pidvisorctl status a 2>/dev/null)" $'\na +(starting|ready) ' "status"
 	pv_down
 }
