@@ -131,7 +131,7 @@ main(int argc, char **argv)
 		const char	*base = strrchr(argv[0], '/');
 
 		prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
-		if (reexec_open(&rs, state, prev, fallback) < 0)
+		if (reexec_open(&rs, state, prev, fallback, argv[0]) < 0)
 			reexec_fail(&rs, rs.r.err);
 	}
 	if (sup_init(&sup, confdir, sock, state >= 0 ? &rs : NULL) < 0) {

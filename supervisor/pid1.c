@@ -334,7 +334,6 @@ pid1_on_crash(int sig, siginfo_t *si, void *uc)
 	int		 action = pid1_conf ? pid1_conf->crash_action :
 			    CRASH_FREEZE;
 	char		 msg[320], *p = msg;
-	siginfo_t	 w;
 	sigset_t	 all;
 
 	(void)uc;
@@ -360,6 +359,18 @@ pid1_on_crash(int sig, siginfo_t *si, void *uc)
 		sys_reboot(action == CRASH_REBOOT ? RB_AUTOBOOT :
 		    RB_POWER_OFF);
 	}
+	pid1_freeze();
+}
+
+/*
+ * Supervise no more, and never die: reap every child and orphan until
+ * someone reboots.  Async-signal-safe (a crash handler's end too).
+ */
+void
+pid1_freeze(void)
+{
+	siginfo_t	w;
+
 	for (;;) {
 		memset(&w, 0, sizeof(w));
 		if (waitid(P_ALL, 0, &w, WEXITED) < 0) {

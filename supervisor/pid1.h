@@ -37,6 +37,7 @@ void	pid1_crash_setup(const struct sup_conf *conf, int kmsg);
 int	pid1_catch_faults(void (*fn)(int, siginfo_t *, void *), void *stack,
 	    size_t size, int flags);
 int	pid1_count(void);
+void	pid1_freeze(void) __attribute__((noreturn));
 unsigned pid1_mounts_mask(void);
 void	pid1_mounts_adopt(unsigned mask);
 

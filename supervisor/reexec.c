@@ -74,6 +74,7 @@ reexec_abort(struct sup *sup, const char *fmt, ...)
 	rx->phase = RX_IDLE;
 	free(rx->binary);
 	rx->binary = NULL;
+	ctl_reexec_undo(&sup->ctl);	/* the spare, if the exec was near */
 	ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
 	sup_resume(sup);
 }
@@ -502,11 +503,11 @@ reexec_svc_save(struct st_w *w, struct sup_svc *ss)
 
 /* The inverse: the state, the fds, back on our loop. */
 static int
-reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
+reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss,
+    int64_t now_us)
 {
 	struct svc	*s = &ss->svc;
 	uint32_t	 flags, bit = 1;
-	int64_t		 now_us = mono_us();
 	char		*name;
 	bool		 queued;
 	int		 fd;
@@ -572,11 +573,9 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss)
 		ev_io_start(sup->loop, &ss->ready);
 	}
 	if (s->deadline) {
-		/* Never early: the deadline is in whole ms, the loop's clock
-		 * is read now (it was read when the loop was made). */
+		/* Never early: the deadline is in whole ms. */
 		int64_t	left = s->deadline * 1000 + 999 - now_us;
 
-		ev_now_update(sup->loop);
 		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
 		ev_timer_start(sup->loop, &ss->timer);
 	}
@@ -729,7 +728,6 @@ reexec_exec(struct sup *sup)
 	if (exefd >= 0)
 		close(exefd);
 	st_w_free(&w);
-	ctl_reexec_undo(&sup->ctl);
 	reexec_abort(sup, "exec %s: %s", rx->binary, strerror(err));
 }
 
@@ -739,6 +737,7 @@ reexec_exec(struct sup *sup)
  */
 static int	 rx_prev = -1;
 static int	 rx_state = -1;
+static char	*rx_argv0 = "pidvisor";	/* ours: init as PID 1 */
 static char	 rx_altstack[32 * 1024];
 
 static char *
@@ -762,7 +761,7 @@ reexec_num(char *p, unsigned long v)
 static void
 reexec_back(const char *why)
 {
-	char	a[16], *argv[] = { "pidvisor", "--restore", a, "--fallback",
+	char	a[16], *argv[] = { rx_argv0, "--restore", a, "--fallback",
 		    (char *)why, NULL };
 	sigset_t mask;
 
@@ -791,16 +790,8 @@ reexec_on_crash(int sig, siginfo_t *si, void *uc)
 	reexec_num(p + 16, (unsigned long)sig);
 	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 	reexec_back(why);
-	if (getpid() == 1) {
-		/* No way back: as pid1.c's freeze, never die. */
-		for (;;) {
-			siginfo_t	w;
-
-			memset(&w, 0, sizeof(w));
-			if (waitid(P_ALL, 0, &w, WEXITED) < 0)
-				pause();
-		}
-	}
+	if (getpid() == 1)
+		pid1_freeze();		/* no way back: never die */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -836,23 +827,18 @@ reexec_fail(struct sup_restore *rs, const char *why)
 		exit(1);
 	log_err("PID 1 cannot go on without its state; the services run "
 	    "unsupervised, orphans are reaped");
-	for (;;) {
-		siginfo_t	si;
-
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED) < 0)
-			pause();
-	}
+	pid1_freeze();
 }
 
 /*
  * main.c's first step with --restore: map the state (fd), check its
  * header.  prev is the binary before us (-1 if none); fallback, if not
- * NULL, says why we are that binary again.  0, or -errno with
+ * NULL, says why we are that binary again; argv0 is ours, for it.  0, or -errno with
  * rs->r.err set (then reexec_fail).
  */
 int
-reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback)
+reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
+    char *argv0)
 {
 	struct stat	 st;
 	const void	*magic;
@@ -860,6 +846,7 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback)
 	uint64_t	 len;
 
 	memset(rs, 0, sizeof(*rs));
+	rx_argv0 = argv0;
 	rs->fd = rx_state = fd;
 	rs->prev = rx_prev = fallback ? -1 : prev;
 	rs->fallback = fallback;
@@ -984,6 +971,7 @@ int
 reexec_load_rest(struct sup *sup, struct sup_restore *rs)
 {
 	struct st_r	*r = &rs->r;
+	int64_t		 now_us;
 	size_t		 i;
 
 #ifdef PV_TEST_RESTORE_CRASH
@@ -1005,8 +993,12 @@ reexec_load_rest(struct sup *sup, struct sup_restore *rs)
 	    notifysock_state_load(&sup->notify, r) < 0 ||
 	    pressure_state_load(&sup->pr, r) < 0)
 		return -EINVAL;
+	/* The loop's clock was read when it was made: now, once. */
+	ev_now_update(sup->loop);
+	now_us = mono_us();
 	for (i = 0; i < sup->set.n; i++)
-		if (reexec_svc_load(sup, r, sup_svc_of(sup->set.v[i])) < 0)
+		if (reexec_svc_load(sup, r, sup_svc_of(sup->set.v[i]),
+		    now_us) < 0)
 			return -EINVAL;
 	if (st_get_u32(r) != RX_END || r->off != r->n)
 		st_fail(r, "the state does not end where it should (byte %zu "

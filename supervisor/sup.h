@@ -206,7 +206,7 @@ void	sup_reexec_signal(struct sup *sup);
 bool	sup_reexec_holds(const struct sup *sup);
 void	sup_reexec_reaped(struct sup *sup);
 int	reexec_open(struct sup_restore *rs, int fd, int prev,
-	    const char *fallback);
+	    const char *fallback, char *argv0);
 int	reexec_load_conf(struct sup *sup, struct sup_restore *rs);
 int	reexec_load_rest(struct sup *sup, struct sup_restore *rs);
 void	reexec_finish(struct sup *sup, struct sup_restore *rs);

@@ -583,6 +583,7 @@ t_reexec() {
 	    fail "a crashing binary was taken"
 	grep -q "could not take over (crashed: signal 11); pidvisor 0.1.0+other runs on" \
 	    /tmp/rx || fail "crash: $(cat /tmp/rx)"
+	expect_eq "$(cat /proc/1/comm)" init "comm of PID 1 after the fallback"
 	out=$($CTL reexec --binary /sbin/init 2>&1) || fail "back: $out"
 	echo "$out" | grep -q "pidvisor 0.1.0 (was 0.1.0+other) took over" ||
 	    fail "back: $out"
