@@ -486,8 +486,10 @@ t_socket_fallback() {
 		exec "$2" -v -c /mnt/conf >/mnt/log 2>&1' sh "$T" "/mnt/bin/$(basename "$PV")" &
 	UNSHARE_PID=$!
 	fallback_answers() {
-		[ -n "$PV_PID" ] || PV_PID=$(cat \
-		    /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children 2>/dev/null)
+		# Read again each time: the first child seen may be one that
+		# unshare makes on its way, gone since.
+		PV_PID=$(cat /proc/"$UNSHARE_PID"/task/"$UNSHARE_PID"/children \
+		    2>/dev/null)
 		PV_PID=${PV_PID%% *}
 		[ -n "$PV_PID" ] && ns /mnt/bin/pidvisorctl status a >/dev/null 2>&1 &&
 		    return 0
