@@ -6,12 +6,23 @@
  * Environment=), then what we tell it: NOTIFY_SOCKET for a notify
  * service, WATCHDOG_USEC and WATCHDOG_PID for one with a watchdog.  The
  * same variables inherited from our own parent never reach a service:
- * they belong to our parent, not to it.
+ * they belong to our parent, not to it; an env file cannot set them
+ * either.
  *
  * env_build() is a pure function of its arguments (unit-tested in
  * tests/unit/test_parts.c).  Its result is one allocation: the array,
  * then copies of the strings it owns; the strings of base and keys are
  * shared, and must outlive it.
+ *
+ * Env files are read by the spawn child (spawn.c), after it took the
+ * service's credentials and before it execs: a file the service's user
+ * may not read stays unread, and a read that never ends (a FIFO, a hung
+ * mount) holds that child, which the spawn deadline kills, never PID 1.
+ * So env_load() and what it calls allocate nothing, write no errno
+ * (RAWSYS) and use only the room the parent gave.  A symlink on the way
+ * is followed only if root or the service's user owns it (as
+ * fs.protected_symlinks would in a sticky directory): a link another
+ * user planted does not lead the service, or root, anywhere.
  *
  * An env file is read the way systemd reads an EnvironmentFile=: KEY=VALUE
  * lines; blanks around KEY and before VALUE are dropped, and after an
@@ -20,20 +31,20 @@
  * on with the next line; 'single quotes' keep everything, newlines too;
  * in "double quotes" a backslash escapes only " \ ` $ and the newline.
  * Where systemd skips a line it cannot use, we refuse the file with
- * FILE:LINE: a variable that silently goes missing is worse.
+ * FILE:LINE:COLUMN and what is wrong, never with what the line says: it
+ * may be another user's secret.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "env.h"
+#include "rawsys.h"
 #include "util.h"
-
-#define ENV_FILE_MAX	(1 << 20)
 
 /* Variables we set, and never pass on from our own environment. */
 static const char *const env_ours[] = {
@@ -84,7 +95,7 @@ env_build(const struct env_req *r, char ***out, const char **path,
 {
 	char	 own[2][64], **env, *p;
 	size_t	 nown = 0, n, i, k = 0, bytes = 0, nb = strv_len(r->base),
-		 nk = strv_len(r->keys), nf = strv_len(r->files);
+		 nk = strv_len(r->keys);
 
 	*path = NULL;
 	if (pid_slot)
@@ -96,29 +107,20 @@ env_build(const struct env_req *r, char ***out, const char **path,
 		snprintf(own[nown++], sizeof(own[0]), "WATCHDOG_PID=%s",
 		    "0000000000");
 	}
-	for (i = 0; i < nf; i++)
-		bytes += strlen(r->files[i]) + 1;
 	for (i = 0; i < nown; i++)
 		bytes += strlen(own[i]) + 1;
 	if (r->notify)
 		bytes += strlen("NOTIFY_SOCKET=") + strlen(r->notify) + 1;
-	n = nb + nk + nf + nown + 2;
+	n = nb + nk + nown + 2;
 	if ((env = malloc(n * sizeof(*env) + bytes)) == NULL)
 		return -ENOMEM;
 	p = (char *)(env + n);
 	for (i = 0; i < nb; i++)
 		if (!env_is_ours(r->base[i]) && !env_in(r->base[i], r->keys,
-		    0) && !env_in(r->base[i], r->files, 0))
+		    0))
 			env[k++] = r->base[i];
 	for (i = 0; i < nk; i++)
-		if (!env_in(r->keys[i], r->files, 0))
-			env[k++] = r->keys[i];
-	for (i = 0; i < nf; i++) {
-		if (env_in(r->files[i], r->files, i + 1))
-			continue;	/* a later line sets it */
-		env[k++] = strcpy(p, r->files[i]);
-		p += strlen(p) + 1;
-	}
+		env[k++] = r->keys[i];
 	for (i = 0; i < nown; i++) {
 		env[k++] = strcpy(p, own[i]);
 		if (pid_slot && strncmp(p, "WATCHDOG_PID=", 13) == 0)
@@ -130,9 +132,7 @@ env_build(const struct env_req *r, char ***out, const char **path,
 		sprintf(p, "NOTIFY_SOCKET=%s", r->notify);
 	}
 	env[k] = NULL;
-	for (i = 0; i < k; i++)
-		if (strncmp(env[i], "PATH=", 5) == 0)
-			*path = env[i] + 5;
+	*path = env_path(env);
 	*out = env;
 	return 0;
 }
@@ -144,58 +144,41 @@ env_free(char **env)
 	free(env);
 }
 
-/* Record "FILE:LINE: message" in err. */
-static int
-env_err(char *err, size_t n, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static int
-env_err(char *err, size_t n, const char *file, int line, const char *fmt, ...)
+/* A blank, as isspace() in the C locale says (no locale: the child). */
+static bool
+env_blank(char c)
 {
-	va_list	ap;
-	int	len;
-
-	len = snprintf(err, n, "%s:%d: ", file, line);
-	if (len < 0 || (size_t)len >= n)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(err + len, n - (size_t)len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
+	    c == '\f' || c == '\r';
 }
 
-/* Append KEY=VALUE to *vars.  0, or -ENOMEM. */
-static int
-env_push(char ***vars, const struct buf *key, const struct buf *val)
-{
-	size_t	  n = strv_len(*vars);
-	char	**v, *s;
-
-	if (asprintf(&s, "%.*s=%.*s", (int)key->len, key->data ? key->data :
-	    "", (int)val->len, val->data ? val->data : "") < 0)
-		return -ENOMEM;
-	if ((v = realloc(*vars, (n + 2) * sizeof(*v))) == NULL) {
-		free(s);
-		return -ENOMEM;
-	}
-	v[n] = s;
-	v[n + 1] = NULL;
-	*vars = v;
-	return 0;
-}
-
-/* A variable name: letters, digits and _, not a digit first. */
+/* A variable name: ASCII letters, digits and _, not a digit first. */
 static bool
 env_name_valid(const char *s, size_t n)
 {
 	size_t	i;
+	char	c;
 
-	if (n == 0 || isdigit((unsigned char)s[0]))
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
 		return false;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+	for (i = 0; i < n; i++) {
+		c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_'))
 			return false;
+	}
 	return true;
+}
+
+/* Record a parse error at line:col; -1. */
+static long
+env_bad(struct env_fail *f, int what, int32_t line, int32_t col)
+{
+	f->what = what;
+	f->err = 0;
+	f->line = line;
+	f->col = col;
+	return -1;
 }
 
 enum env_state {
@@ -204,65 +187,61 @@ enum env_state {
 };
 
 /*
- * Parse the text of an env file (file names it in messages) and append
- * its variables to *vars.  0; -EINVAL with "FILE:LINE: message" in err;
- * -ENOMEM.
+ * Parse the len bytes of an env file at text into out: its variables as
+ * KEY=VALUE strings, each NUL-ended, one after the other (*nvars of
+ * them).  out may be text itself: what is written never gets ahead of
+ * what was read, and it needs len + 1 bytes.  The number of bytes
+ * written; -1 with line, column and what in *f.
  */
-int
-env_file_parse(const char *text, size_t len, const char *file, char ***vars,
-    char *err, size_t errlen)
+long
+env_file_parse(char *out, const char *text, size_t len, size_t *nvars,
+    struct env_fail *f)
 {
-	struct buf	 key = { 0 }, val = { 0 };
 	enum env_state	 st = E_PRE_KEY;
-	size_t		 i, keep = 0;	/* val's length without end blanks */
-	int		 line = 1, kline = 1, rc = 0;
+	size_t		 i, o = 0, k = 0, keep = 0, n = 0;
+	int32_t		 line = 1, col = 0, kline = 1, kcol = 1;
 	char		 c;
 
-	for (i = 0; i <= len && rc == 0; i++) {
+	*nvars = 0;
+	for (i = 0; i <= len; i++) {
 		c = i < len ? text[i] : '\n';	/* the last line may not end */
-		if (i < len && c == '\0') {
-			rc = env_err(err, errlen, file, line, "a NUL byte");
-			break;
-		}
+		col++;
+		if (i < len && c == '\0')
+			return env_bad(f, ENV_NUL, line, col);
 		switch (st) {
 		case E_PRE_KEY:
 			if (c == '#' || c == ';') {
 				st = E_COMMENT;
-			} else if (!isspace((unsigned char)c)) {
+			} else if (!env_blank(c)) {
 				st = E_KEY;
 				kline = line;
-				key.len = 0;
-				buf_add(&key, &c, 1);
+				kcol = col;
+				k = o;
+				out[o++] = c;
 			}
 			break;
 		case E_KEY:
 			if (c == '=') {
-				while (key.len && isspace((unsigned char)
-				    key.data[key.len - 1]))
-					key.len--;
-				if (!env_name_valid(key.data, key.len)) {
-					rc = env_err(err, errlen, file, kline,
-					    "'%.*s' is not a variable name "
-					    "(letters, digits, _; not a digit "
-					    "first)%s", (int)key.len, key.data,
-					    key.len > 7 && strncmp(key.data,
-					    "export ", 7) == 0 ? ": write it "
-					    "without 'export'" : "");
-					break;
-				}
+				while (o > k && env_blank(out[o - 1]))
+					o--;
+				if (!env_name_valid(out + k, o - k))
+					return env_bad(f, o - k > 7 &&
+					    memcmp(out + k, "export ", 7) == 0 ?
+					    ENV_EXPORT : ENV_NOT_NAME, kline,
+					    kcol);
+				out[o++] = '=';
+				keep = o;
 				st = E_PRE_VALUE;
-				val.len = keep = 0;
 			} else if (c == '\n') {
-				rc = env_err(err, errlen, file, kline, "expected "
-				    "KEY=VALUE, not '%.*s'", (int)key.len,
-				    key.data);
+				return env_bad(f, ENV_NO_EQUALS, kline, kcol);
 			} else {
-				buf_add(&key, &c, 1);
+				out[o++] = c;
 			}
 			break;
 		case E_PRE_VALUE:
 			if (c == '\n') {
-				rc = env_push(vars, &key, &val);
+				out[o++] = '\0';
+				n++;
 				st = E_PRE_KEY;
 			} else if (c == '\'') {
 				st = E_SQ;
@@ -270,66 +249,64 @@ env_file_parse(const char *text, size_t len, const char *file, char ***vars,
 				st = E_DQ;
 			} else if (c == '\\') {
 				st = E_VALUE_ESC;
-			} else if (!isspace((unsigned char)c)) {
-				buf_add(&val, &c, 1);
-				keep = val.len;
+			} else if (!env_blank(c)) {
+				out[o++] = c;
+				keep = o;
 				st = E_VALUE;
 			}
 			break;
 		case E_VALUE:
 			if (c == '\n') {
-				val.len = keep;		/* no end blanks */
-				rc = env_push(vars, &key, &val);
+				o = keep;		/* no end blanks */
+				out[o++] = '\0';
+				n++;
 				st = E_PRE_KEY;
 			} else if (c == '\\') {
 				st = E_VALUE_ESC;
 			} else {
-				buf_add(&val, &c, 1);
-				if (!isspace((unsigned char)c))
-					keep = val.len;
+				out[o++] = c;
+				if (!env_blank(c))
+					keep = o;
 			}
 			break;
 		case E_VALUE_ESC:
 			if (i == len) {		/* a backslash, then the end */
-				rc = env_push(vars, &key, &val);
+				out[o++] = '\0';
+				n++;
 				st = E_PRE_KEY;
 				break;
 			}
 			if (c != '\n')		/* a newline: it goes on */
-				buf_add(&val, &c, 1);
-			keep = val.len;
+				out[o++] = c;
+			keep = o;
 			st = E_VALUE;
 			break;
 		case E_SQ:
-			if (i == len) {
-				rc = env_err(err, errlen, file, kline, "the "
-				    "single quote is not closed");
-			} else if (c == '\'') {
+			if (i == len)
+				return env_bad(f, ENV_SQ_OPEN, kline, kcol);
+			if (c == '\'')
 				st = E_PRE_VALUE;
-			} else {
-				buf_add(&val, &c, 1);
-			}
+			else
+				out[o++] = c;
 			break;
 		case E_DQ:
 			if (i == len)
-				rc = env_err(err, errlen, file, kline, "the "
-				    "double quote is not closed");
-			else if (c == '"')
+				return env_bad(f, ENV_DQ_OPEN, kline, kcol);
+			if (c == '"')
 				st = E_PRE_VALUE;
 			else if (c == '\\')
 				st = E_DQ_ESC;
 			else
-				buf_add(&val, &c, 1);
+				out[o++] = c;
 			break;
 		case E_DQ_ESC:
-			if (i == len) {
-				rc = env_err(err, errlen, file, kline, "the "
-				    "double quote is not closed");
-			} else if (strchr("\"\\`$", c) != NULL) {
-				buf_add(&val, &c, 1);
+			if (i == len)
+				return env_bad(f, ENV_DQ_OPEN, kline, kcol);
+			if (c == '"' || c == '\\' || c == '`' || c == '$') {
+				out[o++] = c;
 			} else if (c != '\n') {
-				buf_add(&val, "\\", 1);
-				buf_add(&val, &c, 1);
+				out[o++] = '\\';
+				out[o++] = c;
 			}
 			st = E_DQ;
 			break;
@@ -343,41 +320,309 @@ env_file_parse(const char *text, size_t len, const char *file, char ***vars,
 			st = E_COMMENT;
 			break;
 		}
-		if (c == '\n' && i < len)
+		if (c == '\n' && i < len) {
 			line++;
-		if (key.nomem || val.nomem)
-			rc = -ENOMEM;
+			col = 0;
+		}
 	}
-	buf_free(&key);
-	buf_free(&val);
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: %s", file, strerror(ENOMEM));
-	return rc;
+	*nvars = n;
+	return (long)o;
+}
+
+/* Record a failure that is not a line's; -1. */
+static int
+env_fail_set(struct env_fail *f, int what, long err, uid_t uid)
+{
+	f->what = what;
+	f->err = (int32_t)-err;
+	f->line = f->col = 0;
+	f->uid = (int32_t)uid;
+	return -1;
 }
 
 /*
- * Read the env file spec names (a leading '-': it may be missing) and
- * append its variables to *vars.  0; -errno with the message in err.
+ * Open the env file at path (absolute) for reading, walking it a
+ * component at a time: a symlink is followed only if root or owner
+ * owns it (at most 40 of them), and the file must be regular.  For the
+ * spawn child: raw system calls, the stack's room only.  The fd, or -1
+ * with *f saying why (f->err is the errno for ENV_ERRNO).
  */
 int
-env_file_read(const char *spec, char ***vars, char *err, size_t errlen)
+env_file_open(const char *path, uid_t owner, struct env_fail *f)
 {
-	bool		 optional = spec[0] == '-';
-	const char	*path = spec + optional;
-	struct buf	 b = { 0 };
-	int		 rc;
+	char		 cur[4096], link[4096], name[256];
+	const char	*p, *q;
+	struct stat	 st;
+	size_t		 len, rest;
+	long		 dfd, fd, n;
+	int		 links = 0;
 
-	if ((rc = read_file(AT_FDCWD, path, ENV_FILE_MAX, &b)) < 0) {
-		buf_free(&b);
-		if (optional && rc == -ENOENT)
-			return 0;
-		snprintf(err, errlen, "%s: %s", path, rc == -EFBIG ?
-		    "file too large (at most 1 MiB)" : rc == -EINVAL ?
-		    "not a regular file" : strerror(-rc));
-		return rc;
+	len = strlen(path);
+	if (len >= sizeof(cur) || path[0] != '/')
+		return env_fail_set(f, ENV_ERRNO, len >= sizeof(cur) ?
+		    -ENAMETOOLONG : -EINVAL, 0);
+	memcpy(cur, path, len + 1);
+	if ((dfd = RAWSYS(SYS_open, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return env_fail_set(f, ENV_ERRNO, dfd, 0);
+	for (p = cur;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0') {		/* it names a directory */
+			RAWSYS(SYS_close, dfd);
+			return env_fail_set(f, ENV_NOT_REGULAR, 0, 0);
+		}
+		for (q = p; *q && *q != '/'; q++)
+			;
+		if ((size_t)(q - p) >= sizeof(name)) {
+			RAWSYS(SYS_close, dfd);
+			return env_fail_set(f, ENV_ERRNO, -ENAMETOOLONG, 0);
+		}
+		memcpy(name, p, (size_t)(q - p));
+		name[q - p] = '\0';
+		fd = RAWSYS(SYS_openat, dfd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 || (n = RAWSYS(SYS_fstat, fd, &st)) < 0) {
+			n = fd < 0 ? fd : n;
+			if (fd >= 0)
+				RAWSYS(SYS_close, fd);
+			RAWSYS(SYS_close, dfd);
+			return env_fail_set(f, ENV_ERRNO, n, 0);
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (st.st_uid != 0 && st.st_uid != owner) {
+				RAWSYS(SYS_close, fd);
+				RAWSYS(SYS_close, dfd);
+				return env_fail_set(f, ENV_SYMLINK, 0,
+				    st.st_uid);
+			}
+			n = ++links > 40 ? -ELOOP : RAWSYS(SYS_readlinkat, fd,
+			    "", link, sizeof(link));
+			RAWSYS(SYS_close, fd);
+			rest = strlen(q);
+			if (n >= 0 && (size_t)n + rest >= sizeof(link))
+				n = -ENAMETOOLONG;
+			if (n <= 0) {
+				RAWSYS(SYS_close, dfd);
+				return env_fail_set(f, ENV_ERRNO, n < 0 ? n :
+				    -ENOENT, 0);
+			}
+			/* Its target, then what is left of the path. */
+			memcpy(link + n, q, rest + 1);
+			memcpy(cur, link, (size_t)n + rest + 1);
+			p = cur;
+			if (cur[0] == '/') {
+				RAWSYS(SYS_close, dfd);
+				dfd = RAWSYS(SYS_open, "/", O_PATH |
+				    O_DIRECTORY | O_CLOEXEC);
+				if (dfd < 0)
+					return env_fail_set(f, ENV_ERRNO, dfd, 0);
+			}
+			continue;
+		}
+		if (*q != '\0') {		/* a directory on the way */
+			RAWSYS(SYS_close, dfd);
+			if (!S_ISDIR(st.st_mode)) {
+				RAWSYS(SYS_close, fd);
+				return env_fail_set(f, ENV_ERRNO, -ENOTDIR, 0);
+			}
+			dfd = fd;
+			p = q;
+			continue;
+		}
+		RAWSYS(SYS_close, fd);
+		/* The file: not a FIFO that would block the open, not a
+		 * symlink put there since. */
+		fd = RAWSYS(SYS_openat, dfd, name, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		RAWSYS(SYS_close, dfd);
+		if (fd < 0)
+			return env_fail_set(f, fd == -ELOOP ? ENV_SYMLINK :
+			    ENV_ERRNO, fd, (uid_t)-1);
+		if ((n = RAWSYS(SYS_fstat, fd, &st)) < 0 ||
+		    !S_ISREG(st.st_mode)) {
+			RAWSYS(SYS_close, fd);
+			return env_fail_set(f, n < 0 ? ENV_ERRNO :
+			    ENV_NOT_REGULAR, n, 0);
+		}
+		return (int)fd;
 	}
-	rc = env_file_parse(b.data ? b.data : "", b.len, path, vars, err,
-	    errlen);
-	buf_free(&b);
+}
+
+/* Put var into the environment, in place of one of the same name. */
+static void
+env_put(struct env_load *l, char *var)
+{
+	size_t	i;
+
+	if (env_is_ours(var))
+		return;
+	for (i = 0; i < l->nenv; i++)
+		if (env_same(var, l->envp[i])) {
+			l->envp[i] = var;
+			return;
+		}
+	l->envp[l->nenv++] = var;
+}
+
+/*
+ * Read l's env files, in order, and put their variables into l->envp
+ * (a later line or file wins).  For the spawn child, with the service's
+ * credentials: only raw system calls, no allocation, the room in l.
+ * 0; -1 with *f saying which file, where and what.
+ */
+int
+env_load(struct env_load *l, struct env_fail *f)
+{
+	const char	*spec;
+	char		*p, probe;
+	size_t		 used = 0, start, nv = 0, n, i;
+	long		 r, o;
+	int		 k, fd;
+	bool		 optional;
+
+	for (k = 0; l->files[k] != NULL; k++) {
+		spec = l->files[k];
+		optional = spec[0] == '-';
+		f->file = k;
+		if ((fd = env_file_open(spec + optional, l->owner, f)) < 0) {
+			if (optional && f->what == ENV_ERRNO &&
+			    f->err == ENOENT)
+				continue;
+			return -1;
+		}
+		start = used;
+		for (;;) {
+			/* One byte stays for the parse's last NUL. */
+			if (used + 1 >= l->buflen)
+				r = RAWSYS(SYS_read, fd, &probe, 1);
+			else
+				r = RAWSYS(SYS_read, fd, l->buf + used,
+				    l->buflen - 1 - used);
+			if (r == -EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			if (used + 1 >= l->buflen) {
+				RAWSYS(SYS_close, fd);
+				return env_fail_set(f, ENV_TOO_BIG, 0, 0);
+			}
+			used += (size_t)r;
+		}
+		RAWSYS(SYS_close, fd);
+		if (r < 0)
+			return env_fail_set(f, ENV_ERRNO, r, 0);
+		if ((o = env_file_parse(l->buf + start, l->buf + start,
+		    used - start, &n, f)) < 0)
+			return -1;
+		if ((nv += n) > ENV_FILE_VARS || l->nenv + n > l->cap)
+			return env_fail_set(f, ENV_TOO_MANY, 0, 0);
+		for (i = 0, p = l->buf + start; i < n; i++, p += strlen(p) + 1)
+			env_put(l, p);
+		used = start + (size_t)o;
+	}
+	l->envp[l->nenv] = NULL;
+	return 0;
+}
+
+/* The value of PATH in envp, or NULL. */
+const char *
+env_path(char *const *envp)
+{
+	size_t	i;
+
+	for (i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			return envp[i] + 5;
+	return NULL;
+}
+
+/* Say what *f says of the env files (as written) in out. */
+void
+env_fail_format(const struct env_fail *f, char *const *files, char *out,
+    size_t n)
+{
+	const char	*file = "?", *what;
+	size_t		 nf = strv_len(files);
+
+	if (f->file >= 0 && (size_t)f->file < nf)
+		file = files[f->file] + (files[f->file][0] == '-');
+	switch (f->what) {
+	case ENV_ERRNO:
+		snprintf(out, n, "%s: %s", file, strerror(f->err));
+		return;
+	case ENV_TOO_BIG:
+		snprintf(out, n, "%s: too large (the env files of a service "
+		    "hold at most %d KiB together)", file, ENV_FILES_MAX / 1024);
+		return;
+	case ENV_NOT_REGULAR:
+		snprintf(out, n, "%s: not a regular file", file);
+		return;
+	case ENV_SYMLINK:
+		if (f->uid == -1)
+			snprintf(out, n, "%s: a symlink put in its place; not "
+			    "followed", file);
+		else
+			snprintf(out, n, "%s: a symlink on its path is owned by "
+			    "uid %d, neither root nor the service's user: not "
+			    "followed", file, (int)f->uid);
+		return;
+	case ENV_TOO_MANY:
+		snprintf(out, n, "%s: more than %d variables in the env files",
+		    file, ENV_FILE_VARS);
+		return;
+	case ENV_NUL:
+		what = "a NUL byte";
+		break;
+	case ENV_NOT_NAME:
+		what = "not a variable name (letters, digits, _; not a digit "
+		    "first)";
+		break;
+	case ENV_EXPORT:
+		what = "not a variable name: write it without 'export'";
+		break;
+	case ENV_NO_EQUALS:
+		what = "expected KEY=VALUE";
+		break;
+	case ENV_SQ_OPEN:
+		what = "the single quote is not closed";
+		break;
+	case ENV_DQ_OPEN:
+		what = "the double quote is not closed";
+		break;
+	default:
+		what = "?";
+	}
+	snprintf(out, n, "%s:%d:%d: %s", file, (int)f->line, (int)f->col,
+	    what);
+}
+
+/*
+ * pidvisor --check: read the env file spec names as we are (root,
+ * typically: the service may be able to read less) and say what is
+ * wrong.  0 (a missing optional file too); -ENOENT: a required file is
+ * missing now; -EINVAL: it is wrong; -ENOMEM.  The message in err.
+ */
+int
+env_file_check(const char *spec, uid_t owner, char *err, size_t n)
+{
+	struct env_fail	 f = { 0 };
+	char *const	 files[] = { (char *)spec, NULL };
+	struct env_load	 l = { .files = files, .cap = ENV_FILE_VARS,
+			       .owner = owner };
+	int		 rc = 0;
+
+	l.buflen = ENV_LOAD_BUF(1);
+	if ((l.buf = malloc(l.buflen)) == NULL ||
+	    (l.envp = calloc(l.cap + 1, sizeof(*l.envp))) == NULL) {
+		free(l.buf);
+		snprintf(err, n, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (env_load(&l, &f) < 0) {
+		env_fail_format(&f, files, err, n);
+		rc = f.what == ENV_ERRNO && f.err == ENOENT ? -ENOENT : -EINVAL;
+	}
+	free(l.buf);
+	free(l.envp);
 	return rc;
 }

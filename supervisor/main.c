@@ -1,4 +1,5 @@
 /* main.c - pidvisor: an init-style process supervisor */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,39 @@ usage(FILE *f)
 	    "  -h, --help             this help\n", CTL_SOCKET_DEFAULT);
 }
 
+/*
+ * --check: the env files, read as we are (the service reads them as its
+ * own user when it starts, and may be able to read less).  A missing
+ * required one is a warning: it may be there by the time the service
+ * starts.  The number of errors, counted in c too.
+ */
+static size_t
+check_env_files(struct conf *c)
+{
+	char	err[512];
+	size_t	i, j, bad = 0;
+	int	rc;
+
+	for (i = 0; i < c->ndefs; i++) {
+		const struct svc_def	*d = c->defs[i];
+
+		for (j = 0; d->env_files && d->env_files[j]; j++) {
+			rc = env_file_check(d->env_files[j], d->set_uid ?
+			    d->uid : geteuid(), err, sizeof(err));
+			if (rc == -ENOENT) {
+				fprintf(stderr, "%s: warning: env_file: %s\n",
+				    d->file, err);
+			} else if (rc < 0) {
+				fprintf(stderr, "%s: env_file: %s\n", d->file,
+				    err);
+				bad++;
+			}
+		}
+	}
+	c->nerrs += bad;
+	return bad;
+}
+
 /* --check: load the tree as pidvisor would, say what is wrong. */
 static int
 check(const char *confdir)
@@ -42,6 +76,8 @@ check(const char *confdir)
 	conf_errors(&c, &errs);
 	if (errs.len)
 		fwrite(errs.data, 1, errs.len, stderr);
+	if (rc == 0 && check_env_files(&c) > 0)
+		rc = -EINVAL;
 	if (rc < 0)
 		fprintf(stderr, "pidvisor: %zu error%s in %s\n", c.nerrs,
 		    c.nerrs == 1 ? "" : "s", confdir);

@@ -69,6 +69,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
 #include "spawn.h"
 #include "svc.h"
 #include "sys.h"
@@ -105,41 +106,14 @@ static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
 static bool	spawn_clone3_enosys;	/* clone(2) instead */
 static bool	spawn_oom_shared;	/* an oom_score_adj write reaches us */
 
+/* What the child says: SPAWN_HELLO, or where and why it failed. */
 struct spawn_report {
-	int32_t	stage;
-	int32_t	err;
+	int32_t		stage;
+	int32_t		err;
+	struct env_fail	fail;		/* STAGE_ENV_FILE */
 };
 
-/*
- * A system call for the child: -errno on failure.  In our memory, the
- * child must not write errno, which is our thread's.
- */
-#if defined(__x86_64__)
-__attribute__((always_inline))
-static inline long
-spawn_sys6(long n, long a, long b, long c, long d, long e)
-{
-	register long	r10 __asm__("r10") = d;
-	register long	r8 __asm__("r8") = e;
-	long		ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "0"(n), "D"(a), "S"(b),
-	    "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-	return ret;
-}
-#else
-/* Only fork-style spawns here: errno is the child's own. */
-static long
-spawn_sys6(long n, long a, long b, long c, long d, long e)
-{
-	long	ret = syscall(n, a, b, c, d, e);
-
-	return ret < 0 ? -errno : ret;
-}
-#endif
-#define SYS_(n, a, b, c, d, e, ...) spawn_sys6((long)(n), (long)(a), \
-	(long)(b), (long)(c), (long)(d), (long)(e))
-#define SYS(...)	SYS_(__VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define SYS(...)	RAWSYS(__VA_ARGS__)
 
 #if defined(__x86_64__)
 /*
@@ -240,14 +214,74 @@ spawn_stack_new(void)
 	return p + 4096;
 }
 
+/* Unmap the room for env files (only once the child is done with it). */
+static void
+spawn_env_unmap(struct spawn_proc *p)
+{
+	if (p->env_map != NULL)
+		munmap(p->env_map, p->env_maplen);
+	p->env_map = NULL;
+	p->env_maplen = 0;
+	memset(&p->env, 0, sizeof(p->env));
+}
+
+/*
+ * Room for the child to read env files into: the environment's
+ * pointers, with room for ENV_FILE_VARS more, then the files' text.
+ * Mapped, not allocated: only the pages the child writes are ever
+ * taken.  0, or -ENOMEM.
+ */
+static int
+spawn_env_map(struct spawn_proc *p, const struct spawn_req *req)
+{
+	size_t	nenv = 0, nfiles = 0, ptrs, len;
+	char	*m;
+
+	while (req->envp[nenv] != NULL)
+		nenv++;
+	while (req->env_files[nfiles] != NULL)
+		nfiles++;
+	ptrs = (nenv + ENV_FILE_VARS + 1) * sizeof(char *);
+	len = ptrs + ENV_LOAD_BUF(nfiles);
+	len = (len + 4095) & ~(size_t)4095;
+	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	p->env_map = m;
+	p->env_maplen = len;
+	p->env.files = req->env_files;
+	p->env.envp = (char **)(void *)m;
+	memcpy(p->env.envp, req->envp, nenv * sizeof(char *));
+	p->env.nenv = nenv;
+	p->env.cap = nenv + ENV_FILE_VARS;
+	p->env.buf = m + ptrs;
+	p->env.buflen = ENV_LOAD_BUF(nfiles);
+	p->env.owner = req->env_owner;
+	return 0;
+}
+
 /* Give back the stack of a spawn whose child is gone or has exec'd. */
 void
 spawn_proc_free(struct spawn_proc *p)
 {
 	spawn_release(p);
+	spawn_env_unmap(p);
 	if (p->stack != NULL)
 		munmap(p->stack - 4096, SPAWN_STACK + 4096);
 	p->stack = NULL;
+}
+
+/*
+ * The child has exec'd or is dead: forget the spawn and what it read
+ * (its env files); the stack stays for the next.
+ */
+void
+spawn_end(struct spawn_proc *p)
+{
+	spawn_release(p);
+	spawn_env_unmap(p);
 }
 
 /* Child: tell the parent something (raw: no errno of ours). */
@@ -255,8 +289,11 @@ __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static void
 spawn_tell(int fd, int stage, int err)
 {
-	struct spawn_report	rep = { stage, err };
+	struct spawn_report	rep;
 
+	memset(&rep, 0, sizeof(rep));
+	rep.stage = stage;
+	rep.err = err;
 	SYS(SYS_write, fd, &rep, sizeof(rep));
 }
 
@@ -270,20 +307,36 @@ spawn_fail(int fd, int stage, long err)
 	__builtin_unreachable();
 }
 
-/* Child: execve argv[0], searching path like execvp but without malloc;
- * -errno. */
+/* Child: an env file is wrong; say which, where and what, then exit. */
+__attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
+static void
+spawn_fail_env(int fd, const struct env_fail *f)
+{
+	struct spawn_report	rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.stage = STAGE_ENV_FILE;
+	rep.err = f->what == ENV_ERRNO && f->err ? f->err : EINVAL;
+	rep.fail = *f;
+	SYS(SYS_write, fd, &rep, sizeof(rep));
+	SYS(SYS_exit_group, 1);
+	__builtin_unreachable();
+}
+
+/* Child: execve argv[0] with envp, searching path like execvp but
+ * without malloc; -errno. */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static long
-spawn_exec(const struct spawn_req *r)
+spawn_exec(char *const *argv, char *const *envp, const char *path)
 {
-	const char	*file = r->argv[0], *p = r->path, *end;
+	const char	*file = argv[0], *p = path, *end;
 	char		 buf[4096];
 	size_t		 flen = strlen(file), dlen;
 	long		 err = -ENOENT;
 	bool		 eacces = false;
 
 	if (strchr(file, '/') != NULL)
-		return SYS(SYS_execve, file, r->argv, r->envp);
+		return SYS(SYS_execve, file, argv, envp);
 	while (*p) {
 		end = strchr(p, ':');
 		dlen = end ? (size_t)(end - p) : strlen(p);
@@ -293,7 +346,7 @@ spawn_exec(const struct spawn_req *r)
 				dlen = 1;
 			buf[dlen] = '/';
 			memcpy(buf + dlen + 1, file, flen + 1);
-			err = SYS(SYS_execve, buf, r->argv, r->envp);
+			err = SYS(SYS_execve, buf, argv, envp);
 			if (err == -EACCES)
 				eacces = true;
 			else if (err != -ENOENT && err != -ENOTDIR &&
@@ -357,6 +410,10 @@ spawn_child(void *arg)
 	struct rlimit		 rl;
 	uint64_t		 none = 0;
 	const struct ksigaction	 dfl = { .handler = SIG_DFL };
+	struct env_load		 env = p->env;
+	struct env_fail		 fail;
+	char *const		*envp = r->envp;
+	const char		*path = r->path, *own;
 	int			 fd = p->wfd, i, top = fd, need[5], n = 0;
 	long			 rc;
 
@@ -458,6 +515,15 @@ spawn_child(void *arg)
 	    (rc = SYS(SYS_setresuid, r->uid, r->uid, r->uid)) < 0)
 		spawn_fail(fd, STAGE_SETUID, rc);
 
+	/* Its env files, read as it (env.c); a hang is the deadline's. */
+	if (env.files != NULL) {
+		if (env_load(&env, &fail) < 0)
+			spawn_fail_env(fd, &fail);
+		envp = env.envp;
+		if ((own = env_path(envp)) != NULL)
+			path = own;
+	}
+
 	/*
 	 * Our blocked signals are the signalfd's, not the service's.  But
 	 * first our handlers go: one sent now (a stop before the exec) would
@@ -469,7 +535,7 @@ spawn_child(void *arg)
 		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
 		    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
-	spawn_fail(fd, STAGE_EXEC, spawn_exec(r));
+	spawn_fail(fd, STAGE_EXEC, spawn_exec(r->argv, envp, path));
 }
 
 /*
@@ -552,6 +618,11 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	p->stage = p->err = 0;
 	if (req->ready_pipe >= 0)
 		p->keep[p->nkeep++] = req->ready_pipe;
+	spawn_env_unmap(p);
+	if (req->env_files != NULL && spawn_env_map(p, req) < 0) {
+		spawn_close_keep(p);
+		return -ENOMEM;
+	}
 	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err = errno;
 		spawn_close_keep(p);
@@ -629,6 +700,7 @@ spawn_poll(struct spawn_proc *p)
 		} else if (n == (ssize_t)sizeof(rep)) {
 			p->stage = rep.stage;
 			p->err = rep.err ? rep.err : EIO;
+			p->fail = rep.fail;
 		} else if (n == 0) {
 			p->over = true;
 		} else if (n > 0) {

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "env.h"
+
 /*
  * pidfd_send_signal() flags: upstream's (Linux 6.9), and our series'
  * local extension (kernel/patches/0003), which another kernel could use
@@ -38,6 +40,8 @@ struct spawn_req {
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
 	char		*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	char *const	*env_files;	/* read by the child (env.c); NULL */
+	uid_t		 env_owner;	/* the service's user, for them */
 	int		 oom_score_adj;	/* if set_oom_score_adj */
 	bool		 set_oom_score_adj;
 	bool		 set_uid;
@@ -69,6 +73,10 @@ struct spawn_proc {
 	bool			 over;		/* exec'd or failed */
 	int			 stage;		/* enum spawn_stage, if err */
 	int			 err;		/* errno in the child; 0: exec'd */
+	struct env_fail		 fail;		/* STAGE_ENV_FILE: what */
+	struct env_load		 env;		/* with env files: its room */
+	char			*env_map;	/* ... mapped here */
+	size_t			 env_maplen;
 };
 
 /*
@@ -88,6 +96,7 @@ int	spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 int	spawn_poll(struct spawn_proc *p);
 int	spawn_wait(struct spawn_proc *p, int pidfd);
 void	spawn_release(struct spawn_proc *p);
+void	spawn_end(struct spawn_proc *p);
 void	spawn_proc_free(struct spawn_proc *p);
 int	pidfd_signal(int pidfd, int sig);
 

@@ -62,6 +62,8 @@ static const int sup_signals[] = {
 };
 
 static void	sup_check_stopped(struct sup *);
+static void	sup_stopped(struct sup *);
+static void	sup_on_shutdown_timeout(struct ev_loop *, ev_timer *, int);
 static int	sup_init_rest(struct sup *, struct sup_restore *);
 static int	sup_restore(struct sup *, struct sup_restore *);
 static void	sup_reap_orphans(struct sup *);
@@ -70,7 +72,7 @@ static bool	sup_pidfd_exited(int);
 static bool	sup_gone(struct sup *, struct sup_svc *);
 static void	sup_process_gone(struct sup *, struct sup_svc *);
 static void	sup_reload_reap(struct sup *, struct sup_svc *);
-static int	sup_svc_env_make(struct sup *, struct sup_svc *, char *const *);
+static int	sup_svc_env_make(struct sup *, struct sup_svc *);
 
 /* The supervisor's view of a service. */
 struct sup_svc *
@@ -150,7 +152,7 @@ sup_spawn_end(struct sup *sup, struct sup_spawn *sp)
 {
 	ev_io_stop(sup->loop, &sp->io);
 	ev_timer_stop(sup->loop, &sp->timer);
-	spawn_release(&sp->proc);
+	spawn_end(&sp->proc);
 	sp->ss->spawn = NULL;
 	sp->ss = NULL;
 	svc_def_free(sp->old_def);
@@ -230,6 +232,24 @@ sup_resume(struct sup *sup)
 }
 
 /*
+ * The child found an env file wrong: s->fail says which, where and what
+ * (of the definition it was spawned with: a reload may have replaced
+ * it), never what the file holds.
+ */
+static void
+sup_env_fail(struct sup_spawn *sp)
+{
+	struct svc	*s = &sp->ss->svc;
+	const struct svc_def *d = sp->old_def ? sp->old_def : s->def;
+	char		 msg[512];
+
+	env_fail_format(&sp->proc.fail, d->env_files, msg, sizeof(msg));
+	log_err("%s: env_file: %s", s->def->name, msg);
+	free(s->fail);
+	s->fail = strdup(msg);
+}
+
+/*
  * What the child of a spawn said: it exec'd, or why it could not.  Once
  * dead (its pidfd said so), the spawn ends, whatever it said.
  */
@@ -241,6 +261,8 @@ sup_spawn_check(struct sup *sup, struct sup_spawn *sp, bool dead)
 
 	if (!spawn_poll(p) && !dead)
 		return;
+	if (p->err && p->stage == STAGE_ENV_FILE)
+		sup_env_fail(sp);
 	sup_spawn_end(sup, sp);
 	if (p->over || p->err)
 		svc_exec(s, p->stage, p->err);
@@ -417,6 +439,8 @@ sup_spawn_req(struct sup *sup, struct sup_svc *ss, struct spawn_req *req)
 		.stdio = { -1, -1, -1 }, .cgroup_fd = ss->cgfd,
 		.oom_score_adj = d->oom_score_adj,
 		.set_oom_score_adj = d->set_oom_score_adj,
+		.env_files = d->env_files,
+		.env_owner = d->set_uid ? d->uid : geteuid(),
 	};
 
 	*req = r;
@@ -427,38 +451,6 @@ sup_spawn_req(struct sup *sup, struct sup_svc *ss, struct spawn_req *req)
 			req->stdio[2] = ss->out->wfd[STREAM_ERR];
 		}
 	}
-}
-
-/*
- * Read the env files of a service (at each start: they may have
- * changed) and make its environment of them.  0; -EBADMSG with s->fail
- * saying what is wrong; -ENOMEM.
- */
-static int
-sup_svc_env_files(struct sup *sup, struct sup_svc *ss)
-{
-	struct svc	 *s = &ss->svc;
-	char		**vars = NULL, err[512];
-	size_t		  i;
-	int		  rc = 0;
-
-	for (i = 0; s->def->env_files[i] && rc == 0; i++)
-		rc = env_file_read(s->def->env_files[i], &vars, err,
-		    sizeof(err));
-	if (rc == -ENOMEM) {
-		strv_free(vars);
-		return -ENOMEM;
-	}
-	if (rc < 0) {
-		strv_free(vars);
-		log_err("%s: env_file: %s", s->def->name, err);
-		free(s->fail);
-		return (s->fail = strdup(err)) ? -EBADMSG : -ENOMEM;
-	}
-	sup_svc_env_free(ss);
-	rc = sup_svc_env_make(sup, ss, vars);
-	strv_free(vars);
-	return rc;
 }
 
 /* svc_ops: start the process of a service. */
@@ -476,8 +468,6 @@ sup_op_spawn(struct svc *s)
 	/* A datagram from an earlier holder of the PID must not count. */
 	if (d->ready == READY_NOTIFY)
 		notifysock_drain(&sup->notify);
-	if (d->env_files && (rc = sup_svc_env_files(sup, ss)) < 0)
-		return rc;
 	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
 		uint64_t	oom;
 
@@ -627,6 +617,8 @@ sup_exit_status(const struct svc *s)
 
 	if (r->why == WHY_EXEC)
 		return r->stage == STAGE_EXEC && r->code == ENOENT ? 127 : 126;
+	if (r->why == WHY_ENV_FILE)
+		return 1;
 	if (s->exited_at == 0)
 		return 1;
 	return s->exit_sig ? 128 + s->exit_sig : s->exit_code;
@@ -1209,13 +1201,14 @@ sup_signals_init(struct sup *sup)
 /*
  * The environment of a service (env.c): the shared base, ours less our
  * own NOTIFY_SOCKET, unless it has env keys or is a notify service.
+ * Its env files are read by its spawn child, on top of this.
  */
 static int
-sup_svc_env_make(struct sup *sup, struct sup_svc *ss, char *const *files)
+sup_svc_env_make(struct sup *sup, struct sup_svc *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
 	const struct env_req	 r = {
-		.base = sup->base_env, .keys = d->env, .files = files,
+		.base = sup->base_env, .keys = d->env,
 		.notify = d->ready == READY_NOTIFY ? sup->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
 	};
@@ -1236,10 +1229,9 @@ sup_svc_env(struct sup *sup, struct sup_svc *ss)
 	ss->envp = NULL;
 	ss->pid_slot = NULL;
 	ss->path = sup->base_path;
-	/* With env files: made at each start, of what they hold then. */
-	if (d->env_files || (d->env == NULL && d->ready != READY_NOTIFY))
+	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0)
 		return 0;
-	return sup_svc_env_make(sup, ss, NULL);
+	return sup_svc_env_make(sup, ss);
 }
 
 void
@@ -1640,6 +1632,7 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	ev_prepare_init(&sup->gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, sup_on_reap_more);
 	ev_init(&sup->end_w, sup_on_end);
+	ev_init(&sup->shutdown_w, sup_on_shutdown_timeout);
 	ev_init(&sup->spawn_w, sup_on_spawn_more);
 	for (i = 0; i < SUP_SPAWN_SLOTS; i++) {
 		spawn_proc_init(&sup->spawns[i].proc);
@@ -1881,8 +1874,59 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 	sup->phase = SUP_STOPPING;
 	sup->pr.stopping = true;
 	log_info("stopping all services");
+	if (sup->conf.sup.shutdown_timeout) {
+		ev_timer_set(&sup->shutdown_w,
+		    sup->conf.sup.shutdown_timeout / 1000.0, 0.);
+		ev_timer_start(sup->loop, &sup->shutdown_w);
+	}
 	svc_set_stop_all(&sup->set);
 	sup_check_stopped(sup);
+}
+
+/*
+ * shutdown_timeout passed and services still have processes (one that
+ * extends its stop, one in D state that SIGKILL cannot end yet): SIGKILL
+ * to all of them, and a second later we go on without them, saying
+ * which were left.  As a machine's init we sync, remount read-only what
+ * we can and power off or reboot anyway; elsewhere we exit.
+ */
+static void
+sup_on_shutdown_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+	char		 t[32];
+	size_t		 i;
+
+	(void)revents;
+	if (sup->phase != SUP_STOPPING)
+		return;
+	for (i = 0; i < sup->set.n; i++) {
+		struct svc	*s = sup->set.v[i];
+
+		if (!svc_has_process(s))
+			continue;
+		if (sup->shutdown_kill) {
+			log_err("%s: left behind: pid %d did not die",
+			    s->def->name, (int)s->pid);
+		} else {
+			log_warn("%s: still %s (pid %d): SIGKILL",
+			    s->def->name, svc_state_name(s->state),
+			    (int)s->pid);
+			sup_op_signal(s, SIGKILL);
+		}
+	}
+	if (!sup->shutdown_kill) {
+		format_duration(t, sizeof(t), sup->conf.sup.shutdown_timeout);
+		log_warn("shutdown_timeout (%s) passed; going on in 1 s "
+		    "whatever is left", t);
+		sup->shutdown_kill = true;
+		ev_timer_set(w, 1., 0.);
+		ev_timer_start(loop, w);
+		return;
+	}
+	if (!sup->exit_set)
+		sup->exit_code = 1;
+	sup_stopped(sup);
 }
 
 /* Once no service has a process: exit, or finish PID 1's way. */
@@ -1897,12 +1941,22 @@ sup_check_stopped(struct sup *sup)
 		if (svc_has_process(sup->set.v[i]))
 			return;
 	log_info("all services stopped");
+	sup_stopped(sup);
+}
+
+/* The services are stopped (or left behind): the end. */
+static void
+sup_stopped(struct sup *sup)
+{
+	size_t	i;
+
+	ev_timer_stop(sup->loop, &sup->shutdown_w);
 	sup->phase = SUP_DONE;
 	/*
 	 * Our exit status (not PID 1, or a container's): an essential
 	 * service's, else 1 if a service is left failed, else 0.
 	 */
-	if (!sup->exit_set) {
+	if (!sup->exit_set && !sup->shutdown_kill) {
 		sup->exit_code = 0;
 		for (i = 0; i < sup->set.n; i++)
 			if (sup->set.v[i]->state == SVC_FAILED)

@@ -438,11 +438,6 @@ svc_spawn(struct svc *s)
 	free(s->fail);
 	s->status_text = s->fail = NULL;
 	if ((rc = ops->spawn(s)) < 0) {
-		if (rc == -EBADMSG && s->fail != NULL) {
-			s->last = why(WHY_ENV_FILE, 0);
-			svc_backoff(s, s->last, true);
-			return;
-		}
 		/* Our own shortage (fds, PIDs, memory) is not the service
 		 * failing: it does not count against the start limit, and
 		 * the back-off retries until there is enough again. */
@@ -657,7 +652,9 @@ svc_exec(struct svc *s, int stage, int err)
 	if (err) {
 		if (s->state == SVC_STARTING)
 			svc_disarm(s);		/* no ready timeout */
-		s->pending = why(WHY_EXEC, err);
+		/* A wrong env file: s->fail says what (the caller's). */
+		s->pending = why(stage == STAGE_ENV_FILE && s->fail ?
+		    WHY_ENV_FILE : WHY_EXEC, err);
 		s->pending.stage = (uint8_t)stage;
 		return;
 	}
@@ -764,14 +761,25 @@ svc_watchdog_trigger(struct svc *s)
 
 /*
  * Event: EXTEND_TIMEOUT_USEC; the timeout running now (readiness, or
- * the stop) ends no sooner than ms from now.
+ * the stop) ends no sooner than ms from now.  One message buys at most
+ * that timeout again, or SVC_EXTEND_MAX if that is more: a service that
+ * needs longer says so again (as systemd's protocol asks), and one that
+ * asks for 49 days at once does not hold a stop, or a shutdown, that
+ * long.
  */
 void
 svc_extend(struct svc *s, uint32_t ms)
 {
-	bool	timing = (s->state == SVC_STARTING && !s->ready_seen) ||
-		    (s->state == SVC_STOPPING && !s->kill_sent);
+	bool		starting = s->state == SVC_STARTING && !s->ready_seen;
+	bool		timing = starting ||
+			    (s->state == SVC_STOPPING && !s->kill_sent);
+	uint32_t	cap = starting ? s->def->ready_timeout :
+			    s->def->stop_timeout;
 
+	if (cap < SVC_EXTEND_MAX)
+		cap = SVC_EXTEND_MAX;
+	if (ms > cap)
+		ms = cap;
 	if (timing && s->deadline != 0 && s->deadline < svc_now(s) + ms)
 		svc_arm(s, ms);
 }
@@ -977,6 +985,7 @@ spawn_stage_name(enum spawn_stage st)
 		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
 		[STAGE_CGROUP] = "cgroup",
 		[STAGE_OOM_SCORE_ADJ] = "oom_score_adj",
+		[STAGE_ENV_FILE] = "env_file",
 	};
 
 	return st < STAGE__COUNT ? names[st] : "spawn";

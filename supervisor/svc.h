@@ -61,7 +61,7 @@ enum svc_why {
 	WHY_PRESSURE,		/* killed for memory pressure */
 	WHY_OOM,		/* killed by the kernel's OOM killer */
 	WHY_SPAWN_TIMEOUT,	/* its child did not reach exec in time */
-	WHY_ENV_FILE,		/* an env_file could not be read: s->fail */
+	WHY_ENV_FILE,		/* an env_file is wrong: s->fail */
 	WHY_WATCHDOG_TRIGGER,	/* the service sent WATCHDOG=trigger */
 	WHY_GONE,		/* a main process not our child is gone */
 };
@@ -78,6 +78,7 @@ enum spawn_stage {
 	STAGE_SETUID,
 	STAGE_CGROUP,		/* joining it, where clone3 is missing */
 	STAGE_OOM_SCORE_ADJ,
+	STAGE_ENV_FILE,		/* s->fail says which, where, what */
 	STAGE__COUNT
 };
 
@@ -95,8 +96,7 @@ struct svc_set;
 /* What the state machine needs from the world; unit tests fake it. */
 struct svc_ops {
 	/* Start the process: 0 with a process, which goes on to exec
-	 * (svc_exec() says how that went), or -errno with no process;
-	 * -EBADMSG with s->fail set: its env_file is wrong. */
+	 * (svc_exec() says how that went), or -errno with no process. */
 	int	(*spawn)(struct svc *);
 	/* No spawn can start now (NULL: always one can): services that
 	 * would spawn are held until svc_set_unhold(). */
@@ -123,7 +123,7 @@ struct svc {
 	struct svc		**req_by;	/* what requires us */
 	struct svc		**after_by;	/* what comes after us */
 	char			 *status_text;	/* sd_notify STATUS= */
-	char			 *fail;		/* WHY_ENV_FILE: what was wrong */
+	char			 *fail;		/* WHY_ENV_FILE: what is wrong */
 	int64_t			  since;	/* entered the current state */
 	int64_t			  started_at;	/* last spawn */
 	int64_t			  ready_at;	/* 0: not ready since spawn */
@@ -184,6 +184,7 @@ struct svc_set {
 };
 
 #define SVC_STABLE_MS	10000	/* ready this long: back-off resets */
+#define SVC_EXTEND_MAX	90000	/* EXTEND_TIMEOUT_USEC: at least this */
 
 void		 svc_init(struct svc *s, struct svc_def *d, struct svc_set *set);
 void		 svc_release(struct svc *s);

@@ -359,7 +359,7 @@ t_env_file() {
 	expect_match "$(cat "$T/env")" '^changed\|'
 	printf 'A=1\noops\n' >"$T/e1"
 	expect_rc 1 ctl restart e --wait --timeout=20s
-	expect_match "$OUT" "env_file: $T/e1:2: expected KEY=VALUE, not 'oops'"
+	expect_match "$OUT" "env_file: $T/e1:2:1: expected KEY=VALUE"
 	rm "$T/e1"
 	expect_rc 1 ctl restart e --wait --timeout=20s
 	expect_match "$OUT" "env_file: $T/e1: No such file or directory"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -15,6 +16,7 @@
 #include "output.h"
 #include "pidmap.h"
 #include "status.h"
+#include "util.h"
 
 /* Is var (KEY=VALUE) in env, exactly? */
 static int
@@ -98,33 +100,166 @@ test_env_no_path(void **state)
 	env_free(NULL);
 }
 
-/* Env files override env keys; a later file line wins; ours go. */
+/* The watchdog's variables: ours, never our parent's. */
 static void
-test_env_files(void **state)
+test_env_watchdog(void **state)
 {
 	char *const	 base[] = { "HOME=/", "WATCHDOG_PID=1", "A=base", NULL };
 	char *const	 keys[] = { "A=key", "B=key", NULL };
-	char *const	 files[] = { "A=f1", "C=f1", "A=f2", NULL };
 	const struct env_req	r = { .base = base, .keys = keys,
-				    .files = files, .watchdog_ms = 1500 };
+				    .watchdog_ms = 1500 };
 	char		**env, *slot;
 	const char	*path;
 
 	(void)state;
 	assert_int_equal(env_build(&r, &env, &path, &slot), 0);
-	assert_int_equal(env_count(env, "A=f2"), 1);
-	assert_int_equal(env_count(env, "A=f1"), 0);
-	assert_int_equal(env_count(env, "A=key"), 0);
+	assert_int_equal(env_count(env, "A=key"), 1);
+	assert_int_equal(env_count(env, "A=base"), 0);
 	assert_int_equal(env_count(env, "B=key"), 1);
-	assert_int_equal(env_count(env, "C=f1"), 1);
 	assert_int_equal(env_count(env, "HOME=/"), 1);
 	assert_int_equal(env_count(env, "WATCHDOG_PID=1"), 0);
 	assert_int_equal(env_count(env, "WATCHDOG_USEC=1500000"), 1);
 	assert_non_null(slot);
 	strcpy(slot, "4242");
 	assert_int_equal(env_count(env, "WATCHDOG_PID=4242"), 1);
-	assert_int_equal(env_len(env), 6);
+	assert_int_equal(env_len(env), 5);
 	env_free(env);
+}
+
+/* A scratch directory for env files, removed by the test. */
+static char	envdir[64];
+
+static void
+envdir_file(const char *name, const char *text)
+{
+	char	path[128];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", envdir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* env_load over files (as written, '-' first if optional) on base. */
+static int
+envl(char *const *base, char *const *files, uid_t owner, char ***envp,
+    struct env_fail *f, char **mem)
+{
+	static char		*ptrs[ENV_FILE_VARS + 16];
+	struct env_load		 l = { .files = files, .envp = ptrs,
+				       .owner = owner };
+	size_t			 n = 0;
+
+	while (base[n]) {
+		ptrs[n] = base[n];
+		n++;
+	}
+	l.nenv = n;
+	l.cap = n + ENV_FILE_VARS;
+	l.buflen = ENV_LOAD_BUF(strv_len(files));
+	*mem = l.buf = malloc(l.buflen);
+	assert_non_null(l.buf);
+	*envp = ptrs;
+	memset(f, 0, sizeof(*f));
+	return env_load(&l, f);
+}
+
+/* Env files override env keys and each other; ours stay ours. */
+static void
+test_env_load(void **state)
+{
+	char *const	 base[] = { "HOME=/", "A=key", "B=key",
+			    "NOTIFY_SOCKET=/run/n", NULL };
+	char		 p1[96], p2[96], p3[96], msg[256], **env, *mem;
+	char *const	 files[] = { p1, p2, p3, NULL };
+	struct env_fail	 f;
+
+	(void)state;
+	snprintf(envdir, sizeof(envdir), "/tmp/pv-envtest.XXXXXX");
+	assert_non_null(mkdtemp(envdir));
+	envdir_file("e1", "A=f1\nC=f1\nA=f2\nNOTIFY_SOCKET=/evil\n");
+	envdir_file("e2", "C=f2\nPATH=/opt/bin");
+	snprintf(p1, sizeof(p1), "%s/e1", envdir);
+	snprintf(p2, sizeof(p2), "-%s/missing", envdir);
+	snprintf(p3, sizeof(p3), "%s/e2", envdir);
+	assert_int_equal(envl(base, files, 0, &env, &f, &mem), 0);
+	assert_int_equal(env_count(env, "A=f2"), 1);
+	assert_int_equal(env_count(env, "A=f1"), 0);
+	assert_int_equal(env_count(env, "A=key"), 0);
+	assert_int_equal(env_count(env, "B=key"), 1);
+	assert_int_equal(env_count(env, "C=f2"), 1);
+	assert_int_equal(env_count(env, "NOTIFY_SOCKET=/run/n"), 1);
+	assert_int_equal(env_count(env, "NOTIFY_SOCKET=/evil"), 0);
+	assert_string_equal(env_path(env), "/opt/bin");
+	assert_int_equal(env_len(env), 6);
+	free(mem);
+
+	/* A required file missing; a bad line: where, never what. */
+	p2[0] = '/';
+	memmove(p2, p2 + 1, strlen(p2));
+	assert_int_equal(envl(base, files, 0, &env, &f, &mem), -1);
+	env_fail_format(&f, files, msg, sizeof(msg));
+	assert_int_equal(f.file, 1);
+	assert_true(strstr(msg, "missing: No such file or directory") != NULL);
+	free(mem);
+	envdir_file("missing", "OK=1\n  secret value\n");
+	assert_int_equal(envl(base, files, 0, &env, &f, &mem), -1);
+	env_fail_format(&f, files, msg, sizeof(msg));
+	assert_true(strstr(msg, "/missing:2:3: expected KEY=VALUE") != NULL);
+	assert_null(strstr(msg, "secret"));
+	free(mem);
+	snprintf(msg, sizeof(msg), "rm -rf %s", envdir);
+	assert_int_equal(system(msg), 0);
+}
+
+/* A symlink is followed only if root or the service's user owns it. */
+static void
+test_env_symlinks(void **state)
+{
+	char *const	 base[] = { NULL };
+	char		 p1[96], link[128], msg[256], **env, *mem;
+	char *const	 files[] = { p1, NULL };
+	struct env_fail	 f;
+
+	(void)state;
+	snprintf(envdir, sizeof(envdir), "/tmp/pv-envtest.XXXXXX");
+	assert_non_null(mkdtemp(envdir));
+	envdir_file("real", "A=1\n");
+	snprintf(p1, sizeof(p1), "%s/link", envdir);
+	snprintf(link, sizeof(link), "%s/real", envdir);
+	assert_int_equal(symlink("real", p1), 0);
+	assert_int_equal(envl(base, files, 4242, &env, &f, &mem), 0);
+	assert_int_equal(env_count(env, "A=1"), 1);
+	free(mem);
+	if (geteuid() != 0)	/* only root can give it away */
+		goto out;
+	assert_int_equal(lchown(p1, 4242, 4242), 0);
+	assert_int_equal(envl(base, files, 4242, &env, &f, &mem), 0);
+	free(mem);
+	assert_int_equal(lchown(p1, 4343, 4343), 0);
+	assert_int_equal(envl(base, files, 4242, &env, &f, &mem), -1);
+	env_fail_format(&f, files, msg, sizeof(msg));
+	assert_int_equal(f.what, ENV_SYMLINK);
+	assert_true(strstr(msg, "owned by uid 4343") != NULL);
+	free(mem);
+	/* The same in a directory on the way. */
+	unlink(p1);
+	snprintf(link, sizeof(link), "%s/dir", envdir);
+	assert_int_equal(symlink(".", link), 0);
+	assert_int_equal(lchown(link, 4343, 4343), 0);
+	snprintf(p1, sizeof(p1), "%s/dir/real", envdir);
+	assert_int_equal(envl(base, files, 0, &env, &f, &mem), -1);
+	assert_int_equal(f.what, ENV_SYMLINK);
+	free(mem);
+	/* Not a regular file. */
+	snprintf(p1, sizeof(p1), "%s", envdir);
+	assert_int_equal(envl(base, files, 0, &env, &f, &mem), -1);
+	assert_int_equal(f.what, ENV_NOT_REGULAR);
+	free(mem);
+out:
+	snprintf(msg, sizeof(msg), "rm -rf %s", envdir);
+	assert_int_equal(system(msg), 0);
 }
 
 /* Parse an env file; the variables, or the error, in one string. */
@@ -132,25 +267,30 @@ static char *
 envf(const char *text)
 {
 	static char	 out[1024];
-	char		**vars = NULL, err[256];
-	size_t		 i;
+	char		 buf[1024], msg[256];
+	char *const	 files[] = { "/etc/x", NULL };
+	struct env_fail	 f = { 0 };
+	size_t		 n, i, len = strlen(text);
+	long		 o;
+	char		*p;
 
 	out[0] = '\0';
-	if (env_file_parse(text, strlen(text), "/etc/x", &vars, err,
-	    sizeof(err)) < 0) {
-		snprintf(out, sizeof(out), "ERR %s", err);
-		strv_free(vars);
+	/* In place, as env_load does it. */
+	memcpy(buf, text, len);
+	if ((o = env_file_parse(buf, buf, len, &n, &f)) < 0) {
+		env_fail_format(&f, files, msg, sizeof(msg));
+		snprintf(out, sizeof(out), "ERR %s", msg);
 		return out;
 	}
-	for (i = 0; vars && vars[i]; i++) {
-		strcat(out, vars[i]);
+	assert_true((size_t)o <= len + 1);
+	for (i = 0, p = buf; i < n; i++, p += strlen(p) + 1) {
+		strcat(out, p);
 		strcat(out, "|");
 	}
-	strv_free(vars);
 	return out;
 }
 
-/* systemd's EnvironmentFile= quoting, and FILE:LINE for a bad line. */
+/* systemd's EnvironmentFile= quoting, and FILE:LINE:COL for a bad line. */
 static void
 test_env_file_parse(void **state)
 {
@@ -164,15 +304,15 @@ test_env_file_parse(void **state)
 	assert_string_equal(envf("A=\"x\"y'z'\nB=it's"), "A=xy'z'|B=it's|");
 	assert_string_equal(envf("# a comment \\\n still\nA=1"), "A=1|");
 	assert_string_equal(envf("A=1\nnot a line\n"),
-	    "ERR /etc/x:2: expected KEY=VALUE, not 'not a line'");
-	assert_string_equal(envf("A=1\nexport B=2\n"),
-	    "ERR /etc/x:2: 'export B' is not a variable name (letters, "
-	    "digits, _; not a digit first): write it without 'export'");
+	    "ERR /etc/x:2:1: expected KEY=VALUE");
+	assert_string_equal(envf("A=1\n  export B=2\n"),
+	    "ERR /etc/x:2:3: not a variable name: write it without 'export'");
 	assert_string_equal(envf("\n\nA='open\nB=2\n"),
-	    "ERR /etc/x:3: the single quote is not closed");
+	    "ERR /etc/x:3:1: the single quote is not closed");
 	assert_string_equal(envf("1A=x"),
-	    "ERR /etc/x:1: '1A' is not a variable name (letters, digits, "
-	    "_; not a digit first)");
+	    "ERR /etc/x:1:1: not a variable name (letters, digits, _; not a "
+	    "digit first)");
+	assert_string_equal(envf("A=\"x\\q\""), "A=x\\q|");
 }
 
 struct pm_item {
@@ -403,7 +543,9 @@ main(void)
 		cmocka_unit_test(test_env_base),
 		cmocka_unit_test(test_env_keys),
 		cmocka_unit_test(test_env_no_path),
-		cmocka_unit_test(test_env_files),
+		cmocka_unit_test(test_env_watchdog),
+		cmocka_unit_test(test_env_load),
+		cmocka_unit_test(test_env_symlinks),
 		cmocka_unit_test(test_env_file_parse),
 		cmocka_unit_test(test_pidmap),
 		cmocka_unit_test(test_split_lines),
