@@ -121,6 +121,7 @@ conf_init(struct conf *c)
 	c->sup.control_mode = 0600;
 	c->sup.max_clients = 64;
 	c->sup.client_timeout = 10000;
+	c->sup.shutdown_timeout = 90000;
 	c->sup.log_level = LOG_INFO;
 	c->sup.log.sink = SINK_CONSOLE;
 	c->sup.log.buffer = 64 << 10;
@@ -1122,6 +1123,9 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_CLIENT_TIMEOUT] = SUP("client_timeout", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(client_timeout, F_U32)),
+	[K_SHUTDOWN_TIMEOUT] = SUP("shutdown_timeout", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(shutdown_timeout, F_U32)),
 	[K_SUP_LOG] = SUP("log", k_log, KEY_LIVE, SHOW_ENUM, sink_names,
 	    GF(log.sink, F_U8)),
 	[K_SUP_LOG_BUFFER] = SUP("log_buffer", k_log, KEY_LIVE, SHOW_SIZE, NULL,

@@ -139,6 +139,7 @@ enum conf_key_id {
 	K_ENV_FILE,
 	K_RELOAD_SIGNAL,
 	K_RELOAD_EXEC,
+	K_SHUTDOWN_TIMEOUT,
 	K__COUNT
 };
 
@@ -269,6 +270,7 @@ struct sup_conf {
 	mode_t		 control_mode;
 	uint32_t	 max_clients;
 	uint32_t	 client_timeout;	/* ms */
+	uint32_t	 shutdown_timeout;	/* ms; 0: none */
 	int		 log_level;
 	bool		 set_log_level;
 	uint64_t	 given;		/* keys pidvisor.ini gave, by K_ bit */

@@ -171,6 +171,8 @@ struct sup {
 	int		  exit_code;	/* see sup_check_stopped() */
 	bool		  exit_set;	/* by an essential service */
 	ev_timer	  end_w;	/* an essential service ended */
+	ev_timer	  shutdown_w;	/* shutdown_timeout, then SIGKILL's */
+	bool		  shutdown_kill; /* ... SIGKILL sent: go on next */
 	int		  log_level;	/* -q, -v: where pidvisor.ini says none */
 	struct sup_rx	  rx;		/* a re-exec (reexec.c) */
 	char		 *argv0;	/* ours: the new binary's too */

@@ -20,6 +20,7 @@
  *                      wait 500 ms, stamp FILE with TAG, send READY=1
  *   ignore=SIG         ignore a signal
  *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
+ *   on-term-notify=MSG on SIGTERM: send MSG to $NOTIFY_SOCKET, go on
  *   alloc=MB           allocate MB MiB and touch every page
  *   grow=MB:STEP:MS    allocate MB MiB, STEP MiB every MS milliseconds
  *   free               give back everything allocated
@@ -67,7 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char	term_file[512], term_tag[64];
+static char	term_file[512], term_tag[64], term_msg[256];
 static struct chunk { void *p; size_t len; } chunks[4096];
 static int	nchunks;
 
@@ -227,6 +228,13 @@ on_term(int sig)
 	(void)sig;
 	stamp(term_file, term_tag);
 	_exit(0);
+}
+
+static void
+on_term_notify(int sig)
+{
+	(void)sig;
+	notify(term_msg);
 }
 
 static void
@@ -478,6 +486,9 @@ main(int argc, char **argv)
 			snprintf(term_file, sizeof(term_file), "%s", v);
 			snprintf(term_tag, sizeof(term_tag), "%s", tag);
 			signal(SIGTERM, on_term);
+		} else if (!strcmp(a, "on-term-notify")) {
+			snprintf(term_msg, sizeof(term_msg), "%s", v);
+			signal(SIGTERM, on_term_notify);
 		} else if (!strcmp(a, "alloc")) {
 			alloc_mb(atol(v));
 		} else if (!strcmp(a, "grow")) {

@@ -407,6 +407,21 @@ t_check() {
 	expect_match "$OUT" "pidvisor.ini:3: 'max_clients' given twice"
 	expect_match "$OUT" "3 errors in"
 	[ ! -e "$T/ctl.sock" ] || fail "--check made a control socket"
+	# Env files: a syntax error is one (where, not what the line says);
+	# a required file missing now is a warning.
+	rm "$T/conf/services/bad.ini" "$T/conf/pidvisor.ini"
+	printf 'A=1\n  top secret\n' >"$T/env"
+	svc env <<-EOF
+	exec = /bin/true
+	env_file = $T/env
+	env_file = $T/later
+	EOF
+	expect_rc 1 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "env.ini: env_file: $T/env:2:3: expected KEY=VALUE"
+	expect_match "$OUT" "env.ini: warning: env_file: $T/later: No such file"
+	[[ "$OUT" != *secret* ]] || fail "--check repeated the line: $OUT"
+	echo "A=2" >"$T/env"
+	expect_rc 0 "$PV" --check -c "$T/conf"
 }
 
 # reload: every key of pidvisor.ini that changed is either applied or
@@ -426,6 +441,7 @@ t_reload_settings() {
 	control_mode = 0660
 	max_clients = 8
 	client_timeout = 3s
+	shutdown_timeout = 1m
 	log = none
 	log_buffer = 8k
 	log_file_max = 2M

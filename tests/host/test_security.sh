@@ -371,3 +371,131 @@ t_sec_crash() {
 	(((0x$cgt >> (6 - 1)) & 1)) || fail "SIGABRT not caught by a machine's init"
 	pv_down
 }
+
+# An env file in a directory the service's user may write (an app's own
+# .env): that user can put a symlink there.  It is read by the spawn
+# child with the service's credentials, never by PID 1 on its loop: a
+# link into a FUSE mount whose reads never answer holds that child
+# alone (status answers; the spawn deadline ends it); a link to a file
+# only root may read gets "Permission denied", not its variables; a
+# root service does not follow a link another user owns; and no error
+# repeats what a file says.
+t_sec_env_file() {
+	pv_dir
+	chmod 0755 "$T"
+	mkdir -p "$T/app" "$T/fh"
+	chown 65534:65534 "$T/app"
+	printf 'DB_PASSWORD=hunter2\n' >"$T/secret"
+	chmod 0600 "$T/secret"
+	printf '\033]0;pwned\007 not KEY=VALUE\n' >"$T/escape"
+	svc app <<-EOF
+	exec = /bin/sh -c "echo pw=\$DB_PASSWORD; exec sleep 1000"
+	user = nobody
+	env_file = $T/app/.env
+	restart = never
+	enabled = no
+	EOF
+	svc rootapp <<-EOF
+	exec = /bin/sh -c "echo pw=\$DB_PASSWORD; exec sleep 1000"
+	env_file = $T/app/.env
+	restart = never
+	enabled = no
+	EOF
+	svc esc <<-EOF
+	exec = /bin/sh -c "exec sleep 1000"
+	env_file = $T/escape
+	restart = never
+	enabled = no
+	EOF
+	pv_up
+	# (b) A root-only file: the service's user cannot read it.
+	$NOBODY ln -s "$T/secret" "$T/app/.env"
+	expect_rc 1 ctl start app --wait --timeout=10s
+	expect_match "$OUT" "env_file: $T/app/.env: Permission denied"
+	[[ "$(ctl logs app 2>&1)" != *hunter2* ]] || fail "the secret leaked"
+	# A root service: nobody's link is not followed.
+	expect_rc 1 ctl start rootapp --wait --timeout=10s
+	expect_match "$OUT" "a symlink on its path is owned by uid 65534"
+	[[ "$(ctl logs rootapp 2>&1)" != *hunter2* ]] ||
+	    fail "the secret leaked to root's service"
+	# (c) Where and what, not what it says.
+	expect_rc 1 ctl start esc --wait --timeout=10s
+	expect_match "$OUT" "env_file: $T/escape:1:1: not a variable name"
+	[[ "$(ctl status esc 2>&1; grep esc: "$T/log")" != *pwned* ]] ||
+	    fail "the file's text was repeated: $(ctl status esc)"
+	# (a) A FUSE file whose read never answers.
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$! t0 ms
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	rm "$T/app/.env"
+	$NOBODY ln -s "$T/fh/file" "$T/app/.env"
+	expect_rc 0 ctl start app
+	wait_until 10000 grep -q "read held" "$T/fh.log" ||
+	    fail "the read did not reach the file system"
+	t0=${EPOCHREALTIME/./}
+	expect_rc 0 timeout 8 "$CTL" -s "$T/ctl.sock" status
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	echo "# status with the env file's read held: $ms ms" >&2
+	expect_rc 0 ctl wait app stopping --timeout=20s
+	expect_eq "$(field app reason)" "spawn timed out"
+	kill -TERM "$fh"
+	wait "$fh" 2>/dev/null
+	expect_rc 0 ctl wait app failed --timeout=10s
+	pv_down
+}
+
+# A stop that never ends holds no shutdown: a notify service answering
+# SIGTERM with EXTEND_TIMEOUT_USEC of 49 days gets 90 s at most per
+# message, and shutdown_timeout ends everything: SIGKILL, and a second
+# later pidvisor goes on without what did not die (here a process held
+# in D state by a FUSE read that is never answered), saying which.
+t_sec_stop_never_ends() {
+	pv_dir
+	sup_ini <<-EOF
+	shutdown_timeout = 2s
+	EOF
+	svc ext <<-EOF
+	exec = $H notify=READY=1 on-term-notify=EXTEND_TIMEOUT_USEC=4294967295000 sleep=forever
+	ready = notify
+	stop_timeout = 1s
+	EOF
+	svc stuck <<-EOF
+	exec = $T/fh/file
+	restart = never
+	enabled = no
+	EOF
+	mkdir -p "$T/fh"
+	pv_up
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" exec \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$! t0 ms
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	expect_rc 0 ctl wait ext ready --timeout=10s
+	expect_rc 0 ctl start stuck
+	wait_until 10000 grep -q "read held" "$T/fh.log" ||
+	    fail "the exec did not reach the file system"
+	# Alone, the stop of ext is extended past its stop_timeout.
+	expect_rc 0 ctl stop ext
+	wait_until 5000 grep -q "ext: stopping" "$T/log" ||
+	    fail "ext is not stopping"
+	t0=${EPOCHREALTIME/./}
+	kill -TERM "$PV_PID"
+	# The namespace ends only once the process held by FUSE can die
+	# (the kernel's PID 1 of it waits for that): pidvisor's part is
+	# to get there.
+	wait_until 20000 grep -q "exit status 1" "$T/log" ||
+	    fail "shutdown did not end: $(cat "$T/log")"
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	echo "# shutdown took $ms ms" >&2
+	grep -q "shutdown_timeout (2.0s) passed" "$T/log" ||
+	    fail "no word of the timeout: $(cat "$T/log")"
+	grep -q "stuck: left behind: pid [0-9]* did not die" "$T/log" ||
+	    fail "the process left behind is not named: $(cat "$T/log")"
+	kill -TERM "$fh"
+	wait "$fh" 2>/dev/null
+	waitpid_ms "$UNSHARE_PID" 20000 || fail "the namespace did not end"
+	wait "$UNSHARE_PID" 2>/dev/null
+	UNSHARE_PID=
+	sanitizer_clean
+}

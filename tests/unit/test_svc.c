@@ -837,6 +837,31 @@ test_settle(void **state)
 	assert_string_equal(reason(b), "ready timeout");
 }
 
+/* EXTEND_TIMEOUT_USEC while stopping: one message buys at most 90 s. */
+static void
+test_stop_extend(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n"
+	    "stop_timeout = 10s\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	EV(svc_ready(a));
+	EV(svc_stop(a));
+	log_clear();
+	svc_extend(a, 4294967295U);	/* EXTEND_TIMEOUT_USEC=4294967295000 */
+	assert_int_equal(T(a)->timer - W.now, SVC_EXTEND_MAX);
+	W.now += 60000;
+	svc_extend(a, 60000);		/* again: from now on */
+	assert_int_equal(T(a)->timer - W.now, 60000);
+	fire(a);
+	expect_log("a:KILL;");
+	die(a, 0, SIGKILL);
+	expect_log("a>stopped;");
+}
+
 /* RELOADING=1 ... READY=1, a reload asked for, EXTEND_TIMEOUT_USEC. */
 static void
 test_reload_extend(void **state)
@@ -853,6 +878,8 @@ test_reload_extend(void **state)
 	assert_int_equal(T(a)->timer - W.now, 5000);
 	svc_extend(a, 100);		/* never shorter */
 	assert_int_equal(T(a)->timer - W.now, 5000);
+	svc_extend(a, UINT32_MAX);	/* 49 days: capped */
+	assert_int_equal(T(a)->timer - W.now, SVC_EXTEND_MAX);
 	EV(svc_ready(a));
 	log_clear();
 	svc_reloading(a);
@@ -1166,6 +1193,7 @@ main(void)
 		T_(test_task_failed),
 		T_(test_settle),
 		T_(test_reload_extend),
+		T_(test_stop_extend),
 		T_(test_status_text),
 		T_(test_long_chain),
 		T_(test_spawns_per_turn),
