@@ -54,6 +54,17 @@ extern char	**environ;
 static void	reexec_exec(struct sup *);
 
 /* The re-exec has ended here (refused, failed): say so, resume. */
+/* Forget the binary of a re-exec that will not happen. */
+static void
+reexec_forget(struct sup_rx *rx)
+{
+	free(rx->binary);
+	rx->binary = NULL;
+	if (rx->binfd >= 0)
+		close(rx->binfd);
+	rx->binfd = -1;
+}
+
 static void
 reexec_abort(struct sup *sup, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -72,8 +83,7 @@ reexec_abort(struct sup *sup, const char *fmt, ...)
 	ev_timer_stop(sup->loop, &rx->timer);
 	ev_prepare_stop(sup->loop, &rx->turn);
 	rx->phase = RX_IDLE;
-	free(rx->binary);
-	rx->binary = NULL;
+	reexec_forget(rx);
 	ctl_reexec_undo(&sup->ctl);	/* the spare, if the exec was near */
 	ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
 	sup_resume(sup);
@@ -254,7 +264,7 @@ sup_reexec_init(struct sup *sup)
 {
 	struct sup_rx	*rx = &sup->rx;
 
-	rx->outfd = rx->wfd = -1;
+	rx->outfd = rx->wfd = rx->binfd = -1;
 	spawn_proc_init(&rx->proc);
 	ev_io_init(&rx->death, reexec_on_death, -1, EV_READ);
 	ev_init(&rx->timer, reexec_on_timer);
@@ -274,8 +284,7 @@ sup_reexec_fini(struct sup *sup)
 		ev_timer_stop(sup->loop, &rx->timer);
 		ev_prepare_stop(sup->loop, &rx->turn);
 	}
-	free(rx->binary);
-	rx->binary = NULL;
+	reexec_forget(rx);
 	rx->phase = RX_IDLE;
 }
 
@@ -296,47 +305,149 @@ reexec_self(void)
 	return strdup(buf);
 }
 
+/* May a directory or the file be changed by a user but root or us? */
+static bool
+reexec_open_to_others(const struct stat *st, bool dir)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return true;
+	/* A sticky directory: others may add names, not replace ours. */
+	return (st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX));
+}
+
 /*
- * Only a binary that no one but root (or our own user) could have put
- * there or changed: its file and every directory above it owned by one
- * of them and not writable by group or others, as a log_dir must be.
- * Else, between our check and our exec, another user could swap it.
+ * Open the binary at path (absolute) once, for the check and the exec
+ * alike: a path looked up twice could lead to two files.  Walked a
+ * component at a time: every directory on the way and the file must be
+ * root's or ours and writable by no one else (a sticky directory
+ * aside), and a symlink is followed only if root or we own it (at most
+ * 40); a symlink another user put in a sticky directory could point at
+ * another file between two lookups.  An O_PATH fd, or -errno with why
+ * in err.
  */
 static int
-reexec_trusted(const char *path, char *err, size_t n)
+reexec_open_binary(const char *path, char *err, size_t n)
 {
-	char		 dir[PATH_MAX], *slash;
+	char		 cur[PATH_MAX], link[PATH_MAX], name[NAME_MAX + 1];
+	char		*p, *q;
 	struct stat	 st;
-	bool		 file = true;
+	size_t		 rest;
+	ssize_t		 len;
+	int		 dfd, fd, links = 0, rc;
 
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+	if (path[0] != '/') {
+		snprintf(err, n, "%s: not an absolute path", path);
+		return -EINVAL;
+	}
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur)) {
 		snprintf(err, n, "%s: %s", path, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	for (;;) {
-		if (stat(dir[0] ? dir : "/", &st) < 0) {
-			snprintf(err, n, "%s: %s", dir[0] ? dir : "/",
-			    strerror(errno));
-			return -errno;
-		}
-		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
-		    ((st.st_mode & 022) && !(S_ISDIR(st.st_mode) &&
-		    (st.st_mode & S_ISVTX) && !file))) {
-			snprintf(err, n, "%s: %s may be changed by another user "
-			    "(owner %u, mode %04o): not run as pidvisor",
-			    path, dir[0] ? dir : "/", (unsigned)st.st_uid,
-			    (unsigned)(st.st_mode & 07777));
-			return -EPERM;
-		}
-		if (file && !S_ISREG(st.st_mode)) {
-			snprintf(err, n, "%s: not a regular file", path);
-			return -EINVAL;
-		}
-		if (dir[0] == '\0' || (slash = strrchr(dir, '/')) == NULL)
-			return 0;
-		*slash = '\0';
-		file = false;
+	if ((dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(dfd, &st) < 0) {
+		rc = -errno;
+		snprintf(err, n, "/: %s", strerror(errno));
+		goto out;
 	}
+	for (p = cur;;) {
+		if (reexec_open_to_others(&st, true)) {
+			rc = -EPERM;
+			snprintf(err, n, "%s: %.*s may be changed by another "
+			    "user (owner %u, mode %04o): not run as pidvisor",
+			    path, p > cur ? (int)(p - cur) : 1, cur,
+			    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+			goto out;
+		}
+		while (*p == '/')
+			p++;
+		for (q = p; *q && *q != '/'; q++)
+			;
+		if (q == p || (size_t)(q - p) >= sizeof(name)) {
+			rc = q == p ? -EISDIR : -ENAMETOOLONG;
+			snprintf(err, n, "%s: %s", path, strerror(-rc));
+			goto out;
+		}
+		memcpy(name, p, (size_t)(q - p));
+		name[q - p] = '\0';
+		if ((fd = openat(dfd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+			rc = -errno;
+			snprintf(err, n, "%s: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (st.st_uid != 0 && st.st_uid != geteuid()) {
+				close(fd);
+				rc = -EPERM;
+				snprintf(err, n, "%s: %.*s is a symlink owned by "
+				    "uid %u: not followed", path, (int)(q - cur),
+				    cur, (unsigned)st.st_uid);
+				goto out;
+			}
+			len = ++links > 40 ? -1 : readlinkat(fd, "", link,
+			    sizeof(link));
+			rc = links > 40 ? -ELOOP : len < 0 ? -errno : 0;
+			close(fd);
+			rest = strlen(q);
+			if (rc == 0 && (size_t)len + rest >= sizeof(link))
+				rc = -ENAMETOOLONG;
+			if (rc < 0) {
+				snprintf(err, n, "%s: %s", path, strerror(-rc));
+				goto out;
+			}
+			memcpy(link + len, q, rest + 1);
+			memcpy(cur, link, (size_t)len + rest + 1);
+			p = cur;
+			if (cur[0] == '/') {
+				close(dfd);
+				if ((dfd = open("/", O_PATH | O_DIRECTORY |
+				    O_CLOEXEC)) < 0 || fstat(dfd, &st) < 0) {
+					rc = -errno;
+					snprintf(err, n, "/: %s", strerror(errno));
+					goto out;
+				}
+			} else if (fstat(dfd, &st) < 0) {
+				rc = -errno;
+				snprintf(err, n, "%s: %s", path, strerror(errno));
+				goto out;
+			}
+			continue;
+		}
+		if (*q != '\0') {		/* a directory on the way */
+			close(dfd);
+			dfd = fd;
+			if (!S_ISDIR(st.st_mode)) {
+				rc = -ENOTDIR;
+				snprintf(err, n, "%s: %s", path, strerror(ENOTDIR));
+				goto out;
+			}
+			p = q;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			rc = -EINVAL;
+			snprintf(err, n, "%s: not a regular file", path);
+			goto out;
+		}
+		if (reexec_open_to_others(&st, false)) {
+			close(fd);
+			rc = -EPERM;
+			snprintf(err, n, "%s: %s may be changed by another user "
+			    "(owner %u, mode %04o): not run as pidvisor", path,
+			    cur, (unsigned)st.st_uid,
+			    (unsigned)(st.st_mode & 07777));
+			goto out;
+		}
+		close(dfd);
+		return fd;
+	}
+out:
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
 }
 
 /*
@@ -369,7 +480,9 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 		snprintf(err, n, "which binary: %s", strerror(errno));
 		return -errno;
 	}
-	if ((rc = reexec_trusted(rx->binary, err, n)) < 0) {
+	if ((rx->binfd = reexec_open_binary(rx->binary, err, n)) < 0) {
+		rc = rx->binfd;
+		rx->binfd = -1;
 		free(rx->binary);
 		rx->binary = NULL;
 		return rc;
@@ -384,6 +497,8 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 	rx->argv[1] = "--state-versions";
 	rx->argv[2] = NULL;
 	req.argv = rx->argv;
+	req.exec_at = true;
+	req.exec_fd = rx->binfd;
 	req.stdio[1] = req.stdio[2] = p[1];
 	spawn_proc_init(&rx->proc);
 	rc = spawn_start(&rx->proc, &req, &res);
@@ -407,8 +522,7 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 	return 0;
 fail:
 	snprintf(err, n, "%s: %s", rx->binary, strerror(-rc));
-	free(rx->binary);
-	rx->binary = NULL;
+	reexec_forget(rx);
 	return rc;
 }
 
@@ -721,7 +835,7 @@ reexec_exec(struct sup *sup)
 	    rx->binary, w.b.len, w.nfds, sup->set.n);
 	console_drain(100000);
 	reexec_cloexec(&w, false);
-	execve(rx->binary, argv, environ);
+	execveat(rx->binfd, "", argv, environ, AT_EMPTY_PATH);
 	err = errno;
 	reexec_cloexec(&w, true);
 	close(memfd);

@@ -414,7 +414,7 @@ spawn_child(void *arg)
 	struct env_fail		 fail;
 	char *const		*envp = r->envp;
 	const char		*path = r->path, *own;
-	int			 fd = p->wfd, i, top = fd, need[5], n = 0;
+	int			 fd = p->wfd, i, top = fd, need[6], n = 0;
 	long			 rc;
 
 	/* Nothing of ours may change before we have our own fds. */
@@ -425,6 +425,8 @@ spawn_child(void *arg)
 				top = r->stdio[i];
 		if ((need[n++] = r->ready_pipe) > top)
 			top = r->ready_pipe;
+		if (r->exec_at && (need[n++] = r->exec_fd) > top)
+			top = r->exec_fd;
 		if ((rc = spawn_own_fds(need, n, top)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
 		spawn_tell(fd, SPAWN_HELLO, 0);
@@ -535,6 +537,9 @@ spawn_child(void *arg)
 		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
 		    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	if (r->exec_at)		/* the file opened once, not its path */
+		spawn_fail(fd, STAGE_EXEC, SYS(SYS_execveat, r->exec_fd, "",
+		    r->argv, envp, AT_EMPTY_PATH));
 	spawn_fail(fd, STAGE_EXEC, spawn_exec(r->argv, envp, path));
 }
 
@@ -633,6 +638,8 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	for (i = 0; i < 3; i++)
 		r->stdio[i] = spawn_fd_low(p, req->stdio[i]);
 	r->ready_pipe = spawn_fd_low(p, req->ready_pipe);
+	if (r->exec_at)
+		r->exec_fd = spawn_fd_low(p, req->exec_fd);
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;

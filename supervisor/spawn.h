@@ -40,6 +40,8 @@ struct spawn_req {
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
 	char		*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	int		 exec_fd;	/* with exec_at: execveat() this */
+	bool		 exec_at;
 	char *const	*env_files;	/* read by the child (env.c); NULL */
 	uid_t		 env_owner;	/* the service's user, for them */
 	int		 oom_score_adj;	/* if set_oom_score_adj */
@@ -63,7 +65,7 @@ struct spawn_proc {
 	char			*stack;		/* CLONE_VM; kept for the next */
 	int			 errfd;		/* -1: idle; else watch it */
 	int			 wfd;		/* the child's end of it */
-	int			 keep[6];	/* closed once the child has its
+	int			 keep[8];	/* closed once the child has its
 						 * own copies: errpipe, low dups,
 						 * the ready pipe */
 	int			 nkeep;

@@ -76,7 +76,8 @@ enum { RX_IDLE, RX_CHECK, RX_QUIESCE };
 
 struct sup_rx {
 	uint8_t			 phase;
-	char			*binary;	/* what we will exec */
+	char			*binary;	/* what we will exec, as asked */
+	int			 binfd;		/* ... opened once (O_PATH); -1 */
 	char			*argv[3];	/* its check's */
 	struct spawn_proc	 proc;		/* its check: --state-versions */
 	ev_io			 death;		/* the check's pidfd */

@@ -499,3 +499,42 @@ t_sec_stop_never_ends() {
 	UNSHARE_PID=
 	sanitizer_clean
 }
+
+# reexec --binary through a symlink in a sticky directory that another
+# user owns and flips between the real binary and a script of theirs:
+# never followed, so the script never runs as root.  The binary is
+# opened once, and what was checked is what is executed (by its fd);
+# a symlink root owns is followed.
+t_sec_reexec_symlink() {
+	pv_dir
+	chmod 0755 "$T"
+	mkdir -m 1777 "$T/sticky"
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=5s
+	local pid flipper i
+	pid=$(field a pid)
+	printf '#!/bin/sh\ntouch %s/pwned\n' "$T" >"$T/evil"
+	$NOBODY install -m 0755 "$T/evil" "$T/sticky/evil"
+	$NOBODY ln -s "$PV" "$T/sticky/pv"
+	$NOBODY sh -c "while :; do ln -sfn '$T/sticky/evil' '$T/sticky/t1' &&
+	    mv -T '$T/sticky/t1' '$T/sticky/pv'; ln -sfn '$PV' '$T/sticky/t2' &&
+	    mv -T '$T/sticky/t2' '$T/sticky/pv'; done" 2>/dev/null &
+	flipper=$!
+	for i in $(seq 12); do
+		expect_rc 1 ctl reexec --binary "$T/sticky/pv"
+		expect_match "$OUT" "is a symlink owned by uid 65534: not followed"
+	done
+	kill "$flipper"
+	wait "$flipper" 2>/dev/null
+	[ ! -e "$T/pwned" ] || fail "the other user's script ran as root"
+	expect_eq "$(field a pid)" "$pid" "a after the refusals"
+	# A link root owns is followed; the exec is of the file checked.
+	ln -s "$PV" "$T/rootlink"
+	expect_rc 0 ctl reexec --binary "$T/rootlink"
+	expect_match "$OUT" "took over 1 service"
+	expect_eq "$(field a pid)" "$pid" "a after the re-exec"
+	pv_down
+}
