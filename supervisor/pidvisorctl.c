@@ -78,11 +78,18 @@ die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-/* Connect, mapping failures to our exit codes. */
+/*
+ * Connect, mapping failures to our exit codes; then make sure that who
+ * answers is root, us, or owner (whose the socket's place is), before
+ * a byte of the request goes: a socket another user put there would
+ * take the request and answer what it likes.
+ */
 static int
-client_connect(const char *path)
+client_connect(const char *path, uid_t owner)
 {
 	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
+	struct ucred		cr;
+	socklen_t		len = sizeof(cr);
 	int			fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -96,6 +103,12 @@ client_connect(const char *path)
 		die(CTL_EUNREACH, "cannot reach pidvisor at %s: %s", path,
 		    strerror(errno));
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		die(CTL_EUNREACH, "%s: SO_PEERCRED: %s", path, strerror(errno));
+	if (cr.uid != 0 && cr.uid != geteuid() && cr.uid != owner)
+		die(CTL_EUNREACH, "%s: answered by uid %u, neither root, you, "
+		    "nor uid %u: nothing sent", path, (unsigned)cr.uid,
+		    (unsigned)owner);
 	return fd;
 }
 
@@ -184,18 +197,32 @@ client_recv(int fd, int64_t deadline)
 	}
 }
 
-/* Where the control socket is, when no one says: see proto.c. */
+/*
+ * Where the control socket is, when no one says (see proto.c): the
+ * first place with a socket, in a directory that its owner alone may
+ * write; *owner is who that is.  A socket in a place another user could
+ * have written is not used, and said so if there is no other.
+ */
 static const char *
-default_socket(char *buf, size_t n)
+default_socket(char *buf, size_t n, uid_t *owner)
 {
 	const char	*p;
+	char		 why[256], first[512] = "";
 	struct stat	 st;
 	int		 i;
 
-	for (i = 0; (p = ctl_socket_default(i, false, buf, n)) != NULL; i++)
-		if (lstat(p, &st) == 0 && S_ISSOCK(st.st_mode))
+	for (i = 0; (p = ctl_socket_default(i, false, buf, n, owner)) != NULL;
+	    i++) {
+		if (lstat(p, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (ctl_socket_dir_safe(p, *owner, why, sizeof(why)) == 0)
 			return p;
-	return ctl_socket_default(0, false, buf, n);
+		if (first[0] == '\0')
+			snprintf(first, sizeof(first), "%s: %s", p, why);
+	}
+	if (first[0] != '\0')
+		die(CTL_EUNREACH, "%s: not used", first);
+	return ctl_socket_default(0, false, buf, n, owner);
 }
 
 int
@@ -206,6 +233,7 @@ main(int argc, char **argv)
 	struct buf	 req = { 0 };
 	char		 err[256], sockbuf[CTL_SOCKET_PATH_MAX];
 	int64_t		 deadline;
+	uid_t		 owner;
 	int		 i, n, fd, code;
 	bool		 help = false, version = false;
 
@@ -253,8 +281,14 @@ main(int argc, char **argv)
 	if (a.verb == VERB_VERSION)
 		printf("pidvisorctl %s (protocol %d)\n", PIDVISOR_VERSION,
 		    CTL_VERSION);
-	if (sock == NULL || *sock == '\0')
-		sock = default_socket(sockbuf, sizeof(sockbuf));
+	if (sock == NULL || *sock == '\0') {
+		sock = default_socket(sockbuf, sizeof(sockbuf), &owner);
+	} else {
+		struct stat	st;
+
+		/* Named: whoever owns the socket file may answer too. */
+		owner = lstat(sock, &st) == 0 ? st.st_uid : 0;
+	}
 	if (ctl_req_put(&req, argc, argv) < 0)
 		die(CTL_EUSAGE, "request too large");
 	if (a.follow)
@@ -262,7 +296,7 @@ main(int argc, char **argv)
 	else
 		deadline = mono_ms() + ((a.wait || a.verb == VERB_WAIT) ?
 		    (int64_t)a.timeout + 5000 : CLIENT_TIMEOUT);
-	fd = client_connect(sock);
+	fd = client_connect(sock, owner);
 	client_send(fd, &req, deadline);
 	buf_free(&req);
 	code = client_recv(fd, deadline);

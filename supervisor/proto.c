@@ -1,5 +1,6 @@
 /* proto.c - frames and requests of the control protocol (see proto.h) */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,14 +296,16 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
  *           /run/pidvisor/control.sock last (a root pidvisor's).
  * pidvisor takes the first whose directory it can use (a read-only root
  * file system with a writable /run or /tmp); pidvisorctl the first where
- * a socket is.
+ * a socket is.  *owner is whose the directory must be (root's, or the
+ * caller's): anyone else's could hold a socket that answers in our place.
  */
 const char *
-ctl_socket_default(int i, bool server, char *buf, size_t n)
+ctl_socket_default(int i, bool server, char *buf, size_t n, uid_t *owner)
 {
 	const char	*xdg = getenv("XDG_RUNTIME_DIR");
 	uid_t		 uid = geteuid();
 
+	*owner = uid;
 	if (uid == 0 || (xdg != NULL && xdg[0] != '/'))
 		xdg = NULL;
 	if (uid == 0) {
@@ -323,36 +326,85 @@ ctl_socket_default(int i, bool server, char *buf, size_t n)
 		snprintf(buf, n, "/tmp/pidvisor-%u/control.sock", (unsigned)uid);
 		return buf;
 	}
+	*owner = 0;
 	if (i == 2 && !server)
 		return CTL_SOCKET_DEFAULT;
 	return NULL;
 }
 
 /*
- * Make the directory of a default socket path ready: /run/pidvisor as
- * it is (root's), a directory of our own (0700) anywhere else; one that
- * is there already must be ours and writable by no one else, or someone
- * could put a socket of theirs in our place.  0 or -errno.
+ * Is the directory of socket path owner's and writable by no one else?
+ * 0, or -errno with why in why.
  */
 int
-ctl_socket_dir(const char *path)
+ctl_socket_dir_safe(const char *path, uid_t owner, char *why, size_t n)
 {
 	char		 dir[CTL_SOCKET_PATH_MAX];
 	const char	*slash = strrchr(path, '/');
 	struct stat	 st;
-	bool		 shared = strcmp(path, CTL_SOCKET_DEFAULT) == 0;
 
-	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir))
+	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir)) {
+		snprintf(why, n, "%s", strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
+	}
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (mkdir(dir, shared ? 0755 : 0700) < 0 && errno != EEXIST)
+	if (lstat(dir, &st) < 0) {
+		snprintf(why, n, "%s: %s", dir, strerror(errno));
 		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != owner || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, n, "%s is owned by uid %u, mode %04o (it must be "
+		    "uid %u's and writable by no one else)", dir,
+		    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+		    (unsigned)owner);
 		return -EPERM;
-	if (access(dir, W_OK) < 0)
+	}
+	return 0;
+}
+
+/*
+ * Make the directory of a default socket path ready: /run/pidvisor as
+ * it is (root's), a directory of our own anywhere else; one that is
+ * there already must be ours and writable by no one else, or someone
+ * could put a socket of theirs in our place.  Root's is 0755, so that
+ * the services' users reach the notify socket in it; another user's
+ * 0700.  0, or -errno with why in why.
+ */
+int
+ctl_socket_dir(const char *path, char *why, size_t n)
+{
+	char		 dir[CTL_SOCKET_PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+	mode_t		 mode = geteuid() == 0 ? 0755 : 0700;
+	int		 fd, rc;
+
+	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir)) {
+		snprintf(why, n, "%s", strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (mkdir(dir, mode) < 0 && errno != EEXIST) {
+		snprintf(why, n, "%s", strerror(errno));
 		return -errno;
+	}
+	if ((rc = ctl_socket_dir_safe(path, geteuid(), why, n)) < 0)
+		return rc;
+	/* Ours: the mode we want (one an older pidvisor made 0700). */
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+	    ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0) ||
+	    access(dir, W_OK) < 0) {
+		rc = -errno;
+		snprintf(why, n, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	close(fd);
 	return 0;
 }

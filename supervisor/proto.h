@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -43,8 +44,11 @@
  * Where the control socket is when no one says (-s, $PIDVISOR_SOCKET,
  * pidvisor.ini): the i-th place to try, or NULL after the last (proto.c).
  */
-const char *ctl_socket_default(int i, bool server, char *buf, size_t n);
-int	ctl_socket_dir(const char *path);
+const char *ctl_socket_default(int i, bool server, char *buf, size_t n,
+	    uid_t *owner);
+int	ctl_socket_dir(const char *path, char *why, size_t n);
+int	ctl_socket_dir_safe(const char *path, uid_t owner, char *why,
+	    size_t n);
 
 enum ctl_type {
 	CTL_REQUEST = 1,

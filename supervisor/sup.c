@@ -1420,30 +1420,37 @@ sup_svcs_create(struct sup *sup)
 	return sup_relink(sup);
 }
 
-/* Choose the socket paths: -s, $PIDVISOR_SOCKET, pidvisor.ini, default. */
+/*
+ * Choose the socket paths: -s, $PIDVISOR_SOCKET, pidvisor.ini, default.
+ * A default place is taken only if its directory is safe (proto.c):
+ * where none is, we say which and why, and start no socket at all
+ * (-EPERM: a machine's PID 1 runs on without, anyone else exits).
+ */
 static int
 sup_paths(struct sup *sup, const char *sock)
 {
-	const char	*env = getenv("PIDVISOR_SOCKET"), *slash;
-	char		*dir, buf[CTL_SOCKET_PATH_MAX], first[CTL_SOCKET_PATH_MAX];
-	int		 n, i, rc, first_rc = 0;
+	const char	*env = getenv("PIDVISOR_SOCKET"), *slash, *first = NULL;
+	char		*dir, buf[CTL_SOCKET_PATH_MAX], why[256];
+	struct buf	 whys = { 0 };
+	uid_t		 owner;
+	int		 n, i, rc;
 
 	if (sock == NULL && env != NULL && *env)
 		sock = env;
 	if (sock == NULL)
 		sock = sup->conf.sup.control_socket;
 	for (i = 0; sock == NULL; i++) {
-		if ((sock = ctl_socket_default(i, true, buf,
-		    sizeof(buf))) == NULL) {
-			sock = ctl_socket_default(0, true, buf, sizeof(buf));
-			break;
+		if ((sock = ctl_socket_default(i, true, buf, sizeof(buf),
+		    &owner)) == NULL) {
+			log_err("no safe place for the control socket:%s",
+			    whys.data ? whys.data : "");
+			buf_free(&whys);
+			return -EPERM;
 		}
-		if ((rc = ctl_socket_dir(sock)) < 0) {
-			log_debug("control socket %s: %s", sock, strerror(-rc));
-			if (first_rc == 0) {
-				snprintf(first, sizeof(first), "%s", sock);
-				first_rc = rc;
-			}
+		if ((rc = ctl_socket_dir(sock, why, sizeof(why))) < 0) {
+			log_debug("control socket %s: %s", sock, why);
+			buf_printf(&whys, " %s: %s;", sock, why);
+			first = first ? first : CTL_SOCKET_DEFAULT;
 			sock = NULL;
 		}
 	}
@@ -1452,9 +1459,9 @@ sup_paths(struct sup *sup, const char *sock)
 	 * warning: a read-only container with a writable /tmp is a setup,
 	 * not a fault.
 	 */
-	if (first_rc != 0 && strcmp(first, sock) != 0)
-		log_info("control socket %s: %s; using %s", first,
-		    strerror(-first_rc), sock);
+	if (first != NULL)
+		log_info("control socket%s using %s", whys.data, sock);
+	buf_free(&whys);
 	if ((sup->ctl_path = strdup(sock)) == NULL)
 		return -ENOMEM;
 	if (sup->conf.sup.notify_socket) {
@@ -1671,8 +1678,14 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	}
 	if (sup->base_path == NULL)
 		sup->base_path = PATH_DEFAULT;
-	if (rc < 0 || (rs == NULL && (rc = sup_paths(sup, sup->sock)) < 0) ||
-	    (rc = sup_signals_init(sup)) < 0) {
+	if (rc == 0 && rs == NULL && (rc = sup_paths(sup, sup->sock)) == -EPERM &&
+	    sup->pid1 && !sup->container) {
+		log_err("running without a control socket or a notify socket");
+		rc = 0;
+	} else if (rc == -EPERM) {
+		return rc;
+	}
+	if (rc < 0 || (rc = sup_signals_init(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
 		if (rs != NULL)
 			reexec_fail(rs, strerror(-rc));
@@ -1707,9 +1720,11 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	 * socket first: if another supervisor answers there, we stop
 	 * before touching its notify socket.
 	 */
-	if ((rc = ctl_listen(&sup->ctl)) < 0 && !sup->pid1)
+	if (sup->ctl_path != NULL && (rc = ctl_listen(&sup->ctl)) < 0 &&
+	    !sup->pid1)
 		return rc;
-	if ((rc = notifysock_open(&sup->notify)) < 0) {
+	if (sup->notify_path != NULL &&
+	    (rc = notifysock_open(&sup->notify)) < 0) {
 		log_err("notify socket %s: %s", sup->notify_path,
 		    rc == -EADDRINUSE ? "another supervisor answers there" :
 		    rc == -EEXIST ? "a file that is not a socket is there; "
@@ -1723,7 +1738,8 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	}
 	sup_kill_modes_check(sup);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
-	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path);
+	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path ?
+	    sup->ctl_path : "none");
 	for (i = 0; i < sup->set.n; i++)
 		if (sup->set.v[i]->def->enabled)
 			svc_start(sup->set.v[i]);

@@ -21,6 +21,12 @@
  *   ignore=SIG         ignore a signal
  *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
  *   on-term-notify=MSG on SIGTERM: send MSG to $NOTIFY_SOCKET, go on
+ *   listen=SOCK:FILE:UID
+ *                      a stream socket bound at SOCK (as we are), then
+ *                      listening with UID's credentials: print
+ *                      "listening", and
+ *                      append what each client sends to FILE (an
+ *                      impostor of pidvisor's control socket)
  *   alloc=MB           allocate MB MiB and touch every page
  *   grow=MB:STEP:MS    allocate MB MiB, STEP MiB every MS milliseconds
  *   free               give back everything allocated
@@ -51,6 +57,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -62,6 +69,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -351,6 +359,40 @@ waitexit(char *arg)
 	return 1;
 }
 
+/* listen=SOCK:FILE:UID: a control socket that answers nothing. */
+static int
+listen_as(char *path, const char *file, const char *uid)
+{
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	char			 buf[4096];
+	ssize_t			 n;
+	int			 lfd, fd, out;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	/* listen() after the change: the peer credentials are its. */
+	if ((lfd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&un, sizeof(un)) < 0 ||
+	    chmod(path, 0666) < 0 ||
+	    (geteuid() != (uid_t)atoi(uid) && (setgroups(0, NULL) < 0 ||
+	    setresgid(atoi(uid), atoi(uid), atoi(uid)) < 0 ||
+	    setresuid(atoi(uid), atoi(uid), atoi(uid)) < 0)) ||
+	    listen(lfd, 8) < 0) {
+		perror("svc-helper: listen");
+		return 2;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
+		out = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (out >= 0 && write(out, buf, (size_t)n) < 0)
+				break;
+		close(out);
+		close(fd);
+	}
+	return 0;
+}
+
 /* linger=SOCK:S: the attack of a datagram with a lingering socket. */
 static int
 linger(char *path, const char *secs)
@@ -559,6 +601,10 @@ main(int argc, char **argv)
 			    1 /* KCMP_VM */, 0, 0);
 
 			return r == 0 ? 0 : r > 0 ? 1 : 2;
+		} else if (!strcmp(a, "listen")) {
+			char	*uid = split(v), *file = split(v);
+
+			return listen_as(v, file, uid);
 		} else if (!strcmp(a, "linger")) {
 			char	*secs = split(v);
 

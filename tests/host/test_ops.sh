@@ -493,8 +493,16 @@ t_socket_fallback() {
 	# be under /tmp, which an empty tmpfs hides there.
 	mkdir "$T/bin"
 	cp "$PV" "$CTL" "$H" "$T/bin/"
+	chmod 0755 "$T" "$T/bin"
 	svc a <<-EOF
 	exec = /mnt/bin/svc-helper sleep=forever
+	EOF
+	# Root's fallback directory is 0755: a service's user reaches its
+	# notify socket.
+	svc n <<-EOF
+	exec = /mnt/bin/svc-helper notify=READY=1 sleep=forever
+	ready = notify
+	user = nobody
 	EOF
 	unshare --pid --fork --mount --mount-proc --kill-child sh -c '
 		mount --bind "$1" /mnt && mount -t tmpfs tmpfs /tmp &&
@@ -519,5 +527,7 @@ t_socket_fallback() {
 	expect_match "$(cat "$T/log")" "control socket /run/pidvisor/control.sock: \
 Read-only file system; using /tmp/pidvisor-0/control.sock" "the log"
 	expect_match "$(ns /mnt/bin/pidvisorctl status a 2>/dev/null)" $'\na +(starting|ready) ' "status"
+	expect_eq "$(ns stat -c %a /tmp/pidvisor-0)" 755 "the fallback's mode"
+	expect_rc 0 ns /mnt/bin/pidvisorctl wait n ready --timeout=10s
 	pv_down
 }

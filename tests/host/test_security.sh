@@ -538,3 +538,59 @@ t_sec_reexec_symlink() {
 	expect_eq "$(field a pid)" "$pid" "a after the re-exec"
 	pv_down
 }
+
+# The control socket's directory: another user who made it first (mode
+# 0777) or owns it gets neither pidvisor's socket (it exits 2, saying
+# which and why) nor root's requests: pidvisorctl uses a socket only in
+# a place its owner alone may write, and sends nothing before it knows
+# that who answers is root, the caller or that owner.  Each in a mount
+# namespace of its own, with an empty /tmp and no /run/pidvisor.
+t_sec_socket_dir() {
+	pv_dir
+	chmod 0755 "$T"
+	svc a <<-EOF
+	exec = /mnt/bin/svc-helper sleep=forever
+	EOF
+	chmod -R a+rX "$T/conf"
+	mkdir "$T/bin"
+	cp "$PV" "$CTL" "$H" "$T/bin/"
+	chmod 0755 "$T/bin"/*
+	# A fresh /tmp (and /run) in a mount namespace; $T as /mnt; what
+	# it leaves running ends with it (a PID namespace).
+	fresh() {
+		unshare --mount --pid --fork --kill-child --mount-proc sh -c '
+		mount --bind "$1" /mnt && mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+		mount -t tmpfs -o mode=0755 tmpfs /run && shift && exec "$@"' \
+		    sh "$T" "$@"
+	}
+	# (1) nobody made /tmp/pidvisor-4242 first: uid 4242's pidvisor
+	# does not bind there, and says why.
+	expect_rc 2 fresh sh -c "$NOBODY mkdir -m 0777 /tmp/pidvisor-4242 &&
+	    exec setpriv --reuid=4242 --regid=4242 --clear-groups \
+	    env -u XDG_RUNTIME_DIR timeout 10 /mnt/bin/pidvisor -c /mnt/conf"
+	expect_match "$OUT" "no safe place for the control socket: \
+/tmp/pidvisor-4242/control.sock: /tmp/pidvisor-4242 is owned by uid 65534, \
+mode 0777"
+	# (2) root's pidvisorctl, with no socket in /run/pidvisor, does not
+	# use one in nobody's /tmp/pidvisor-0.
+	: >"$T/got"
+	chmod 0666 "$T/got"
+	expect_rc 6 fresh sh -c "$NOBODY mkdir -m 0755 /tmp/pidvisor-0 &&
+	    { $NOBODY /mnt/bin/svc-helper \
+	    listen=/tmp/pidvisor-0/control.sock:/mnt/got:65534 >/mnt/l1 2>&1 & } &&
+	    for i in \$(seq 200); do grep -q listening /mnt/l1 && break;
+	    sleep 0.05; done &&
+	    exec timeout 10 /mnt/bin/pidvisorctl reboot"
+	expect_match "$OUT" "/tmp/pidvisor-0 is owned by uid 65534.*not used"
+	# (3) A socket in root's own directory, answered by nobody (bound
+	# by root, listening as nobody): nothing is sent to it.
+	expect_rc 6 fresh sh -c "mkdir -m 0755 /run/pidvisor &&
+	    { /mnt/bin/svc-helper \
+	    listen=/run/pidvisor/control.sock:/mnt/got:65534 >/mnt/l2 2>&1 & } &&
+	    for i in \$(seq 200); do grep -q listening /mnt/l2 && break;
+	    sleep 0.05; done &&
+	    exec timeout 10 /mnt/bin/pidvisorctl reboot"
+	expect_match "$OUT" "answered by uid 65534, neither root, you, nor \
+uid 0: nothing sent"
+	[ ! -s "$T/got" ] || fail "a request reached the impostor: $(cat "$T/got")"
+}
