@@ -28,19 +28,23 @@ status_text_header(struct buf *b, int width)
 	    "PID", "UPTIME", "RESTARTS", "REASON");
 }
 
-/* One line of the table; control bytes of STATUS= become '?'. */
+/*
+ * One line of the table.  What a service supplies (STATUS=, and the
+ * reason, which may name a file or a service) is escaped as `logs`
+ * escapes output: no byte of it moves root's terminal.
+ */
 void
 status_text(struct buf *b, const struct svc_status *st, int width)
 {
 	char		 pid[16] = "-", up[32] = "-";
-	const char	*t;
 
 	if (st->pid > 0) {
 		snprintf(pid, sizeof(pid), "%d", (int)st->pid);
 		format_duration(up, sizeof(up), st->uptime_ms);
 	}
-	buf_printf(b, "%-*s %-8s %7s %8s %8u %s", width, st->name,
-	    svc_state_name(st->state), pid, up, st->restarts, st->reason);
+	buf_printf(b, "%-*s %-8s %7s %8s %8u ", width, st->name,
+	    svc_state_name(st->state), pid, up, st->restarts);
+	buf_add_escaped(b, st->reason, strlen(st->reason));
 	/* A finished task: when it ran, and for how long. */
 	if (st->state == SVC_DONE && st->ran_at_ms && st->exited_at_ms) {
 		char	when[40], took[32];
@@ -71,8 +75,7 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		    st->log_dropped == 1 ? "" : "s");
 	if (st->status_text) {
 		buf_puts(b, " [");
-		for (t = st->status_text; *t; t++)
-			buf_add(b, (unsigned char)*t < 0x20 ? "?" : t, 1);
+		buf_add_escaped(b, st->status_text, strlen(st->status_text));
 		buf_puts(b, "]");
 	}
 	buf_puts(b, "\n");

@@ -178,6 +178,11 @@ buf_json_strn(struct buf *b, const char *s, size_t n)
 		if (*p < 0x20 || *p == 0x7f) {
 			rc = buf_printf(b, "\\u%04x", *p);
 			p++;
+		} else if (p[0] == 0xc2 && end - p > 1 && p[1] >= 0x80 &&
+		    p[1] < 0xa0) {
+			/* A C1 control (CSI, OSC...): as \u00XX too. */
+			rc = buf_printf(b, "\\u%04x", p[1]);
+			p += 2;
 		} else if ((len = utf8_len(p, (size_t)(end - p))) == 0) {
 			rc = buf_puts(b, "\\ufffd");
 			p++;

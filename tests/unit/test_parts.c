@@ -455,9 +455,10 @@ test_status_text(void **state)
 		{ .name = "web", .state = SVC_READY, .pid = 42,
 		  .uptime_ms = 65000, .restarts = 3, .reason = "ready",
 		  .have_memory = true, .memory = 3 << 20, .oom = 1,
-		  .oom_kill = 2, .status_text = "up\x1b[2J" },
+		  .oom_kill = 2, .status_text = "up\x1b[2J\x7f\xc2\x9b" "2J"
+		  "\xc2\x9d" "0;t\x07 \xc3\xa9" },
 		{ .name = "a-longer-name", .state = SVC_FAILED,
-		  .restarts = 0, .reason = "exited 1" },
+		  .restarts = 0, .reason = "env_file: /x\x1b]0;t\x07:1:1" },
 	};
 	struct buf		b = { 0 };
 	int			w = status_width(v, 2);
@@ -471,8 +472,10 @@ test_status_text(void **state)
 	assert_string_equal(b.data,
 	    "NAME          STATE        PID   UPTIME RESTARTS REASON\n"
 	    "web           ready         42    1m05s        3 ready "
-	    "(memory 3.0M, oom 1, oom_kill 2) [up?[2J]\n"
-	    "a-longer-name failed         -        -        0 exited 1\n");
+	    "(memory 3.0M, oom 1, oom_kill 2) [up\\x1b[2J\\x7f\\xc2\\x9b2J"
+	    "\\xc2\\x9d0;t\\x07 \xc3\xa9]\n"
+	    "a-longer-name failed         -        -        0 "
+	    "env_file: /x\\x1b]0;t\\x07:1:1\n");
 	buf_free(&b);
 }
 
@@ -507,7 +510,7 @@ test_status_json(void **state)
 		.kill_mode = KILL_GROUP, .kill_mode_real = KILL_PROCESS,
 		.ready_at_ms = 1764925811000LL,
 	}, b = { .name = "x", .state = SVC_STOPPED, .reason = "stopped",
-		.status_text = "ok", .essential = true, .log_dropped = 7,
+		.status_text = "o\xc2\x9bk", .essential = true, .log_dropped = 7,
 		.exited_at_ms = 1764925811123LL, .exit_sig = 9 };
 	struct buf		out = { 0 };
 
@@ -526,7 +529,7 @@ test_status_json(void **state)
 	    "\"exit_code\":null,\"exit_signal\":null,\"exited_at\":null}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
 	    "\"uptime_ms\":null,\"restarts\":0,\"reason\":\"stopped\","
-	    "\"status_text\":\"ok\",\"memory\":null,\"oom\":null,"
+	    "\"status_text\":\"o\\u009bk\",\"memory\":null,\"oom\":null,"
 	    "\"oom_kill\":null,\"kill_mode\":\"process\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":true,"
 	    "\"log_dropped\":7,\"reloading\":false,\"errno\":null,"
