@@ -8,7 +8,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
-		   output.c notifysock.c closer.c env.c pidmap.c status.c conf_key.c \
+		   output.c notifysock.c env.c pidmap.c status.c conf_key.c \
 		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c reexec.c state.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -157,9 +157,9 @@ $(UNIT_BIN):
 # Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
 # another state version, one that crashes while reading the state, one
 # that holds while reading it (PIDVISOR_TEST_HOLD).
-REEXEC_TEST	 = $(B)/test/pidvisor-v2 $(B)/test/pidvisor-crash \
+REEXEC_TEST	 = $(B)/test/pidvisor-vx $(B)/test/pidvisor-crash \
 		   $(B)/test/pidvisor-hold
-REEXEC_FLAGS_v2	 = -DSTATE_VERSION=2
+REEXEC_FLAGS_vx	 = -DSTATE_VERSION=99
 REEXEC_FLAGS_crash = -DPV_TEST_RESTORE_CRASH
 REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
 $(B)/asan/reexec-%.o: supervisor/reexec.c $(HDRS)

@@ -107,6 +107,18 @@ console=$out/console-cad.log
 check "Ctrl-Alt-Del (SIGINT to init) stops everything and reboots" \
     [ "$rc" = 0 -a -n "$(grep 'pidvisor: rebooting' "$console")" \
     -a -n "$(grep 'all services stopped' "$console")" ]
+boot dstate "pidvisor.test=dstate" 120
+console=$out/console-dstate.log
+# From the guest's mark to the kernel's power-off line, by its clock.
+dstate_s=$(awk '/guest: poweroff, dstate held/ { t = $2 + 0 }
+    /reboot: Power down/ { if (t) printf "%d", $2 - t }' FS='[][]' \
+    "$console")
+echo "# boot dstate: power-off $dstate_s s after poweroff (shutdown_timeout 3 s)"
+check "poweroff ends with a service in D state (shutdown_timeout 3 s)" \
+    [ "$rc" = 0 -a -n "$(grep '^ok 1 - guest dstate' \
+    "$out/results-dstate.tap")" -a -n "$(grep \
+    'shutdown_timeout (3.0s) passed' "$console")" \
+    -a -n "$dstate_s" -a "${dstate_s:-99}" -lt 30 ]
 boot crash "pidvisor.test=crash" 120
 console=$out/console-crash.log
 check "PID 1 that crashes (after a re-exec) freezes: services up, orphans reaped, no panic" \

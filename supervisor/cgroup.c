@@ -203,19 +203,30 @@ cgroup_signal(int dirfd, int sig)
 	return sent;
 }
 
-/* Is pid in the cgroup (its cgroup.procs, as read now)? */
+/*
+ * Is pid in the cgroup of service name, or below it?  Read from
+ * /proc/PID/cgroup ("0::/path"), not from cgroup.procs: one small read,
+ * nothing to sort, however many processes the service has.
+ */
 bool
-cgroup_has(int dirfd, pid_t pid)
+cgroup_pid_in(const struct cgroups *cg, const char *name, pid_t pid)
 {
-	pid_t	*v = NULL;
-	ssize_t	 n;
-	bool	 in;
+	char	path[64], line[PATH_MAX], want[PATH_MAX], *nl;
+	size_t	n;
 
-	if ((n = cg_procs(dirfd, &v)) <= 0 || v == NULL)
+	if (cg->base == NULL || strncmp(cg->base, CGROUP_FS,
+	    strlen(CGROUP_FS)) != 0)
 		return false;
-	in = bsearch(&pid, v, (size_t)n, sizeof(*v), pid_cmp) != NULL;
-	free(v);
-	return in;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (read_small(AT_FDCWD, path, line, sizeof(line)) <= 0 ||
+	    strncmp(line, "0::", 3) != 0)
+		return false;
+	if ((nl = strchr(line, '\n')) != NULL)
+		*nl = '\0';
+	n = (size_t)snprintf(want, sizeof(want), "%s/%s",
+	    cg->base + strlen(CGROUP_FS), name);
+	return n < sizeof(want) && strncmp(line + 3, want, n) == 0 &&
+	    (line[3 + n] == '\0' || line[3 + n] == '/');
 }
 
 /* Hand the memory and pids controllers (those there are) down from dir. */

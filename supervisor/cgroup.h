@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "conf.h"
 
@@ -23,7 +24,7 @@ int	cgroup_read_limit(int dirfd, const char *file, uint64_t *v);
 int	cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill);
 int	cgroup_kill(int dirfd);
 int	cgroup_signal(int dirfd, int sig);
-bool	cgroup_has(int dirfd, pid_t pid);
+bool	cgroup_pid_in(const struct cgroups *cg, const char *name, pid_t pid);
 bool	cgroup_empty(int dirfd);
 
 #endif

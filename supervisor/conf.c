@@ -204,7 +204,7 @@ conf_free(struct conf *c)
 	strv_free(c->extra);
 	c->extra = NULL;
 	free(c->sup.control_socket);
-	free(c->sup.notify_socket);
+	free(c->sup.notify_dir);
 	free(c->sup.log_dir);
 	free(c->sup.cgroup_root);
 	free(c->sup.pressure_file);
@@ -214,16 +214,23 @@ conf_free(struct conf *c)
 	c->defs = NULL;
 	c->errs = NULL;
 	c->ndefs = c->nerrs = 0;
-	c->sup.control_socket = c->sup.notify_socket = NULL;
+	c->sup.control_socket = c->sup.notify_dir = NULL;
 }
 
-/* A service name: letters, digits and _.@- , not starting with . or -. */
+/*
+ * A service name: letters, digits and _.@- , not starting with . or -;
+ * after an '@' (an instance, which %i puts in a command line or a
+ * path), the same again: `ls@-la` and `ls@..` are not names.
+ */
 bool
 conf_name_valid(const char *s)
 {
-	size_t	n;
+	const char	*at = strchr(s, '@');
+	size_t		 n;
 
 	if (*s == '\0' || *s == '.' || *s == '-')
+		return false;
+	if (at != NULL && (at[1] == '.' || at[1] == '-'))
 		return false;
 	for (n = 0; s[n]; n++) {
 		if (n >= SVC_NAME_MAX)
@@ -571,8 +578,9 @@ k_instances(struct parse_ctx *p, void *obj, const char *v)
 		if (n >= sizeof(inst) || strchr(inst, '@') ||
 		    !conf_name_valid(name))
 			return bad(p, "instances: '%.*s' is not a valid "
-			    "instance (letters, digits, _.- ; the service "
-			    "name at most %d)", (int)n, v, SVC_NAME_MAX);
+			    "instance (letters, digits, _.- , not . or - "
+			    "first; the service name at most %d)", (int)n, v,
+			    SVC_NAME_MAX);
 		for (i = 0; d->instances && d->instances[i]; i++)
 			if (strcmp(d->instances[i], inst) == 0)
 				return bad(p, "instances: '%s' listed twice",
@@ -879,19 +887,24 @@ k_memory(struct parse_ctx *p, void *obj, const char *v)
 	    (uint64_t *)(void *)((char *)obj + p->key->f[0].off));
 }
 
-/* [supervisor]: control_socket, notify_socket: absolute socket paths. */
+/*
+ * [supervisor]: control_socket, an absolute socket path; notify_dir, the
+ * absolute directory of the notify sockets (NAME.sock in it must fit a
+ * socket's path too).
+ */
 static const char *
 s_socket(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct sup_conf	*s = obj;
 	const char	*name = p->key->name;
+	bool		 dir = name[0] == 'n';
 
 	if (v[0] != '/')
 		return bad(p, "%s: '%s' is not an absolute path", name, v);
-	if (strlen(v) >= 108)
-		return bad(p, "%s: path too long for a unix socket", name);
-	return key_str(name[0] == 'c' ? &s->control_socket :
-	    &s->notify_socket, v);
+	if (strlen(v) >= (dir ? 108 - 1 - 64 - 5 : 108))
+		return bad(p, "%s: path too long for a unix socket%s", name,
+		    dir ? " (NAME.sock in it, for a name of 64 bytes)" : "");
+	return key_str(dir ? &s->notify_dir : &s->control_socket, v);
 }
 
 static const char *
@@ -1112,8 +1125,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 
 	[K_CONTROL_SOCKET] = SUP("control_socket", s_socket, 0, SHOW_STR, NULL,
 	    GF(control_socket, F_STR)),
-	[K_NOTIFY_SOCKET] = SUP("notify_socket", s_socket, 0, SHOW_STR, NULL,
-	    GF(notify_socket, F_STR)),
+	[K_NOTIFY_DIR] = SUP("notify_dir", s_socket, 0, SHOW_STR, NULL,
+	    GF(notify_dir, F_STR)),
 	[K_CONTROL_MODE] = SUP("control_mode", s_control_mode,
 	    0, SHOW_MODE, NULL,
 	    GF(control_mode, F_U32)),
@@ -1268,6 +1281,13 @@ conf_unknown_key(struct parse_ctx *p, const char *name)
 	size_t	i, d, best = SIZE_MAX;
 	const char *near = NULL;
 
+	if (p->section == SEC_SUPERVISOR && strcmp(name, "notify_socket") ==
+	    0) {
+		conf_error(p->c, p->file, p->line, "unknown key '%s' (each "
+		    "notify service has a socket of its own now, in "
+		    "notify_dir)", name);
+		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(conf_systemd); i++) {
 		if (strcmp(name, conf_systemd[i].systemd) == 0) {
 			conf_error(p->c, p->file, p->line, "unknown key '%s' "
@@ -1704,8 +1724,8 @@ conf_instance(struct conf *c, const struct conf_tmpl *t, const char *name,
 	if (inst == NULL || inst[1] == '\0' || strchr(inst + 1, '@') ||
 	    !conf_name_valid(name)) {
 		conf_error(c, t->file, 0, "'%s' is not a valid instance name "
-		    "(letters, digits, _.- after the '@'; at most %d in all)",
-		    name, SVC_NAME_MAX);
+		    "(letters, digits, _.- after the '@', not . or - first; "
+		    "at most %d in all)", name, SVC_NAME_MAX);
 		return -EINVAL;
 	}
 	if ((text = conf_subst(c, t, name)) == NULL)

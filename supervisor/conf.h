@@ -111,7 +111,7 @@ enum conf_key_id {
 	K_KILL_PRIORITY,
 	K_OOM_SCORE_ADJ,
 	K_CONTROL_SOCKET,
-	K_NOTIFY_SOCKET,
+	K_NOTIFY_DIR,
 	K_CONTROL_MODE,
 	K_MAX_CLIENTS,
 	K_CLIENT_TIMEOUT,
@@ -249,7 +249,7 @@ struct svc_def {
 /* Supervisor-wide settings from pidvisor.ini. */
 struct sup_conf {
 	char		*control_socket;
-	char		*notify_socket;
+	char		*notify_dir;	/* NULL: beside the control socket */
 	char		*log_dir;
 	char		*cgroup_root;	/* NULL: automatic; "none": off */
 	char		*pressure_file;	/* NULL: /proc/pressure/memory */

@@ -1,27 +1,50 @@
 /*
- * notifysock.c - the sd_notify socket: a datagram socket any local
- * process may send to.  The kernel stamps each datagram with the
- * sender's PID (SCM_CREDENTIALS); a datagram counts only if that PID is
- * the main process of a notify service that we have not reaped, which
- * cannot be reused, so no other process can pass for it.  notify.c
- * parses; this file receives and applies.
+ * notifysock.c - the sd_notify sockets, one per notify service.
+ *
+ * A notify service has a datagram socket of its own, DIR/NAME.sock, mode
+ * 0600 and owned by the service's user: only that user, and root, may
+ * send to it.  The kernel stamps each datagram with the sender's PID
+ * (SCM_CREDENTIALS); a datagram counts only if that PID is the main
+ * process of this very service, unreaped, which cannot be reused, so no
+ * other process can pass for it.  notify.c parses; this file receives
+ * and applies.
  *
  * A datagram may carry file descriptors (SCM_RIGHTS), which we never
- * want; closing one can wait for as long as its sender likes (see
- * closer.c).  Where the kernel has SO_PASSRIGHTS the socket refuses
- * them; elsewhere they go to the closer thread, and while it is behind
- * the socket is not read.
+ * want.  Where the kernel has SO_PASSRIGHTS (6.16) every socket refuses
+ * them.  Elsewhere a sender could make whoever ends up holding one wait
+ * in close(2) for as long as it likes: close always flushes, and the
+ * FLUSH of a FUSE file whose server never answers cannot be interrupted;
+ * the last close of a TCP socket lingering with unsent data waits out the
+ * linger.  So PID 1 never takes them into its fd table.  It peeks at
+ * each datagram with room for the credentials alone: fds that do not fit
+ * are never installed, and the references the peek took are not the
+ * last ones.  A datagram without fds is then taken off the queue; one
+ * with fds is applied, and taken off by a drainer: a child of ours that
+ * never execs (CLONE_VM, on a stack of its own, raw system calls only),
+ * which receives it into an fd table of its own, says so on a pipe, drops
+ * the linger of sockets and closes.  If that close never ends, the
+ * drainer is stuck, not us.  A socket has at most one drainer alive:
+ * while one is stuck, that service's next datagram with fds waits (its
+ * own user alone could have sent it), and every other socket is read as
+ * ever.  A socket that closes with datagrams queued is handed whole to
+ * a drainer too: the purge of its queue would otherwise close their fds
+ * in our thread.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "notify.h"
 #include "notifysock.h"
+#include "rawsys.h"
 #include "state.h"
 #include "util.h"
 
@@ -29,9 +52,23 @@
 #define SO_PASSRIGHTS	83	/* Linux 6.16, 77cbe1a6d873 */
 #endif
 #define SCM_MAX_FD	253	/* the most one message carries */
+#define DRAIN_SOCK	0	/* the drainer's socket, and its ack pipe */
+#define DRAIN_ACK	3
+#define DRAIN_RETRY	1.	/* s: a drainer could not be started */
 
-static void	notifysock_on_room(struct ev_loop *, ev_io *, int);
-static int	notifysock_watch(struct notifysock *, int);
+/* A drainer: the child that takes datagrams with fds off a socket. */
+struct notify_drain {
+	struct notifydir	*dir;
+	struct notifysock	*ns;		/* whose; NULL: forgotten */
+	struct spawn_proc	 proc;		/* its stack */
+	ev_io			 ack;		/* it took the datagram */
+	ev_io			 death;		/* its pidfd */
+	bool			 acked;
+	LIST_ENTRY(notify_drain) entry;
+};
+
+static void	notifysock_read(struct notifysock *);
+static void	notifysock_on_read(struct ev_loop *, ev_io *, int);
 
 /*
  * Apply one sd_notify datagram from the service's main process: a new
@@ -39,10 +76,10 @@ static int	notifysock_watch(struct notifysock *, int);
  * the READY=1 that ends it.
  */
 static void
-notifysock_apply(struct notifysock *ns, struct svc *s, const char *buf,
-    size_t len)
+notifysock_apply(struct notifysock *ns, const char *buf, size_t len)
 {
-	struct notify_msg	m;
+	struct svc		*s = ns->svc;
+	struct notify_msg	 m;
 
 	if (notify_parse(buf, len, &m) < 0) {
 		log_debug("%s: malformed notify message", s->def->name);
@@ -52,8 +89,8 @@ notifysock_apply(struct notifysock *ns, struct svc *s, const char *buf,
 		s->err = m.err;
 	if (m.status)
 		svc_status_text(s, m.status, m.status_len);
-	if (m.mainpid > 0 && ns->mainpid)
-		ns->mainpid(ns->ctx, s, m.mainpid);
+	if (m.mainpid > 0 && ns->dir->mainpid)
+		ns->dir->mainpid(ns->dir->ctx, s, m.mainpid);
 	if (m.reloading)
 		svc_reloading(s);
 	if (m.ready)
@@ -69,100 +106,277 @@ notifysock_apply(struct notifysock *ns, struct svc *s, const char *buf,
 		svc_stopping(s);
 }
 
-/*
- * Hand fds that came with a datagram to the closer; those it cannot
- * take yet wait, and the socket is not read until they are gone.
- */
+/* A datagram read (or peeked): apply it if its sender is the service. */
 static void
-notifysock_drop_fds(struct notifysock *ns, const int *fds, size_t n)
+notifysock_got(struct notifysock *ns, const char *buf, ssize_t n,
+    struct msghdr *mh)
 {
-	size_t	i;
-	int	*p;
+	const struct ucred	*cred;
+	size_t			 nfds, extra;
 
-	for (i = 0; i < n; i++) {
-		if (ns->npending == 0 && closer_give(&ns->closer, fds[i]) == 0)
+	cred = notify_cmsgs(mh, NULL, 0, &nfds, &extra);
+	if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
+	    (mh->msg_flags & MSG_TRUNC))
+		return;
+	if (ns->dir->lookup(ns->dir->ctx, cred->pid) != ns->svc) {
+		log_debug("%s: notify: ignored a datagram from pid %d",
+		    ns->svc->def->name, (int)cred->pid);
+		return;
+	}
+	notifysock_apply(ns, buf, (size_t)n);
+}
+
+/*
+ * The drainer, in the child (see the top of the file): in our memory,
+ * with an fd table of its own.  Drop what one message brought: sockets
+ * lose their linger (an abortive close), then everything is closed.
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static void
+notifysock_drop(struct msghdr *mh)
+{
+	struct linger	 none = { .l_onoff = 1, .l_linger = 0 };
+	struct cmsghdr	*c;
+	socklen_t	 len;
+	size_t		 i, n;
+	int		 fd, type;
+
+	for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
-		/* Room for every fd of a message was made at open. */
-		p = ns->pending;
-		p[ns->npending++] = fds[i];
-	}
-	if (ns->npending > 0 && !ev_is_active(&ns->closer_w)) {
-		ev_io_stop(ns->loop, &ns->w);
-		ev_io_start(ns->loop, &ns->closer_w);
-	}
-}
-
-/* The closer's pipe has room: give it what waits, then read again. */
-static void
-notifysock_on_room(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct notifysock	*ns = container_of(w, struct notifysock,
-				    closer_w);
-	size_t			 i = 0;
-
-	(void)revents;
-	while (i < ns->npending && closer_give(&ns->closer,
-	    ns->pending[i]) == 0)
-		i++;
-	memmove(ns->pending, ns->pending + i, (ns->npending - i) *
-	    sizeof(*ns->pending));
-	ns->npending -= i;
-	if (ns->npending == 0) {
-		ev_io_stop(loop, &ns->closer_w);
-		ev_io_start(loop, &ns->w);
-		notifysock_drain(ns);
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			len = sizeof(type);
+			if (RAWSYS(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE,
+			    &type, &len) == 0)
+				RAWSYS(SYS_setsockopt, fd, SOL_SOCKET,
+				    SO_LINGER, &none, sizeof(none));
+			RAWSYS(SYS_close, fd);
+		}
 	}
 }
 
 /*
- * Read queued datagrams.  Fds passed along go to the closer.  Bounded,
- * so that a flood cannot hold the loop.
+ * The drainer's work: take one datagram off the socket (arg NULL) and
+ * say so, or (arg not NULL: the socket is closing) say so and take
+ * everything; then drop what came.
  */
-void
-notifysock_drain(struct notifysock *ns)
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static int
+notifysock_drainer(void *arg)
 {
-	char		 buf[NOTIFY_MSG_MAX + 1];
 	union {
 		struct cmsghdr	h;
-		/* Every fd a message may carry: those that did not fit
-		 * would be closed by the kernel here, in our thread. */
 		char		b[CMSG_SPACE(sizeof(struct ucred)) +
 				  CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
 	}		 cbuf;
-	struct svc	*s;
-	int		 i;
+	struct iovec	 iov;
+	struct msghdr	 mh;
+	char		 byte;
+	long		 n;
+	bool		 all = arg != NULL;
 
-	if (ns->fd < 0)
+	if (all)
+		RAWSYS(SYS_write, DRAIN_ACK, "x", 1);
+	do {
+		iov.iov_base = &byte;
+		iov.iov_len = 1;
+		mh.msg_name = NULL;
+		mh.msg_namelen = 0;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof(cbuf.b);
+		mh.msg_flags = 0;
+		n = RAWSYS(SYS_recvmsg, DRAIN_SOCK, &mh, MSG_DONTWAIT |
+		    MSG_CMSG_CLOEXEC | MSG_TRUNC);
+		if (!all)
+			RAWSYS(SYS_write, DRAIN_ACK, n >= 0 ? "x" : "-", 1);
+		if (n >= 0)
+			notifysock_drop(&mh);
+	} while (all && n >= 0);
+	return 0;
+}
+
+/* A drainer is gone: forget it, and read its socket again. */
+static void
+notifysock_drain_free(struct notify_drain *dr)
+{
+	struct notifysock	*ns = dr->ns;
+	struct ev_loop		*loop = dr->dir->loop;
+
+	ev_io_stop(loop, &dr->ack);
+	ev_io_stop(loop, &dr->death);
+	if (dr->ack.fd >= 0)
+		close(dr->ack.fd);
+	if (dr->death.fd >= 0)
+		close(dr->death.fd);
+	spawn_proc_free(&dr->proc);	/* dead: off its stack */
+	LIST_REMOVE(dr, entry);
+	free(dr);
+	if (ns == NULL || ns->drain != dr)
 		return;
-	for (i = 0; i < 1024 && ns->npending == 0; i++) {
-		struct iovec	 iov = { buf, sizeof(buf) };
-		struct msghdr	 mh = {
+	ns->drain = NULL;
+	if (ns->waiting) {
+		ns->waiting = false;
+		ev_io_start(loop, &ns->w);
+		notifysock_read(ns);
+	}
+}
+
+/* The drainer took its datagram off (or the socket is its now). */
+static void
+notifysock_on_ack(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct notify_drain	*dr = container_of(w, struct notify_drain, ack);
+	struct notifysock	*ns = dr->ns;
+	char			 c;
+	ssize_t			 n;
+
+	(void)revents;
+	n = read(w->fd, &c, 1);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	ev_io_stop(loop, w);
+	dr->acked = true;
+	spawn_poll(&dr->proc);		/* it has its fds: ours go */
+	if (ns != NULL && ns->waiting && ns->drain == dr) {
+		ns->waiting = false;
+		ev_io_start(loop, &ns->w);
+		notifysock_read(ns);
+	}
+}
+
+/* The drainer exited (or its close never ends, and it never will). */
+static void
+notifysock_on_drain_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct notify_drain	*dr = container_of(w, struct notify_drain,
+				    death);
+	siginfo_t		 si;
+
+	(void)loop;
+	(void)revents;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)w->fd, &si, WEXITED | WNOHANG | __WALL) ==
+	    0 ? si.si_pid == 0 : errno != ECHILD)
+		return;
+	notifysock_drain_free(dr);
+}
+
+/*
+ * Start a drainer for the socket fd of ns: to take the datagram at its
+ * head (all false), or everything (all: the socket is closing; ns NULL).
+ * 0, or -errno (none started).
+ */
+static int
+notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
+    bool all)
+{
+	struct notify_drain	*dr;
+	struct spawn_req	 req = {
+		.argv = NULL, .envp = NULL, .cgroup_fd = -1,
+		.stdio = { fd, -1, -1 }, .ready_fd = DRAIN_ACK,
+		.fn = notifysock_drainer, .fn_arg = all ? (void *)d : NULL,
+	};
+	struct spawn_result	 res;
+	struct rlimit		 rl;
+	int			 p[2], rc;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		req.nofile_cur = rl.rlim_cur;
+		req.nofile_max = rl.rlim_max;
+	}
+	if ((dr = calloc(1, sizeof(*dr))) == NULL)
+		return -ENOMEM;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		free(dr);
+		return -errno;
+	}
+	req.ready_pipe = p[1];		/* the spawn's to close */
+	spawn_proc_init(&dr->proc);
+	if ((rc = spawn_start(&dr->proc, &req, &res)) < 0) {
+		close(p[0]);
+		spawn_proc_free(&dr->proc);
+		free(dr);
+		return rc;
+	}
+	dr->dir = d;
+	dr->ns = ns;
+	ev_io_init(&dr->ack, notifysock_on_ack, p[0], EV_READ);
+	ev_io_start(d->loop, &dr->ack);
+	ev_io_init(&dr->death, notifysock_on_drain_death, res.pidfd, EV_READ);
+	ev_io_start(d->loop, &dr->death);
+	LIST_INSERT_HEAD(&d->drains, dr, entry);
+	if (ns != NULL)
+		ns->drain = dr;
+	log_info("%s: a notify datagram with file descriptors: a drainer "
+	    "(pid %d) takes it", ns ? ns->svc->def->name : "notify",
+	    (int)res.pid);
+	return 0;
+}
+
+/* Stop reading ns until its drainer says so, or is gone. */
+static void
+notifysock_wait(struct notifysock *ns)
+{
+	ns->waiting = true;
+	ev_io_stop(ns->dir->loop, &ns->w);
+}
+
+/*
+ * Read the datagrams queued on ns and apply them.  Bounded, so that a
+ * flood cannot hold the loop.
+ */
+static void
+notifysock_read(struct notifysock *ns)
+{
+	struct notifydir	*d = ns->dir;
+	char			 buf[NOTIFY_MSG_MAX + 1];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(struct ucred))];
+	}			 cbuf;
+	int			 i, rc;
+
+	for (i = 0; i < 1024 && ns->fd >= 0 && !ns->waiting; i++) {
+		struct iovec	iov = { buf, sizeof(buf) };
+		struct msghdr	mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
 		};
-		const struct ucred	*cred;
-		int			 fds[SCM_MAX_FD];
-		size_t			 nfds, extra;
-		ssize_t			 n;
+		ssize_t		n;
 
-		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC |
-		    MSG_TRUNC);
+		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_TRUNC |
+		    (d->peek ? MSG_PEEK : 0));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return;
-		cred = notify_cmsgs(&mh, fds, SCM_MAX_FD, &nfds, &extra);
-		if (nfds > 0)
-			notifysock_drop_fds(ns, fds, nfds);
-		if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
-		    (mh.msg_flags & MSG_TRUNC))
-			continue;
-		if ((s = ns->lookup(ns->ctx, cred->pid)) == NULL) {
-			log_debug("notify: ignored a datagram from pid %d",
-			    (int)cred->pid);
-			continue;
+		if (d->peek && !(mh.msg_flags & MSG_CTRUNC)) {
+			/* Nothing in it can hold us: off the queue. */
+			while (recv(ns->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) <
+			    0 && errno == EINTR)
+				;
+		} else if (d->peek) {
+			/* Fds came with it: a drainer takes it off. */
+			if (ns->drain != NULL) {
+				notifysock_wait(ns);	/* one at a time */
+				return;
+			}
+			if ((rc = notifysock_drain_start(d, ns, ns->fd,
+			    false)) < 0) {
+				log_err("%s: notify: a drainer: %s; reading "
+				    "again in %.0f s", ns->svc->def->name,
+				    strerror(-rc), DRAIN_RETRY);
+				notifysock_wait(ns);
+				ev_timer_start(d->loop, &ns->retry);
+				return;
+			}
+			notifysock_wait(ns);
 		}
-		notifysock_apply(ns, s, buf, (size_t)n);
+		notifysock_got(ns, buf, n, &mh);
 	}
 }
 
@@ -171,110 +385,264 @@ notifysock_on_read(struct ev_loop *loop, ev_io *w, int revents)
 {
 	(void)loop;
 	(void)revents;
-	notifysock_drain(container_of(w, struct notifysock, w));
+	notifysock_read(container_of(w, struct notifysock, w));
+}
+
+/* A drainer could not be started: try again. */
+static void
+notifysock_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct notifysock	*ns = container_of(w, struct notifysock, retry);
+
+	(void)revents;
+	if (ns->fd < 0 || ns->drain != NULL)
+		return;
+	ns->waiting = false;
+	ev_io_start(loop, &ns->w);
+	notifysock_read(ns);
+}
+
+/* Read what is queued now (before a spawn; before acting on a death). */
+void
+notifysock_drain(struct notifysock *ns)
+{
+	if (ns->fd >= 0)
+		notifysock_read(ns);
 }
 
 /*
- * Bind the socket at ns->path, mode 0666: any local process may send,
- * creds decide.  Never over a live socket or a file that is not one.
+ * Make the directory of the sockets, or find it safe: ours, and writable
+ * by no one else.  Then: does this kernel refuse fds for us
+ * (SO_PASSRIGHTS)?  PIDVISOR_NO_PASSRIGHTS=1 says no, for the tests of
+ * the other way on a kernel that has it.  0, or -errno.
  */
 int
-notifysock_open(struct notifysock *ns)
+notifydir_open(struct notifydir *d)
 {
-	int	fd, one = 1;
+	struct stat	st;
+	int		fd, zero = 0, rc;
 
-	int	zero = 0, rc;
-
-	ns->fd = -1;
-	mkdir_parent(ns->path, 0755);
-	if ((fd = unix_bind(ns->path, SOCK_DGRAM, 0666, (gid_t)-1, &ns->id)) < 0)
-		return fd;
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	/* No fds at all where the kernel can refuse them for us. */
-	ns->no_rights = setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
-	    sizeof(zero)) == 0;
-	if ((rc = notifysock_watch(ns, fd)) < 0)
-		goto fail;
-	return 0;
-fail:
+	LIST_INIT(&d->drains);
+	mkdir_parent(d->path, 0755);
+	if (mkdir(d->path, geteuid() == 0 ? 0755 : 0700) < 0 &&
+	    errno != EEXIST)
+		return -errno;
+	if ((fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	rc = fstat(fd, &st) < 0 ? -errno : st.st_uid != geteuid() ||
+	    (st.st_mode & 022) ? -EPERM : 0;
 	close(fd);
-	unix_unlink(ns->path, &ns->id);
-	return rc;
+	if (rc < 0)
+		return rc;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	d->peek = setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
+	    sizeof(zero)) < 0 || getenv("PIDVISOR_NO_PASSRIGHTS") != NULL;
+	close(fd);
+	if (d->peek)
+		log_info("notify sockets: no SO_PASSRIGHTS; a datagram with "
+		    "fds is taken off by a drainer of its own");
+	d->open = true;
+	return 0;
 }
 
 /*
- * Watch the socket fd: with SO_PASSRIGHTS refused, what services pass
- * is closed in a thread of its own.
+ * At exit: forget the drainers.  Their stacks stay: one may still run
+ * on it, in our memory.
  */
-static int
+void
+notifydir_close(struct notifydir *d)
+{
+	struct notify_drain	*dr;
+
+	if (!d->open)
+		return;
+	while ((dr = LIST_FIRST(&d->drains)) != NULL) {
+		ev_io_stop(d->loop, &dr->ack);
+		ev_io_stop(d->loop, &dr->death);
+		close(dr->ack.fd);
+		close(dr->death.fd);
+		spawn_release(&dr->proc);
+		if (dr->ns != NULL)
+			dr->ns->drain = NULL;
+		LIST_REMOVE(dr, entry);
+		free(dr);
+	}
+	d->open = false;
+}
+
+/*
+ * Is a drainer yet to take its datagram off?  Then what it took could be
+ * read twice, or not at all, across a re-exec.
+ */
+bool
+notifydir_busy(const struct notifydir *d)
+{
+	const struct notify_drain	*dr;
+
+	LIST_FOREACH(dr, &d->drains, entry)
+		if (!dr->acked)
+			return true;
+	return false;
+}
+
+/* DIR/NAME.sock, allocated; NULL without a directory, or memory. */
+char *
+notifysock_path(const struct notifydir *d, const char *name)
+{
+	char	*p;
+
+	if (d->path == NULL || asprintf(&p, "%s/%s.sock", d->path, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The socket of service s, not yet made. */
+void
+notifysock_init(struct notifysock *ns, struct notifydir *d, struct svc *s)
+{
+	memset(ns, 0, sizeof(*ns));
+	ns->dir = d;
+	ns->svc = s;
+	ns->fd = -1;
+	ev_io_init(&ns->w, notifysock_on_read, -1, EV_READ);
+	ev_timer_init(&ns->retry, notifysock_on_retry, DRAIN_RETRY, 0.);
+}
+
+/* Watch fd, the socket of ns from now on. */
+static void
 notifysock_watch(struct notifysock *ns, int fd)
 {
-	int	rc;
-
-	if (!ns->no_rights) {
-		if ((rc = closer_start(&ns->closer)) < 0 ||
-		    (ns->pending = calloc(SCM_MAX_FD, sizeof(int))) == NULL) {
-			rc = rc < 0 ? rc : -ENOMEM;
-			closer_stop(&ns->closer);
-			return rc;
-		}
-		ev_io_init(&ns->closer_w, notifysock_on_room,
-		    ns->closer.pipe[1], EV_WRITE);
-		log_info("notify socket: no SO_PASSRIGHTS; fds passed to it "
-		    "are closed in a thread of their own");
-	}
 	ns->fd = fd;
-	ev_io_init(&ns->w, notifysock_on_read, fd, EV_READ);
-	ev_io_start(ns->loop, &ns->w);
+	ns->waiting = false;
+	ev_io_set(&ns->w, fd, EV_READ);
+	ev_io_start(ns->dir->loop, &ns->w);
+}
+
+/*
+ * Make the socket of ns for uid:gid, the service's user (a socket made
+ * for another is made again).  Bound as us in our directory, then given
+ * to the user: no one else can put anything there meanwhile.  0, or
+ * -errno.
+ */
+int
+notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
+{
+	struct notifydir	*d = ns->dir;
+	char			*path;
+	int			 fd, one = 1, zero = 0, rc = 0;
+
+	if (ns->fd >= 0 && ns->uid == uid && ns->gid == gid)
+		return 0;
+	notifysock_close(ns);
+	if (!d->open)
+		return -ENOTCONN;
+	if ((path = notifysock_path(d, ns->svc->def->name)) == NULL)
+		return -ENOMEM;
+	if ((fd = unix_bind(path, SOCK_DGRAM, 0600, (gid_t)-1, &ns->id)) < 0) {
+		free(path);
+		return fd;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    (!d->peek && setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
+	    sizeof(zero)) < 0) || ((uid != geteuid() || gid != getegid()) &&
+	    fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0))
+		rc = -errno;
+	if (rc < 0) {
+		close(fd);
+		unix_unlink(path, &ns->id);
+		free(path);
+		return rc;
+	}
+	free(path);
+	ns->uid = uid;
+	ns->gid = gid;
+	notifysock_watch(ns, spawn_fd_keep(fd));
 	return 0;
+}
+
+/*
+ * Close the socket of ns and remove it.  With fds possibly queued (no
+ * SO_PASSRIGHTS): no more datagrams come, those without fds are dropped
+ * here, and at the first with fds the socket goes whole to a drainer.
+ */
+void
+notifysock_close(struct notifysock *ns)
+{
+	struct notifydir	*d = ns->dir;
+	char			*path;
+	bool			 fds = false;
+	int			 rc;
+
+	if (ns->fd < 0)
+		return;
+	ev_io_stop(d->loop, &ns->w);
+	ev_timer_stop(d->loop, &ns->retry);
+	if ((path = notifysock_path(d, ns->svc->def->name)) != NULL)
+		unix_unlink(path, &ns->id);
+	free(path);
+	if (d->peek) {
+		union {
+			struct cmsghdr	h;
+			char		b[CMSG_SPACE(sizeof(struct ucred))];
+		}		cbuf;
+		char		c;
+
+		shutdown(ns->fd, SHUT_RD);
+		for (;;) {
+			struct iovec	iov = { &c, 1 };
+			struct msghdr	mh = {
+				.msg_iov = &iov, .msg_iovlen = 1,
+				.msg_control = cbuf.b,
+				.msg_controllen = sizeof(cbuf.b),
+			};
+
+			if (recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_PEEK |
+			    MSG_TRUNC) < 0)
+				break;
+			if ((fds = mh.msg_flags & MSG_CTRUNC))
+				break;
+			recv(ns->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC);
+		}
+	}
+	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, true)) < 0)
+		/* Left open: its close could hold us. */
+		log_err("%s: notify socket: a drainer: %s; its socket is left "
+		    "open", ns->svc->def->name, strerror(-rc));
+	else
+		close(ns->fd);
+	if (ns->drain != NULL)
+		ns->drain->ns = NULL;	/* it goes on alone */
+	ns->drain = NULL;
+	ns->fd = -1;
+	ns->waiting = false;
 }
 
 /* The socket, for the next binary (reexec.c). */
 void
-notifysock_state_save(struct notifysock *ns, struct st_w *w)
+notifysock_state_save(const struct notifysock *ns, struct st_w *w)
 {
-	st_fd(w, ns->fd);
+	st_fd_kept(w, ns->fd);
 	st_u64(w, (uint64_t)ns->id.dev);
 	st_u64(w, (uint64_t)ns->id.ino);
-	st_u8(w, ns->no_rights);
+	st_u32(w, (uint32_t)ns->uid);
+	st_u32(w, (uint32_t)ns->gid);
 }
 
 /* Take over the socket of the binary before us. */
 int
 notifysock_state_load(struct notifysock *ns, struct st_r *r)
 {
-	int	fd = st_get_fd(r);
+	int	fd = st_get_fd_kept(r);
 
-	ns->fd = -1;
 	ns->id.dev = (dev_t)st_get_u64(r);
 	ns->id.ino = (ino_t)st_get_u64(r);
-	ns->no_rights = st_get_u8(r);
+	ns->uid = (uid_t)st_get_u32(r);
+	ns->gid = (gid_t)st_get_u32(r);
 	if (st_bad(r))
 		return -EINVAL;
-	if (fd < 0)
-		return 0;
-	return notifysock_watch(ns, fd);
-}
-
-/* Close the socket and remove it. */
-void
-notifysock_close(struct notifysock *ns)
-{
-	if (ns->fd < 0)
-		return;
-	ev_io_stop(ns->loop, &ns->w);
-	if (!ns->no_rights) {
-		ev_io_stop(ns->loop, &ns->closer_w);
-		closer_stop(&ns->closer);
-		/* What the closer never took: ours to leave open, at exit. */
-		free(ns->pending);
-		ns->pending = NULL;
-		ns->npending = 0;
-	}
-	close(ns->fd);
-	unix_unlink(ns->path, &ns->id);
-	ns->fd = -1;
+	if (fd >= 0)
+		notifysock_watch(ns, fd);
+	return 0;
 }

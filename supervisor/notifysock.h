@@ -1,40 +1,60 @@
-/* notifysock.h - the sd_notify socket */
+/* notifysock.h - the sd_notify sockets: one per notify service */
 #ifndef PIDVISOR_NOTIFYSOCK_H
 #define PIDVISOR_NOTIFYSOCK_H
 
+#include <sys/queue.h>
 #include <sys/types.h>
 
 #include <ev.h>
 
-#include "closer.h"
+#include "spawn.h"
 #include "svc.h"
 #include "util.h"
 
-struct notifysock {
-	struct ev_loop	*loop;
-	const char	*path;
-	int		 fd;		/* -1: none */
-	struct file_id	 id;		/* its file, to remove ours only */
-	bool		 no_rights;	/* SO_PASSRIGHTS off: no fds come */
-	struct closer	 closer;	/* else passed fds are closed there */
-	int		*pending;	/* fds the closer could not take yet */
-	size_t		 npending;
-	ev_io		 closer_w;	/* its pipe has room again */
-	ev_io		 w;
+struct notify_drain;
+LIST_HEAD(notify_drains, notify_drain);
+
+/* Where the sockets are, and what they tell. */
+struct notifydir {
+	struct ev_loop		*loop;
+	const char		*path;		/* the directory */
+	bool			 open;		/* made, or found safe */
+	bool			 peek;		/* no SO_PASSRIGHTS: fds can come */
+	struct notify_drains	 drains;	/* drainers alive */
 	/* The notify service whose unreaped main process is pid, or NULL. */
-	struct svc	*(*lookup)(void *ctx, pid_t pid);
+	struct svc		*(*lookup)(void *ctx, pid_t pid);
 	/* MAINPID=pid came from the main process of s. */
-	void		 (*mainpid)(void *ctx, struct svc *s, pid_t pid);
-	void		*ctx;
+	void			 (*mainpid)(void *ctx, struct svc *s, pid_t pid);
+	void			*ctx;
+};
+
+/* The socket of one service: PATH/NAME.sock, its user's alone. */
+struct notifysock {
+	struct notifydir	*dir;
+	struct svc		*svc;
+	int			 fd;		/* -1: none */
+	struct file_id		 id;		/* its file, to remove ours only */
+	uid_t			 uid;		/* whose it is */
+	gid_t			 gid;
+	ev_io			 w;
+	ev_timer		 retry;		/* a drainer could not start */
+	struct notify_drain	*drain;		/* its drainer, while alive */
+	bool			 waiting;	/* for it: not read meanwhile */
 };
 
 struct st_w;
 struct st_r;
 
-int	notifysock_open(struct notifysock *ns);
-void	notifysock_state_save(struct notifysock *ns, struct st_w *w);
-int	notifysock_state_load(struct notifysock *ns, struct st_r *r);
+int	notifydir_open(struct notifydir *d);
+void	notifydir_close(struct notifydir *d);
+bool	notifydir_busy(const struct notifydir *d);
+char	*notifysock_path(const struct notifydir *d, const char *name);
+void	notifysock_init(struct notifysock *ns, struct notifydir *d,
+	    struct svc *s);
+int	notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid);
 void	notifysock_drain(struct notifysock *ns);
 void	notifysock_close(struct notifysock *ns);
+void	notifysock_state_save(const struct notifysock *ns, struct st_w *w);
+int	notifysock_state_load(struct notifysock *ns, struct st_r *r);
 
 #endif

@@ -153,9 +153,11 @@ pressure_probe(void)
 }
 
 /*
- * The resident set of a service's main process.  Read only while it is
- * our unreaped child (its PID cannot be anyone else's); a zombie has
- * none.
+ * The resident set of a service's main process; a zombie has none.  An
+ * unreaped child of ours holds its PID, but a main process named by
+ * MAINPID may be another's child, reaped by it, its PID reused: what
+ * was read counts only if its pidfd says it is still there after the
+ * read (a process that exists holds its PID).
  */
 static uint64_t
 pressure_rss(struct sup_svc *ss)
@@ -165,9 +167,9 @@ pressure_rss(struct sup_svc *ss)
 
 	if (ss->svc.pidfd < 0 || ss->svc.pid <= 0)
 		return 0;
-	/* Our own unreaped child: its PID cannot be anybody else's. */
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int)ss->svc.pid);
-	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0 ||
+	    pidfd_signal(ss->svc.pidfd, 0) < 0)
 		return 0;
 	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
 		return 0;

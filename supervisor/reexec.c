@@ -11,7 +11,8 @@
  *      refuse and nothing else happens;
  *   2. quiesce: no new spawn starts, and we wait (each turn of the loop)
  *      until nothing is in flight: a spawn whose child has not exec'd, a
- *      reload_exec, a memory kill, fds for the notify closer;
+ *      reload_exec, a memory kill, a notify drainer yet to take its
+ *      datagram;
  *   3. exec: the other clients are told to try again; the state (state.h)
  *      goes to a sealed memfd; the fds it names lose FD_CLOEXEC; we exec
  *      BINARY --restore MEMFD --previous EXEFD, EXEFD being ourselves;
@@ -207,10 +208,9 @@ reexec_busy(struct sup *sup)
 
 	if (sup->pr.inflight != NULL)
 		return "a memory kill";
-	/* Their close might wait (a lingering socket): the thread's, not
-	 * the exec's. */
-	if (sup->notify.npending || closer_queued(&sup->notify.closer))
-		return "fds for the notify closer";
+	/* What it took could be read twice, or never, across the exec. */
+	if (notifydir_busy(&sup->notify))
+		return "a notify drainer";
 	for (i = 0; i < sup->set.n; i++) {
 		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
 
@@ -613,6 +613,8 @@ reexec_svc_save(struct st_w *w, struct sup_svc *ss)
 	st_u8(w, ss->removing);
 	st_fd_kept(w, ev_is_active(&ss->ready) ? ss->ready.fd : -1);
 	output_state_save(ss->out, w);
+	notifysock_state_save(&ss->nsock, w);
+	st_fd_kept(w, ev_is_active(&ss->prev) ? ss->prev.fd : -1);
 }
 
 /* The inverse: the state, the fds, back on our loop. */
@@ -624,7 +626,7 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss,
 	uint32_t	 flags, bit = 1;
 	char		*name;
 	bool		 queued;
-	int		 fd;
+	int		 fd, prev;
 
 	if (!st_get_str(r, &name) || name == NULL ||
 	    strcmp(name, s->def->name) != 0) {
@@ -673,8 +675,13 @@ reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss,
 	ss->handed = st_get_u8(r) != 0;
 	ss->removing = st_get_u8(r) != 0;
 	fd = st_get_fd_kept(r);
-	if (st_bad(r) || output_state_load(&sup->output, s, r, &ss->out) < 0)
+	if (st_bad(r) || output_state_load(&sup->output, s, r, &ss->out) < 0 ||
+	    notifysock_state_load(&ss->nsock, r) < 0)
 		return -EINVAL;
+	if ((prev = st_get_fd_kept(r)) >= 0) {
+		ev_io_set(&ss->prev, prev, EV_READ);
+		ev_io_start(sup->loop, &ss->prev);
+	}
 	/* On our loop: its death, its readiness, its timer. */
 	if (s->pidfd >= 0) {
 		ss->pm.kind = PM_MAIN;
@@ -753,7 +760,6 @@ reexec_write(struct sup *sup, struct st_w *w)
 	st_str(w, sup->cg.base);
 	st_str(w, sup->cg.why);
 	ctl_state_save(&sup->ctl, w);
-	notifysock_state_save(&sup->notify, w);
 	pressure_state_save(&sup->pr, w);
 	for (i = 0; i < sup->set.n; i++)
 		reexec_svc_save(w, sup_svc_of(sup->set.v[i]));
@@ -1104,9 +1110,11 @@ reexec_load_rest(struct sup *sup, struct sup_restore *rs)
 	}
 #endif
 	if (ctl_state_load(&sup->ctl, r) < 0 ||
-	    notifysock_state_load(&sup->notify, r) < 0 ||
 	    pressure_state_load(&sup->pr, r) < 0)
 		return -EINVAL;
+	if (sup->notify_path != NULL && notifydir_open(&sup->notify) < 0)
+		log_err("notify sockets %s: no longer ours alone",
+		    sup->notify_path);
 	/* The loop's clock was read when it was made: now, once. */
 	ev_now_update(sup->loop);
 	now_us = mono_us();

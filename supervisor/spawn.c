@@ -537,6 +537,8 @@ spawn_child(void *arg)
 		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
 		    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	if (r->fn != NULL)
+		SYS(SYS_exit_group, r->fn(r->fn_arg));
 	if (r->exec_at)		/* the file opened once, not its path */
 		spawn_fail(fd, STAGE_EXEC, SYS(SYS_execveat, r->exec_fd, "",
 		    r->argv, envp, AT_EMPTY_PATH));

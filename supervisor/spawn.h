@@ -40,6 +40,9 @@ struct spawn_req {
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
 	char		*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	int		(*fn)(void *);	/* not NULL: run it instead of an exec,
+					 * then exit; raw system calls only */
+	void		*fn_arg;
 	int		 exec_fd;	/* with exec_at: execveat() this */
 	bool		 exec_at;
 	char *const	*env_files;	/* read by the child (env.c); NULL */

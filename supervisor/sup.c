@@ -71,6 +71,8 @@ static int	sup_send_signal(struct sup *, struct sup_svc *, int);
 static bool	sup_pidfd_exited(int);
 static bool	sup_gone(struct sup *, struct sup_svc *);
 static void	sup_process_gone(struct sup *, struct sup_svc *);
+static void	sup_prev_forget(struct sup *, struct sup_svc *);
+static void	sup_on_prev_death(struct ev_loop *, ev_io *, int);
 static void	sup_reload_reap(struct sup *, struct sup_svc *);
 static int	sup_svc_env_make(struct sup *, struct sup_svc *);
 
@@ -324,8 +326,7 @@ sup_reap(struct sup *sup, struct sup_svc *ss)
 	if (ss->spawn != NULL)
 		sup_spawn_check(sup, ss->spawn, true);
 	/* What it sent before it died, while its PID is still its own. */
-	if (s->def->ready == READY_NOTIFY)
-		notifysock_drain(&sup->notify);
+	notifysock_drain(&ss->nsock);
 	if (s->pidfd != fd) {
 		/* It named its successor (MAINPID) and ended: an orphan of
 		 * ours now, our zombie, reaped by its PID. */
@@ -365,6 +366,17 @@ sup_pidfd_exited(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
 }
 
+/* Forget the main process before the last MAINPID= (it may live on). */
+static void
+sup_prev_forget(struct sup *sup, struct sup_svc *ss)
+{
+	if (!ev_is_active(&ss->prev))
+		return;
+	ev_io_stop(sup->loop, &ss->prev);
+	close(ss->prev.fd);
+	ev_io_set(&ss->prev, -1, EV_READ);
+}
+
 /*
  * The main process has exited (and is reaped, or not ours to reap): what
  * it wrote is read, what it left behind goes (kill_mode group or
@@ -380,6 +392,7 @@ sup_process_gone(struct sup *sup, struct sup_svc *ss)
 	output_drain(ss->out);
 	if (s->def->kill_mode != KILL_PROCESS)
 		sup_send_signal(sup, ss, SIGKILL);
+	sup_prev_forget(sup, ss);
 	pidmap_del(&sup->pids, &ss->pm);
 	ev_io_stop(sup->loop, &ss->death);
 	close(s->pidfd);
@@ -465,9 +478,20 @@ sup_op_spawn(struct svc *s)
 	struct sup_spawn	*sp = sup_spawn_slot(sup);	/* not busy */
 	int			 p[2] = { -1, -1 }, rc;
 
-	/* A datagram from an earlier holder of the PID must not count. */
-	if (d->ready == READY_NOTIFY)
-		notifysock_drain(&sup->notify);
+	if (d->ready == READY_NOTIFY) {
+		/* Its socket, its user's; one made for another is made
+		 * again.  A datagram from an earlier holder of the PID must
+		 * not count. */
+		if ((rc = notifysock_open(&ss->nsock, d->set_uid ? d->uid :
+		    geteuid(), d->set_gid ? d->gid : getegid())) < 0) {
+			log_err("%s: notify socket %s: %s", d->name,
+			    ss->notify_path ? ss->notify_path : "(none)",
+			    rc == -ENOTCONN ? "no directory for it" :
+			    strerror(-rc));
+			return rc;
+		}
+		notifysock_drain(&ss->nsock);
+	}
 	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
 		uint64_t	oom;
 
@@ -547,6 +571,9 @@ sup_send_signal(struct sup *sup, struct sup_svc *ss, int sig)
 	}
 	if (s->pidfd < 0)
 		return -ESRCH;
+	/* The main before the last MAINPID=, while it lives, goes too. */
+	if (ev_is_active(&ss->prev))
+		pidfd_signal(ss->prev.fd, sig);
 	if (mode != KILL_PROCESS && sup->pgrp_signal &&
 	    sys_pidfd_send_signal(s->pidfd, sig,
 	    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
@@ -760,37 +787,100 @@ sup_notify_lookup(void *ctx, pid_t pid)
 }
 
 /*
- * Does pid belong to the service: a process in its cgroup, a child of
- * its main process, or a process of the session that the main process
- * leads (every service is spawned a session of its own: a forked
- * daemon stays in it, even once its parent exited and it is ours)?
- * The main process is unreaped, so no other session can have its PID
- * for an ID.  Read once the caller holds a pidfd on pid.
+ * Does pid belong to the service?  Its user's (real and effective uid;
+ * any, if the service runs as root), and, where it has a cgroup, in it;
+ * without one, a child of its main process or a process of the session
+ * that the main process leads (every service is spawned a session of
+ * its own: a forked daemon stays in it, even once its parent exited and
+ * it is ours).  The main process is unreaped, so no other session can
+ * have its PID for an ID.  Read once the caller holds a pidfd on pid.
+ * NULL, or why not.
  */
-static bool
-sup_belongs(struct sup_svc *ss, pid_t pid)
+static const char *
+sup_belongs(struct sup *sup, struct sup_svc *ss, pid_t pid)
 {
-	char	path[64], buf[2048], *p;
-	ssize_t	n;
-	int	fd;
-	long	main = ss->svc.pid;
+	const struct svc_def	*d = ss->svc.def;
+	char			 path[64], buf[2048], *p;
+	ssize_t			 n;
+	long			 main = ss->svc.pid, ruid = -1, euid = -1;
+	uid_t			 uid = d->set_uid ? d->uid : geteuid();
 
-	if (ss->cgfd >= 0 && cgroup_has(ss->cgfd, pid))
-		return true;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
+	if ((n = read_small(AT_FDCWD, path, buf, sizeof(buf))) <= 0)
+		return "gone";
+	if ((p = strstr(buf, "\nUid:")) != NULL)
+		sscanf(p + 5, "%ld %ld", &ruid, &euid);
+	if (uid != 0 && (ruid != (long)uid || euid != (long)uid))
+		return "not the service's user";
+	if (ss->cgfd >= 0)
+		return cgroup_pid_in(&sup->cg, d->name, pid) ? NULL :
+		    "not in its cgroup";
 	if ((p = strstr(buf, "\nPPid:")) != NULL && strtol(p + 7, NULL, 10) ==
 	    main)
-		return true;
+		return NULL;
 	/* The first NSsid is in our PID namespace, as main is. */
-	return (p = strstr(buf, "\nNSsid:")) != NULL &&
-	    strtol(p + 8, NULL, 10) == main;
+	if ((p = strstr(buf, "\nNSsid:")) != NULL &&
+	    strtol(p + 8, NULL, 10) == main)
+		return NULL;
+	return "not in its session, nor a child of its main process";
+}
+
+/*
+ * May the service's MAINPID=pid be looked at now?  Not the PID refused
+ * last time again; at most SUP_MAINPID_RATE a second, and a warning at
+ * most once a second, with how many were let go meanwhile.
+ */
+#define SUP_MAINPID_RATE	10
+
+static bool
+sup_mainpid_allowed(struct sup_svc *ss, pid_t pid)
+{
+	int64_t	now = mono_ms();
+
+	if (pid == ss->mainpid_refused)
+		return false;
+	if (now - ss->mainpid_second >= 1000) {
+		ss->mainpid_second = now;
+		ss->mainpid_count = 0;
+	}
+	return ++ss->mainpid_count <= SUP_MAINPID_RATE;
+}
+
+/*
+ * Say why MAINPID=pid was refused: at most once a second.  Remember it
+ * (not looked at again) if it was for good: not for the service's state.
+ */
+static void
+sup_mainpid_refused(struct sup_svc *ss, pid_t pid, const char *why,
+    bool remember)
+{
+	int64_t	now = mono_ms();
+
+	if (remember)
+		ss->mainpid_refused = pid;
+	if (now - ss->mainpid_warned < 1000) {
+		ss->mainpid_quiet++;
+		return;
+	}
+	ss->mainpid_warned = now;
+	if (ss->mainpid_quiet)
+		log_warn("%s: MAINPID=%d ignored: %s (and %u more since the "
+		    "last word)", ss->svc.def->name, (int)pid, why,
+		    ss->mainpid_quiet);
+	else
+		log_warn("%s: MAINPID=%d ignored: %s", ss->svc.def->name,
+		    (int)pid, why);
+	ss->mainpid_quiet = 0;
+}
+
+/* The main process before the last MAINPID= has exited: forget it. */
+static void
+sup_on_prev_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)revents;
+	ev_io_stop(loop, w);
+	close(w->fd);
+	ev_io_set(w, -1, EV_READ);
 }
 
 /*
@@ -800,33 +890,37 @@ sup_belongs(struct sup_svc *ss, pid_t pid)
  * alive: alive, it held pid throughout, so what was checked was it.
  * From then on the service is that process, known by that pidfd alone:
  * its death ends the service, its signals go through it.  The process
- * it replaces is an orphan of ours, reaped by PID once it exits.
+ * it replaces, while it lives, is still the service's: stop signals go
+ * to it too (an orphan of ours, reaped by PID once it exits).
  */
 static void
 sup_mainpid(void *ctx, struct svc *s, pid_t pid)
 {
 	struct sup	*sup = ctx;
 	struct sup_svc	*ss = sup_svc_of(s);
+	const char	*why;
 	int		 fd;
 
-	if (pid == s->pid)
+	if (pid == s->pid || !sup_mainpid_allowed(ss, pid))
 		return;
+	/* It sent this: it has exec'd; the report may not be read yet. */
+	if (ss->spawn != NULL) {
+		sup_spawn_check(sup, ss->spawn, false);
+		sup_unhold(sup);
+	}
 	if ((s->state != SVC_STARTING && s->state != SVC_READY) ||
 	    ss->spawn != NULL) {
-		log_warn("%s: MAINPID=%d ignored: the service is %s",
-		    s->def->name, (int)pid, ss->spawn ? "not exec'd yet" :
-		    svc_state_name(s->state));
+		sup_mainpid_refused(ss, pid, ss->spawn ? "not exec'd yet" :
+		    svc_state_name(s->state), false);
 		return;
 	}
 	if ((fd = (int)sys_pidfd_open(pid, 0)) < 0) {
-		log_warn("%s: MAINPID=%d ignored: %s", s->def->name, (int)pid,
-		    strerror(errno));
+		sup_mainpid_refused(ss, pid, strerror(errno), true);
 		return;
 	}
-	if (!sup_belongs(ss, pid) || pidfd_signal(fd, 0) < 0) {
-		log_warn("%s: MAINPID=%d ignored: not in its cgroup, its "
-		    "session, or a child of its main process", s->def->name,
-		    (int)pid);
+	if ((why = sup_belongs(sup, ss, pid)) != NULL ||
+	    pidfd_signal(fd, 0) < 0) {
+		sup_mainpid_refused(ss, pid, why ? why : "gone", true);
 		close(fd);
 		return;
 	}
@@ -834,10 +928,16 @@ sup_mainpid(void *ctx, struct svc *s, pid_t pid)
 	    (int)s->pid, (int)pid);
 	pidmap_del(&sup->pids, &ss->pm);
 	ev_io_stop(sup->loop, &ss->death);
-	close(s->pidfd);
+	if (ev_is_active(&ss->prev)) {		/* one before: only one kept */
+		ev_io_stop(sup->loop, &ss->prev);
+		close(ss->prev.fd);
+	}
+	ev_io_set(&ss->prev, s->pidfd, EV_READ);
+	ev_io_start(sup->loop, &ss->prev);
 	s->pidfd = spawn_fd_keep(fd);
 	s->pid = pid;
 	ss->handed = true;
+	ss->mainpid_refused = 0;
 	if (ss->out)
 		ss->out->pid = pid;
 	ss->pm.kind = PM_MAIN;
@@ -850,8 +950,11 @@ sup_mainpid(void *ctx, struct svc *s, pid_t pid)
 /*
  * reload_exec: its words, "$MAINPID" and "${MAINPID}" in them replaced by
  * the main process's PID (as systemd's ExecReload= says kill -HUP
- * $MAINPID).  The PID cannot be reused while the command runs: the main
- * process is ours, unreaped, or we hold it by pidfd.
+ * $MAINPID).  The PID stays the main process's while it is our unreaped
+ * child; one named by MAINPID may be another's child, and a pidfd does
+ * not hold the number of a process we did not fork: the caller checks
+ * that it is alive just before the command starts, and a command that
+ * can should signal it some other way (its pidfile, its socket).
  */
 static char **
 sup_reload_argv(char *const *argv, pid_t pid)
@@ -990,6 +1093,10 @@ sup_svc_reload(struct sup *sup, struct svc *s, char *err, size_t n)
 			svc_reload_done(s, 0);	/* nothing tells us more */
 		return 0;
 	}
+	if (pidfd_signal(s->pidfd, 0) < 0) {
+		snprintf(err, n, "%s: its main process is gone", d->name);
+		return -ESRCH;
+	}
 	if ((rl = calloc(1, sizeof(*rl))) == NULL ||
 	    (rl->argv = sup_reload_argv(d->reload_exec, s->pid)) == NULL) {
 		free(rl);
@@ -1046,8 +1153,10 @@ sup_reap_orphans(struct sup *sup)
 			return;
 		}
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-		    si.si_pid == 0)
+		/* __WALL: children that never exec'd (exit_signal 0) too,
+		 * such as a notify drainer a binary before us started. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT |
+		    __WALL) < 0 || si.si_pid == 0)
 			break;
 		pid = si.si_pid;
 		if ((ss = sup_svc_by_pid(sup, pid)) != NULL) {
@@ -1071,7 +1180,8 @@ sup_reap_orphans(struct sup *sup)
 				break;
 			continue;
 		}
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) < 0)
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+		    __WALL) < 0)
 			break;
 		log_debug("reaped orphan %d", (int)pid);
 	}
@@ -1209,7 +1319,7 @@ sup_svc_env_make(struct sup *sup, struct sup_svc *ss)
 	const struct svc_def	*d = ss->svc.def;
 	const struct env_req	 r = {
 		.base = sup->base_env, .keys = d->env,
-		.notify = d->ready == READY_NOTIFY ? sup->notify_path : NULL,
+		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
 	};
 	const char		*path;
@@ -1256,10 +1366,19 @@ sup_svc_new(struct sup *sup, struct svc_def *d)
 		return NULL;
 	svc_init(&ss->svc, d, &sup->set);
 	ss->cgfd = -1;
+	notifysock_init(&ss->nsock, &sup->notify, &ss->svc);
+	if (d->ready == READY_NOTIFY &&
+	    (ss->notify_path = notifysock_path(&sup->notify, d->name)) == NULL &&
+	    sup->notify.path != NULL) {
+		free(ss);
+		return NULL;
+	}
 	ev_io_init(&ss->death, sup_on_death, -1, EV_READ);
+	ev_io_init(&ss->prev, sup_on_prev_death, -1, EV_READ);
 	ev_io_init(&ss->ready, sup_on_ready, -1, EV_READ);
 	ev_init(&ss->timer, sup_on_timer);
 	if (sup_svc_env(sup, ss) < 0) {
+		free(ss->notify_path);
 		free(ss);
 		return NULL;
 	}
@@ -1282,6 +1401,7 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		sup_reload_end(sup, ss, -ECANCELED);
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
+	sup_prev_forget(sup, ss);
 	sup_ready_close(sup, ss);
 	output_free(ss->out);
 	ss->out = NULL;
@@ -1290,6 +1410,8 @@ sup_svc_free(struct sup *sup, struct sup_svc *ss)
 		close(ss->svc.pidfd);
 	}
 	sup_svc_env_free(ss);
+	notifysock_close(&ss->nsock);
+	free(ss->notify_path);
 	svc_release(&ss->svc);
 	svc_def_free(ss->svc.def);
 	free(ss);
@@ -1464,13 +1586,13 @@ sup_paths(struct sup *sup, const char *sock)
 	buf_free(&whys);
 	if ((sup->ctl_path = strdup(sock)) == NULL)
 		return -ENOMEM;
-	if (sup->conf.sup.notify_socket) {
-		sup->notify_path = strdup(sup->conf.sup.notify_socket);
+	if (sup->conf.sup.notify_dir) {
+		sup->notify_path = strdup(sup->conf.sup.notify_dir);
 		return sup->notify_path ? 0 : -ENOMEM;
 	}
 	slash = strrchr(sock, '/');
 	n = slash ? (int)(slash - sock) : 1;
-	if (asprintf(&dir, "%.*s/notify.sock", n, slash ? sock : ".") < 0)
+	if (asprintf(&dir, "%.*s/notify", n, slash ? sock : ".") < 0)
 		return -ENOMEM;
 	sup->notify_path = dir;
 	return 0;
@@ -1552,7 +1674,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	int		rc;
 
 	memset(sup, 0, sizeof(*sup));
-	sup->sigfd = sup->ctl.fd = sup->notify.fd = sup->output.kmsgfd = -1;
+	sup->sigfd = sup->ctl.fd = sup->output.kmsgfd = -1;
 	sup->ctl.spare = -1;
 	sup->devnull = -1;
 	sup->confdir = confdir;
@@ -1724,10 +1846,10 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	    !sup->pid1)
 		return rc;
 	if (sup->notify_path != NULL &&
-	    (rc = notifysock_open(&sup->notify)) < 0) {
-		log_err("notify socket %s: %s", sup->notify_path,
-		    rc == -EADDRINUSE ? "another supervisor answers there" :
-		    rc == -EEXIST ? "a file that is not a socket is there; "
+	    (rc = notifydir_open(&sup->notify)) < 0) {
+		log_err("notify sockets %s: %s", sup->notify_path,
+		    rc == -EPERM ? "not ours alone (another user owns it or "
+		    "may write in it)" : rc == -ENOTDIR ? "not a directory; "
 		    "not replaced" : strerror(-rc));
 		if (!sup->pid1)
 			return rc;
@@ -1999,7 +2121,7 @@ sup_free(struct sup *sup)
 	free(sup->set.v);
 	free(sup->set.stack);
 	pidmap_free(&sup->pids);
-	notifysock_close(&sup->notify);
+	notifydir_close(&sup->notify);
 	if (sup->sigfd >= 0)
 		close(sup->sigfd);
 	if (sup->devnull >= 0)

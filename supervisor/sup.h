@@ -124,11 +124,19 @@ struct sup_svc {
 	struct pidmap_node pm;		/* in the PID map while it runs */
 	struct svc_out	 *out;		/* NULL until it first runs */
 	struct sup_spawn *spawn;	/* until its child has exec'd */
+	struct notifysock nsock;	/* a notify service's socket */
+	char		 *notify_path;	/* ... its path, NOTIFY_SOCKET */
 	int		  cgfd;		/* its cgroup; -1: none yet */
 	uint64_t	  oom_kills;	/* its cgroup's oom_kill, last seen */
 	uint64_t	  mem_need;	/* what it held when killed for memory */
 	bool		  removing;	/* gone from the configuration */
 	bool		  handed;	/* MAINPID: maybe not our child */
+	ev_io		  prev;		/* the main before MAINPID=, alive */
+	pid_t		  mainpid_refused; /* MAINPID= refused last */
+	int64_t		  mainpid_second; /* MAINPID= rate: this second's */
+	int64_t		  mainpid_warned; /* ... last warned at */
+	uint32_t	  mainpid_count;
+	uint32_t	  mainpid_quiet;	/* not warned of since */
 	uint8_t		  fate;		/* reload.c: what happens to it */
 };
 
@@ -144,10 +152,10 @@ struct sup {
 	struct svc_set	  set;
 	const char	 *confdir;
 	const char	 *sock;		/* -s, or NULL */
-	char		 *notify_path;
+	char		 *notify_path;	/* the directory of the sockets */
 	const char	 *base_path;	/* PATH of our own environment */
 	int		  sigfd;
-	struct notifysock notify;	/* sd_notify (notifysock.c) */
+	struct notifydir  notify;	/* sd_notify (notifysock.c) */
 	struct ctl	  ctl;		/* the control socket (ctl.c) */
 	char		 *ctl_path;
 	int		  devnull;	/* stdin of services */

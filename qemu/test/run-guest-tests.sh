@@ -478,13 +478,14 @@ t_reclaim_blocked() {
 	rm -rf $d
 }
 
-# A datagram to the notify socket carrying the last reference to a TCP
+# A datagram to a notify socket carrying the last reference to a TCP
 # socket that lingers 20 s with unsent data.  6.1 has no SO_PASSRIGHTS:
-# the fd reaches pidvisor, whose closer thread drops the linger and
-# closes it; PID 1 keeps answering meanwhile.
+# the datagram reaches the socket, and a drainer takes it off, drops the
+# linger and closes; PID 1 never holds the fd and keeps answering.
 t_notify_fds() {
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-	/test/svc-helper linger=/run/pidvisor/notify.sock:20 \
+	$CTL start rdy-notify --wait --timeout=10s || fail "rdy-notify not ready"
+	/test/svc-helper linger=/run/pidvisor/notify/rdy-notify.sock:20 \
 	    >/tmp/linger.out 2>&1 &
 	att=$!
 	until_ok 10 grep -q "sent\|refused" /tmp/linger.out ||
@@ -495,10 +496,53 @@ t_notify_fds() {
 	# The linger is 20 s; each status has 5 s (answers), so a close on
 	# the loop fails above; this bound only says so plainly.
 	[ $slowest -lt 10000 ] || fail "status took $slowest ms"
-	echo "#   a socket lingering 20 s passed to the notify socket:" \
+	echo "#   a socket lingering 20 s passed to a notify socket:" \
 	    "status took at most $slowest ms" >&3
 	kill $att
 	wait $att || :		# killed: 143
+	$CTL stop rdy-notify --wait --timeout=10s || fail "rdy-notify stays"
+}
+
+# A FUSE file whose FLUSH is never answered passed to a notify socket,
+# then as many fds as the sender can: its drainer stays stuck in the
+# close, PID 1 holds none of them, another service's watchdog pings are
+# all read (6.1: no SO_PASSRIGHTS), and re-exec works meanwhile.
+t_notify_drainer() {
+	mkdir -p /tmp/ff
+	/test/fuse-hang /tmp/ff flush >/tmp/ff.log 2>&1 &
+	fh=$!
+	# Even when a check fails: nothing held, nothing left running.
+	trap 'kill -TERM $fh 2>/dev/null; wait $fh;
+	    $CTL stop fd-sender --wait --timeout=20s >/dev/null 2>&1;
+	    $CTL stop wd-victim --wait --timeout=20s >/dev/null 2>&1' EXIT
+	until_ok 10 grep -q ready /tmp/ff.log || fail "no FUSE mount"
+	$CTL start wd-victim --wait --timeout=10s || fail "wd-victim not ready"
+	fds0=$(ls /proc/1/fd | wc -l)
+	$CTL start fd-sender --wait --timeout=10s || fail "fd-sender not ready"
+	until_ok 20 grep -q "flush held" /tmp/ff.log ||
+	    fail "no close reached the file system"
+	until_ok 20 sh -c "$CTL logs fd-sender | grep -q 'of 17000'" ||
+	    fail "fd-sender did not send: $($CTL logs fd-sender)"
+	n=$($CTL status wd-victim --json | sed -n 's/.*"status_text":"\([0-9]*\)".*/\1/p')
+	until_ok 20 sh -c "[ \$($CTL status wd-victim --json | sed -n \
+	    's/.*\"status_text\":\"\([0-9]*\)\".*/\1/p') -ge $((n + 10)) ]" ||
+	    fail "wd-victim's pings stopped: $($CTL status wd-victim)"
+	expect_eq "$(field wd-victim 5)" 0 "wd-victim's restarts"
+	# fd-sender's pidfd, pipes and socket; the drainer's pidfd and
+	# pipe: a handful more, not thousands.
+	fds=$(ls /proc/1/fd | wc -l)
+	[ "$fds" -lt $((fds0 + 16)) ] || fail "PID 1 holds $fds fds (was $fds0)"
+	rx=$($CTL reexec 2>&1) || fail "reexec: $rx"
+	echo "#   $($CTL logs fd-sender | grep -o 'sent .*' | tr '\n' ' ')" \
+	    "PID 1 holds $fds fds (was $fds0); $rx" >&3
+	trap - EXIT
+	kill -TERM $fh
+	wait $fh
+	$CTL stop fd-sender --wait --timeout=20s ||
+	    fail "fd-sender did not stop: $($CTL status fd-sender)"
+	$CTL stop wd-victim --wait --timeout=20s ||
+	    fail "wd-victim did not stop: $($CTL status wd-victim)"
+	[ "$(field wd-victim 5)" = 0 ] || fail "wd-victim restarted"
 }
 
 # A spawn's child shares PID 1's memory until exec.  Once it has a
@@ -657,6 +701,30 @@ if grep -q pidvisor.test=cad /proc/cmdline; then
 	exit 0
 fi
 
+# pidvisor.test=dstate: a service held in D state (its exec reads a FUSE
+# file whose server never answers), then poweroff.  shutdown_timeout
+# (3 s here) ends the wait: SIGKILL, and a second later pidvisor powers
+# off without it; the host checks the time from our mark in the kernel
+# log to the power-off.
+if grep -q pidvisor.test=dstate /proc/cmdline; then
+	$CTL wait web ready --timeout=30s >/dev/null
+	echo "shutdown_timeout = 3s" >>/etc/pidvisor/pidvisor.ini
+	$CTL reload >/dev/null
+	mkdir -p /tmp/fd
+	/test/fuse-hang /tmp/fd exec >/tmp/fd.log 2>&1 &
+	until_ok 10 grep -q ready /tmp/fd.log
+	$CTL start dstate
+	if until_ok 10 grep -q "read held" /tmp/fd.log; then
+		echo "ok 1 - guest dstate: a service in D state" >&3
+	else
+		echo "not ok 1 - guest dstate: no read held" >&3
+	fi
+	echo "# guest: 1 tests" >&3
+	echo "<6>guest: poweroff, dstate held" >/dev/kmsg
+	$CTL poweroff
+	exit 0
+fi
+
 # pidvisor.test=crash: PID 1, re-executed first (the crash handler is
 # crash_action's again once the state is taken, not the re-exec's),
 # crashes (a SIGSEGV, which takes the same handler as a fault) and
@@ -713,8 +781,8 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 
 for t in t_pid1 t_boot_task t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
-    t_pressure t_oom t_reclaim_blocked t_notify_fds t_spawn_user_trace \
-    t_reexec t_torture; do
+    t_pressure t_oom t_reclaim_blocked t_notify_fds t_notify_drainer \
+    t_spawn_user_trace t_reexec t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done
 

@@ -19,6 +19,10 @@
  *                            (status by default) and reads its reply;
  *                            print "ok K other M none L" (END code 0,
  *                            another code, no reply within MS)
+ *   ctlraw SOCKET later [WORD...]
+ *                            connect, print "connected", wait for a line
+ *                            on standard input, then send the request
+ *                            and print "CODE message" of the reply
  *   ctlraw SOCKET midreply   ask for status, read 16 bytes, close
  *   ctlraw SOCKET nul|utf8   a request with empty words (NULs in a
  *                            row), or a service name that is not UTF-8
@@ -217,6 +221,18 @@ main(int argc, char **argv)
 		(void)!recv(fd, b, sizeof(b), MSG_WAITALL);
 		close(fd);
 		return 0;
+	}
+	if (!strcmp(mode, "later")) {
+		char	req[512], line[64];
+		size_t	len = words(req, sizeof(req), argc, argv, 3);
+
+		printf("connected\n");
+		fflush(stdout);
+		if (fgets(line, sizeof(line), stdin) == NULL)
+			return 2;
+		frame(fd, VERSION, 1, (uint32_t)len, req, len);
+		shutdown(fd, SHUT_WR);
+		return reply(fd);
 	}
 	if (!strcmp(mode, "noread")) {
 		struct pollfd	p = { .fd = fd, .events = POLLRDHUP };

@@ -1,7 +1,7 @@
 /*
  * fuse-hang.c - a FUSE file system that never answers a read.
  *
- *   fuse-hang MOUNTPOINT [exec]
+ *   fuse-hang MOUNTPOINT [exec|flush]
  *
  * Mounts a file system with one file, MOUNTPOINT/file (1 MiB, read-only),
  * and serves it straight from /dev/fuse: lookups, attributes and opens
@@ -12,6 +12,9 @@
  * with EIO, unmounts and exits.  For the guest tests (a victim whose
  * mmap_lock is held, a spawn stuck on a hung mount).  With "exec" the
  * file is executable, so that an execve() of it waits on its first read.
+ * With "flush" reads are answered (zeros) and the FLUSH of every close
+ * is not ("flush held"): a close(2) of the file never returns, and no
+ * signal ends that wait (the notify drainer's test).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 #define HELD_MAX	64
 
 static unsigned	file_mode = 0444;
+static int	hold_flush;
 
 static int	fuse_fd = -1;
 static uint64_t	held[HELD_MAX];
@@ -125,7 +129,11 @@ serve(const char *req, size_t len)
 		break;
 	}
 	case FUSE_READ:
-		if (nheld < HELD_MAX) {
+		if (hold_flush) {
+			static const char	zeros[256];
+
+			reply(in->unique, 0, zeros, sizeof(zeros));
+		} else if (nheld < HELD_MAX) {
 			held[nheld++] = in->unique;
 			printf("read held\n");
 			fflush(stdout);
@@ -138,6 +146,14 @@ serve(const char *req, size_t len)
 	case FUSE_INTERRUPT:
 		break;			/* no answer expected (or given) */
 	case FUSE_FLUSH:
+		if (hold_flush && nheld < HELD_MAX) {
+			held[nheld++] = in->unique;
+			printf("flush held\n");
+			fflush(stdout);
+			break;
+		}
+		reply(in->unique, 0, NULL, 0);
+		break;
 	case FUSE_RELEASE:
 	case FUSE_RELEASEDIR:
 		reply(in->unique, 0, NULL, 0);
@@ -159,8 +175,10 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[2], "exec") == 0)
 		file_mode = 0555;
+	else if (argc == 3 && strcmp(argv[2], "flush") == 0)
+		hold_flush = 1;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: fuse-hang MOUNTPOINT [exec]\n");
+		fprintf(stderr, "usage: fuse-hang MOUNTPOINT [exec|flush]\n");
 		return 2;
 	}
 	sigemptyset(&set);

@@ -11,6 +11,11 @@
  *   notify-child=MSG   the same, from a child process (an impostor)
  *   daemonize=MSG      fork: the child goes on with the next actions; the
  *                      parent sends "MAINPID=<child>\nMSG" and exits 0
+ *   handoff=MSG        fork: the child goes on with the next actions; the
+ *                      parent sends "MAINPID=<child>\nMSG" and sleeps for
+ *                      ever (an old main process that stays; the kernel
+ *                      reaps its child)
+ *   setuid=UID         setresuid(UID, UID, UID) (after a setuid exec)
  *   double-fork=MSG    the classic daemon: a child that calls setsid() forks
  *                      the grandchild that goes on with the next actions,
  *                      and exits; the parent reaps it, sends
@@ -21,6 +26,12 @@
  *   ignore=SIG         ignore a signal
  *   on-term=FILE:TAG   on SIGTERM: stamp FILE with TAG, exit 0
  *   on-term-notify=MSG on SIGTERM: send MSG to $NOTIFY_SOCKET, go on
+ *   send-fds=FILE:N    open FILE and send it with N datagrams to
+ *                      $NOTIFY_SOCKET (non-blocking; stop at the first
+ *                      refused); print "sent K of N"
+ *   notify-every=MS:MSG
+ *                      for ever: send MSG to $NOTIFY_SOCKET every MS ms;
+ *                      each "%n" in MSG is a count, from 1
  *   listen=SOCK:FILE:UID
  *                      a stream socket bound at SOCK (as we are), then
  *                      listening with UID's credentials: print
@@ -359,6 +370,43 @@ waitexit(char *arg)
 	return 1;
 }
 
+/* send-fds=FILE:N: datagrams to our notify socket, each with FILE's fd. */
+static void
+send_fds(const char *file, int n)
+{
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	const char		*path = getenv("NOTIFY_SOCKET");
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(int))];
+	}			 cbuf;
+	struct iovec		 iov = { "STATUS=fds", 10 };
+	struct msghdr		 mh = {
+		.msg_name = &un, .msg_namelen = sizeof(un),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+	};
+	struct cmsghdr		*c = CMSG_FIRSTHDR(&mh);
+	int			 fd, d, i;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path ? path : "");
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (d = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0)) < 0) {
+		perror("svc-helper: send-fds");
+		exit(2);
+	}
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	for (i = 0; i < n && sendmsg(d, &mh, 0) >= 0; i++)
+		;
+	printf("sent %d of %d\n", i, n);
+	fflush(stdout);
+	close(d);
+	/* fd stays open: its close may never end (a FUSE file). */
+}
+
 /* listen=SOCK:FILE:UID: a control socket that answers nothing. */
 static int
 listen_as(char *path, const char *file, const char *uid)
@@ -490,6 +538,24 @@ main(int argc, char **argv)
 				notify(msg);
 				_exit(0);
 			}
+		} else if (!strcmp(a, "handoff")) {
+			char	msg[1024];
+			pid_t	pid = fork();
+
+			if (pid > 0) {
+				/* Its child is reaped by the kernel. */
+				signal(SIGCHLD, SIG_IGN);
+				snprintf(msg, sizeof(msg), "MAINPID=%d\\n%s",
+				    (int)pid, v);
+				notify(msg);
+				for (;;)
+					pause();
+			}
+		} else if (!strcmp(a, "setuid")) {
+			if (setresuid(atoi(v), atoi(v), atoi(v)) < 0) {
+				perror("svc-helper: setuid");
+				exit(2);
+			}
 		} else if (!strcmp(a, "double-fork")) {
 			char	msg[1024];
 			int	p[2];
@@ -601,6 +667,34 @@ main(int argc, char **argv)
 			    1 /* KCMP_VM */, 0, 0);
 
 			return r == 0 ? 0 : r > 0 ? 1 : 2;
+		} else if (!strcmp(a, "send-fds")) {
+			char	*n = split(v);
+
+			send_fds(v, atoi(n));
+		} else if (!strcmp(a, "notify-every")) {
+			char		*msg = split(v);
+			struct timespec	 ts = { atoi(v) / 1000,
+					    atoi(v) % 1000 * 1000000L };
+
+			char		 out[512], *o;
+			const char	*m;
+			long		 k;
+
+			for (k = 1;; k++) {
+				/* Every %n: the count. */
+				for (m = msg, o = out; *m && o < out +
+				    sizeof(out) - 24; m++) {
+					if (m[0] == '%' && m[1] == 'n') {
+						o += sprintf(o, "%ld", k);
+						m++;
+					} else {
+						*o++ = *m;
+					}
+				}
+				*o = '\0';
+				notify(out);
+				nanosleep(&ts, NULL);
+			}
 		} else if (!strcmp(a, "listen")) {
 			char	*uid = split(v), *file = split(v);
 

@@ -89,8 +89,8 @@ t_notify_impostors() {
 	ctl start a --wait --timeout=10s >"$T/out" 2>&1 &
 	local waiter=$!
 	ctl wait a starting --timeout=5s || fail "a never started"
-	NOTIFY_SOCKET=$T/notify.sock "$H" notify=READY=1
-	ns env NOTIFY_SOCKET="$T/notify.sock" "$H" notify=READY=1
+	NOTIFY_SOCKET=$T/notify/a.sock "$H" notify=READY=1
+	ns env NOTIFY_SOCKET="$T/notify/a.sock" "$H" notify=READY=1
 	wait $waiter
 	expect_eq "$?" 1 "start --wait"
 	expect_match "$(cat "$T/out")" "ready timeout"

@@ -437,7 +437,7 @@ t_reload_settings() {
 	# The [supervisor] keys of the table, and a value each.
 	sup_ini <<-EOF
 	control_socket = $T/other.sock
-	notify_socket = $T/other-notify.sock
+	notify_dir = $T/other-notify
 	control_mode = 0660
 	max_clients = 8
 	client_timeout = 3s

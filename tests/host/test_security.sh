@@ -77,13 +77,18 @@ t_sec_second_instance() {
 	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/precious.txt"
 	expect_match "$OUT" "not a socket; not replaced"
 	expect_eq "$(cat "$T/precious.txt")" precious "the file"
-	# The notify socket path taken by a file: refused the same way.
+	# The notify sockets' directory taken by a file: refused the same
+	# way; and one another user may write in, too.
 	mkdir "$T/other"
-	echo keep >"$T/other/notify.sock"
+	echo keep >"$T/other/notify"
 	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/other/ctl.sock"
-	expect_match "$OUT" "notify.sock: a file that is not a socket"
-	expect_eq "$(cat "$T/other/notify.sock")" keep "the notify path's file"
+	expect_match "$OUT" "notify: not a directory; not replaced"
+	expect_eq "$(cat "$T/other/notify")" keep "the notify path's file"
 	[ ! -e "$T/other/ctl.sock" ] || fail "the refused one left its socket"
+	rm "$T/other/notify"
+	mkdir -m 0777 "$T/other/notify"
+	expect_rc 2 ns "$PV" -c "$T/conf" -s "$T/other/ctl.sock"
+	expect_match "$OUT" "notify: not ours alone"
 	expect_rc 0 ctl restart n --wait --timeout=5s
 	pv_down
 }
@@ -171,6 +176,23 @@ t_sec_escape_output() {
 	expect_match "$(ctl show con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
 	expect_match "$(ctl cat con | grep '^env')" 'T=a\\x1b\]0;x\\x07b'
 	grep -q $'\033' <<<"$(ctl cat con)" && fail "cat let ESC through"
+	# status: STATUS= and the reason, C0, DEL and C1 (as UTF-8) alike.
+	printf '[service]\nexec = %s notify=READY=1 notify=STATUS=a\033[2J\177\302\2332J\302\2350;x\007b sleep=forever\nready = notify\n' \
+	    "$H" >"$T/conf/services/st.ini"
+	printf '[service]\nexec = /bin/true\nenv_file = %s/e\302\2330;x\nrestart = never\n' \
+	    "$T" >"$T/conf/services/rs.ini"
+	expect_rc 0 ctl reload
+	expect_rc 0 ctl wait st ready --timeout=5s
+	expect_rc 0 ctl wait rs failed --timeout=5s
+	local out
+	out=$(ctl status st rs 2>&1)
+	echo "# $out" >&2
+	LC_ALL=C grep -q $'\033\|\177\|\302\233\|\302\235\|\007' <<<"$out" &&
+	    fail "status let a control through: $(od -c <<<"$out")"
+	expect_match "$out" 'a\\x1b\[2J\\x7f\\xc2\\x9b2J\\xc2\\x9d0;x\\x07b' "st"
+	expect_match "$out" 'rs .*env_file: .*/e\\xc2\\x9b0;x: No such file' "rs"
+	LC_ALL=C grep -q $'\302\233' <<<"$(ctl status st --json)" &&
+	    fail "JSON let a C1 control through"
 	pv_down
 }
 
@@ -205,33 +227,50 @@ t_sec_client_flood() {
 	pv_down
 }
 
-# Anyone may send to the notify socket; a datagram carrying the last
-# reference to a TCP socket that lingers with unsent data must not make
-# PID 1 wait out the linger (the close is never on the loop: the kernel
-# refuses the fd with SO_PASSRIGHTS, or the closer thread takes it).
+# A service's user may send to its notify socket; a datagram carrying
+# the last reference to a TCP socket that lingers with unsent data must
+# not make PID 1 wait out the linger: the kernel refuses the fd
+# (SO_PASSRIGHTS), or, on a kernel without (PIDVISOR_NO_PASSRIGHTS=1
+# makes this one so), a drainer takes it off the socket and drops its
+# linger.  Another user cannot reach the socket at all.
 t_sec_notify_fds() {
-	pv_dir
-	chmod 0755 "$T"
-	svc a <<-EOF
-	exec = $H sleep=forever
-	EOF
-	pv_up
-	expect_rc 0 ctl wait a ready --timeout=5s
-	$NOBODY "$H" linger="$T/notify.sock:30" >"$T/linger.out" 2>&1 &
-	local attacker=$! t0 ms
-	wait_until 10000 grep -q "sent\|refused" "$T/linger.out" ||
-	    fail "the attack did not run: $(cat "$T/linger.out")"
-	t0=${EPOCHREALTIME/./}
-	expect_rc 0 timeout 10 "$CTL" -s "$T/ctl.sock" status a
-	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
-	echo "# $(cat "$T/linger.out"); status took $ms ms" >&2
-	# The linger is 30 s: a close on the loop would hold status that
-	# long; anything well under it is the loop free, loaded or not.
-	[ "$ms" -lt 15000 ] || fail "status took $ms ms"
-	expect_rc 0 ctl restart a --wait --timeout=5s
-	kill "$attacker"
-	wait "$attacker" 2>/dev/null
-	pv_down
+	local mode attacker t0 ms
+	for mode in rights peek; do
+		pv_dir
+		chmod 0755 "$T"
+		svc a <<-EOF
+		exec = $H notify=READY=1 sleep=forever
+		ready = notify
+		user = nobody
+		EOF
+		if [ $mode = peek ]; then
+			PIDVISOR_NO_PASSRIGHTS=1 pv_up
+		else
+			pv_up
+		fi
+		expect_rc 0 ctl wait a ready --timeout=5s
+		expect_eq "$(stat -c '%U %a' "$T/notify/a.sock")" "nobody 600" \
+		    "a's socket"
+		expect_rc 0 setpriv --reuid=4242 --regid=4242 --clear-groups \
+		    "$H" linger="$T/notify/a.sock:0"
+		expect_match "$OUT" "refused: Permission denied" "another user"
+		$NOBODY "$H" linger="$T/notify/a.sock:30" >"$T/linger.out" 2>&1 &
+		attacker=$!
+		wait_until 10000 grep -q "sent\|refused" "$T/linger.out" ||
+		    fail "the attack did not run: $(cat "$T/linger.out")"
+		t0=${EPOCHREALTIME/./}
+		expect_rc 0 timeout 10 "$CTL" -s "$T/ctl.sock" status a
+		ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+		echo "# $mode: $(cat "$T/linger.out"); status took $ms ms" >&2
+		# The linger is 30 s: a close on the loop would hold status
+		# that long; anything well under it is the loop free, loaded
+		# or not.
+		[ "$ms" -lt 15000 ] || fail "status took $ms ms"
+		expect_rc 0 ctl restart a --wait --timeout=5s
+		kill "$attacker"
+		wait "$attacker" 2>/dev/null
+		pv_down
+	done
 }
 
 # A kill_mode this system cannot give degrades, and says so: at start
@@ -593,4 +632,210 @@ mode 0777"
 	expect_match "$OUT" "answered by uid 65534, neither root, you, nor \
 uid 0: nothing sent"
 	[ ! -s "$T/got" ] || fail "a request reached the impostor: $(cat "$T/got")"
+}
+
+# Fds passed to a notify socket on a kernel without SO_PASSRIGHTS
+# (PIDVISOR_NO_PASSRIGHTS=1 makes this kernel one): a FUSE file whose
+# FLUSH is never answered, then thousands more.  PID 1 never holds them:
+# a drainer of that service's socket takes them, and stays stuck in the
+# close; the other services' sockets are read as ever (a watchdog = 2s
+# service keeps its pings), PID 1's fds stay few, and re-exec works.
+t_sec_notify_drainer() {
+	pv_dir
+	chmod 0755 "$T"
+	mkdir "$T/fh"
+	svc victim <<-EOF
+	exec = $H notify=READY=1 notify-every=200:WATCHDOG=1\\\\nSTATUS=%n
+	ready = notify
+	watchdog = 2s
+	user = nobody
+	EOF
+	svc evil <<-EOF
+	exec = $H notify=READY=1 send-fds=$T/fh/file:1 send-fds=/dev/null:17000 sleep=forever
+	ready = notify
+	user = nobody
+	enabled = no
+	EOF
+	PIDVISOR_NO_PASSRIGHTS=1 pv_up
+	grep -q "no SO_PASSRIGHTS" "$T/log" || fail "not the peek path"
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" flush \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$! n fds fds0
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	expect_rc 0 ctl wait victim ready --timeout=10s
+	fds0=$(ls /proc/"$PV_PID"/fd | wc -l)
+	expect_rc 0 ctl start evil --wait --timeout=10s
+	wait_until 10000 grep -q "flush held" "$T/fh.log" ||
+	    fail "no close reached the file system: $(cat "$T/log")"
+	wait_until 10000 eval '[[ "$(ctl logs evil)" == *"sent "*" of 17000"* ]]' ||
+	    fail "evil did not send: $(ctl logs evil)"
+	echo "# evil: $(ctl logs evil | grep sent)" >&2
+	# Ten more pings (2 s) of the victim, read while the drainer is stuck.
+	n=$(field victim status_text)
+	wait_until 10000 eval '[ "$(field victim status_text)" -ge $((n + 10)) ]' ||
+	    fail "victim's pings stopped at $(field victim status_text)"
+	expect_eq "$(field victim restarts)" 0 "victim's restarts"
+	fds=$(ls /proc/"$PV_PID"/fd | wc -l)
+	echo "# pidvisor holds $fds fds (was $fds0)" >&2
+	[ "$fds" -lt $((fds0 + 16)) ] || fail "pidvisor holds $fds fds"
+	local i
+	for i in 1 2 3; do
+		expect_rc 0 ctl reexec
+		expect_match "$OUT" "took over 2 services"
+	done
+	n=$(field victim status_text)
+	wait_until 10000 eval '[ "$(field victim status_text)" -ge $((n + 15)) ]' ||
+	    fail "victim's pings stopped after the re-exec"
+	expect_eq "$(field victim restarts)" 0 "victim's restarts"
+	grep -q "evil: a notify datagram with file descriptors: a drainer" \
+	    "$T/log" || fail "no drainer: $(cat "$T/log")"
+	kill -TERM "$fh"
+	wait "$fh" 2>/dev/null
+	pv_down
+}
+
+# Instance names: %i goes into command lines and paths, so an instance
+# is not an option (ls@-la), a path component (ls@.., ls@a/b) or a
+# control byte; from a command and in `instances` alike.
+t_sec_instance_names() {
+	pv_dir
+	svc 'ls@' <<-EOF
+	exec = /bin/ls %i
+	restart = never
+	EOF
+	pv_up
+	local bad
+	for bad in 'ls@-la' 'ls@..' 'ls@.hidden' 'ls@a/b' 'ls@-'; do
+		expect_rc 1 ctl start "$bad"
+		expect_match "$OUT" "not a valid instance name" "ctl start $bad"
+	done
+	expect_rc 2 ctl start $'ls@a\033]0;x'
+	expect_match "$OUT" "not printable" "a control byte"
+	[ -z "$(ctl status 2>/dev/null | grep '^ls@')" ] ||
+	    fail "an instance was made: $(ctl status)"
+	expect_rc 0 ctl start ls@tmp --wait --timeout=5s
+	printf 'instances = -la\n' >>"$T/conf/services/ls@.ini"
+	expect_rc 1 ctl reload
+	expect_match "$OUT" "ls@.ini:4: instances: '-la' is not a valid instance"
+	pv_down
+}
+
+# MAINPID= from a service that floods it: the PID refused last is not
+# looked at again, at most ten a second are, and a warning is said at
+# most once a second (with how many were let go).
+t_sec_mainpid_flood() {
+	pv_dir
+	chmod 0755 "$T"
+	svc same <<-EOF
+	exec = $H notify=READY=1 notify-every=1:MAINPID=1\\\\nSTATUS=%n
+	ready = notify
+	user = nobody
+	EOF
+	svc many <<-EOF
+	exec = $H notify=READY=1 notify-every=1:MAINPID=%n\\\\nSTATUS=%n
+	ready = notify
+	user = nobody
+	EOF
+	pv_up
+	expect_rc 0 ctl wait same ready --timeout=5s
+	expect_rc 0 ctl wait many ready --timeout=5s
+	local t0 s
+	t0=${EPOCHREALTIME/./}
+	# Three thousand messages each (about 3 s).
+	flooded() {
+		local a b
+		a=$(field same status_text)
+		b=$(field many status_text)
+		[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] &&
+		    [ "$a" -ge 3000 ] && [ "$b" -ge 3000 ]
+	}
+	wait_until 60000 flooded ||
+	    fail "the floods did not arrive: $(ctl status)"
+	s=$(((${EPOCHREALTIME/./} - t0) / 1000000 + 2))
+	local a b
+	a=$(grep -c "same: MAINPID=1 ignored" "$T/log")
+	b=$(grep -c "many: MAINPID=[0-9]* ignored" "$T/log")
+	echo "# $a and $b warnings for 3,000 messages each in about $s s" >&2
+	[ "$a" -le 2 ] || fail "$a warnings for the same PID"
+	[ "$b" -le "$s" ] || fail "$b warnings in $s s"
+	expect_eq "$(field same restarts)" 0 "same's restarts"
+	pv_down
+}
+
+# MAINPID= may not name a process of another user (here a child that a
+# setuid binary made root): stop would send it a signal that the
+# service itself could not.  The main process it replaces, while it
+# lives, is still the service's: a stop ends it too.
+t_sec_mainpid_other_user() {
+	pv_dir
+	chmod 0755 "$T"
+	install -m 4755 -o root "$H" "$T/suid-helper"
+	svc root <<-EOF
+	exec = $T/suid-helper setuid=0 notify=READY=1 handoff=X=1 sleep=forever
+	ready = notify
+	user = nobody
+	ready_timeout = 5s
+	EOF
+	svc kept <<-EOF
+	exec = $H notify=READY=1 handoff=X=1 sleep=forever
+	ready = notify
+	user = nobody
+	EOF
+	pv_up
+	expect_rc 0 ctl wait root ready --timeout=10s
+	expect_rc 0 ctl wait kept ready --timeout=10s
+	wait_until 5000 grep -q "root: MAINPID=[0-9]* ignored: not the service's user" \
+	    "$T/log" || fail "root's child was taken: $(cat "$T/log")"
+	grep -q "root: main process" "$T/log" && fail "root's child was taken"
+	# kept: the handoff is taken; its old main stays, then goes with it.
+	wait_until 5000 grep -q "kept: main process [0-9]* -> [0-9]* (MAINPID)" \
+	    "$T/log" || fail "kept's handoff: $(cat "$T/log")"
+	local old new
+	old=$(sed -n 's/.*kept: main process \([0-9]*\) -> .*/\1/p' "$T/log")
+	new=$(field kept pid)
+	old=$(ns sh -c "cat /proc/$old/status" | awk '/^NSpid/ { print $2 }')
+	[ -n "$old" ] || fail "kept's old main is gone already"
+	expect_rc 0 ctl stop kept --wait --timeout=10s
+	ns test -d "/proc/$new" && fail "kept's main outlived the stop"
+	wait_until 5000 eval '! ns test -d "/proc/'"$old"'"' ||
+	    fail "kept's old main outlived the stop"
+	pv_down
+}
+
+# A main process named by MAINPID is not our child: once it is gone and
+# reaped by its parent, its PID may be another's before our loop hears
+# of the death.  Here pidvisor is stopped meanwhile, the PID is taken
+# by a decoy, and a `reload` waits in the queue (read before the death,
+# as libev takes the last ready first): reload_exec's $MAINPID must not
+# be the decoy's.  The pidfd is checked alive right before the command.
+t_sec_mainpid_reused() {
+	pv_dir
+	svc kept <<-EOF
+	exec = $H notify=READY=1 handoff=X=1 sleep=forever
+	ready = notify
+	reload_exec = /bin/kill -HUP \$MAINPID
+	EOF
+	pv_up
+	expect_rc 0 ctl wait kept ready --timeout=10s
+	wait_until 5000 grep -q "kept: main process [0-9]* -> [0-9]* (MAINPID)" \
+	    "$T/log" || fail "no handoff: $(cat "$T/log")"
+	local main line
+	main=$(field kept pid)
+	coproc LATER { "$CTLRAW" "$T/ctl.sock" later reload kept; }
+	read -r -t 10 line <&"${LATER[0]}" || fail "ctlraw did not connect"
+	kill -STOP "$PV_PID"
+	ns kill -KILL "$main"
+	wait_until 5000 eval '! ns test -d /proc/'"$main" ||
+	    fail "the main process stays"
+	coproc GRAB { ns "$PIDGRAB" "$main"; }
+	read -r -t 10 line <&"${GRAB[0]}" || fail "pidgrab said nothing"
+	expect_eq "$line" "grabbed $main" "pidgrab"
+	echo go >&"${LATER[1]}"
+	kill -CONT "$PV_PID"
+	read -r -t 20 line <&"${LATER[0]}" || fail "no answer to reload"
+	echo "# reload: $line" >&2
+	exec {GRAB[1]}>&-
+	read -r -t 10 line <&"${GRAB[0]}" || fail "pidgrab said nothing more"
+	expect_eq "$line" alive "the decoy that took the PID"
+	pv_down
 }

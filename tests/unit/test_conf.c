@@ -433,7 +433,8 @@ static const struct {
 	{ SEC_SERVICE, "kill_priority", "never" },
 	{ SEC_SERVICE, "oom_score_adj", "-5" },
 	{ SEC_SUPERVISOR, "control_socket", "/run/x/c.sock" },
-	{ SEC_SUPERVISOR, "notify_socket", "/run/x/n.sock" },
+	{ SEC_SUPERVISOR, "notify_dir", "/run/x/notify" },
+	{ SEC_SUPERVISOR, "shutdown_timeout", "45s" },
 	{ SEC_SUPERVISOR, "control_mode", "0660" },
 	{ SEC_SUPERVISOR, "max_clients", "8" },
 	{ SEC_SUPERVISOR, "client_timeout", "3s" },
@@ -897,11 +898,11 @@ test_sup_conf(void **state)
 	(void)state;
 	conf_init(&c);
 	assert_int_equal(conf_parse_sup(&c, "pidvisor.ini", "[supervisor]\n"
-	    "control_socket = /run/x.sock\nnotify_socket = /run/n.sock\n"
+	    "control_socket = /run/x.sock\nnotify_dir = /run/n\n"
 	    "control_mode = 0660\nmax_clients = 8\nclient_timeout = 2s\n"
 	    "log_level = debug\n"), 0);
 	assert_string_equal(c.sup.control_socket, "/run/x.sock");
-	assert_string_equal(c.sup.notify_socket, "/run/n.sock");
+	assert_string_equal(c.sup.notify_dir, "/run/n");
 	assert_int_equal(c.sup.control_mode, 0660);
 	assert_int_equal(c.sup.max_clients, 8);
 	assert_int_equal(c.sup.client_timeout, 2000);
