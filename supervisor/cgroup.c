@@ -177,7 +177,7 @@ cgroup_signal(int dirfd, int sig)
 	ssize_t	 n, m, i;
 	int	 sent = 0;
 
-	if ((n = cg_procs(dirfd, &first)) <= 0)
+	if ((n = cg_procs(dirfd, &first)) <= 0 || first == NULL)
 		return (int)n;
 	if ((pfd = calloc((size_t)n, sizeof(*pfd))) == NULL) {
 		free(first);
@@ -190,7 +190,8 @@ cgroup_signal(int dirfd, int sig)
 	for (i = 0; i < n; i++) {
 		if (pfd[i] < 0)
 			continue;
-		if (m > 0 && bsearch(&first[i], again, (size_t)m,
+		if (m > 0 && again != NULL && bsearch(&first[i], again,
+		    (size_t)m,
 		    sizeof(*again), pid_cmp) != NULL &&
 		    pidfd_signal(pfd[i], 0) == 0 &&
 		    pidfd_signal(pfd[i], sig) == 0)

@@ -204,7 +204,9 @@ env_file_parse(char *out, const char *text, size_t len, size_t *nvars,
 
 	*nvars = 0;
 	for (i = 0; i <= len; i++) {
-		c = i < len ? text[i] : '\n';	/* the last line may not end */
+		/* The last line may not end.  (text was read by a raw read(2),
+		 * which the analyzer does not see fill it.) */
+		c = i < len ? text[i] : '\n';	/* NOLINT(clang-analyzer-core.uninitialized.Assign) */
 		col++;
 		if (i < len && c == '\0')
 			return env_bad(f, ENV_NUL, line, col);
@@ -352,7 +354,7 @@ env_file_open(const char *path, uid_t owner, struct env_fail *f)
 {
 	char		 cur[4096], link[4096], name[256];
 	const char	*p, *q;
-	struct stat	 st;
+	struct stat	 st = { 0 };
 	size_t		 len, rest;
 	long		 dfd, fd, n;
 	int		 links = 0;

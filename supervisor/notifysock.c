@@ -141,8 +141,10 @@ notifysock_drop(struct msghdr *mh)
 	size_t		 i, n;
 	int		 fd, type;
 
+	/* (Filled by a raw recvmsg(2), which the analyzer does not see.) */
 	for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		if (c->cmsg_level != SOL_SOCKET ||	/* NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult) */
+		    c->cmsg_type != SCM_RIGHTS)
 			continue;
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (i = 0; i < n; i++) {
@@ -317,6 +319,16 @@ notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
 	return 0;
 }
 
+/* Take the datagram at the head of the queue off it, unread. */
+static void
+notifysock_drop_head(int fd)
+{
+	char	c;
+
+	while (recv(fd, &c, 1, MSG_DONTWAIT | MSG_TRUNC) < 0 && errno == EINTR)
+		;
+}
+
 /* Stop reading ns until its drainer says so, or is gone. */
 static void
 notifysock_wait(struct notifysock *ns)
@@ -356,9 +368,7 @@ notifysock_read(struct notifysock *ns)
 			return;
 		if (d->peek && !(mh.msg_flags & MSG_CTRUNC)) {
 			/* Nothing in it can hold us: off the queue. */
-			while (recv(ns->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) <
-			    0 && errno == EINTR)
-				;
+			notifysock_drop_head(ns->fd);
 		} else if (d->peek) {
 			/* Fds came with it: a drainer takes it off. */
 			if (ns->drain != NULL) {
@@ -454,11 +464,12 @@ notifydir_open(struct notifydir *d)
 void
 notifydir_close(struct notifydir *d)
 {
-	struct notify_drain	*dr;
+	struct notify_drain	*dr, *next;
 
 	if (!d->open)
 		return;
-	while ((dr = LIST_FIRST(&d->drains)) != NULL) {
+	for (dr = LIST_FIRST(&d->drains); dr != NULL; dr = next) {
+		next = LIST_NEXT(dr, entry);
 		ev_io_stop(d->loop, &dr->ack);
 		ev_io_stop(d->loop, &dr->death);
 		close(dr->ack.fd);
@@ -466,9 +477,9 @@ notifydir_close(struct notifydir *d)
 		spawn_release(&dr->proc);
 		if (dr->ns != NULL)
 			dr->ns->drain = NULL;
-		LIST_REMOVE(dr, entry);
 		free(dr);
 	}
+	LIST_INIT(&d->drains);
 	d->open = false;
 }
 
@@ -603,7 +614,7 @@ notifysock_close(struct notifysock *ns)
 				break;
 			if ((fds = mh.msg_flags & MSG_CTRUNC))
 				break;
-			recv(ns->fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC);
+			notifysock_drop_head(ns->fd);
 		}
 	}
 	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, true)) < 0)

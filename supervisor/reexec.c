@@ -46,6 +46,7 @@
 #include "sup.h"
 #include "sys.h"
 
+#define RX_SEALS	(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 #define RX_CHECK_TIMEOUT	10.	/* s: the check child */
 #define RX_QUIESCE_TIMEOUT	15.	/* s: longer than a spawn may take */
 #define RX_END			0x21444e45U	/* "END!" */
@@ -803,8 +804,7 @@ reexec_memfd(const struct st_w *w)
 		off += (size_t)n;
 	}
 	/* Read-only from now on: a fallback reads what we wrote. */
-	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_SEAL);
+	fcntl(fd, F_ADD_SEALS, RX_SEALS);
 	return fd;
 }
 
@@ -964,6 +964,7 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
 	const void	*magic;
 	uint32_t	 n, version;
 	uint64_t	 len;
+	int		 seals;
 
 	memset(rs, 0, sizeof(*rs));
 	rx_argv0 = argv0;
@@ -976,6 +977,13 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
 	if (fstat(fd, &st) < 0 || st.st_size < 24) {
 		st_fail(&rs->r, "state fd %d: %s", fd, errno ? strerror(errno) :
 		    "too short");
+		return -EINVAL;
+	}
+	/* A sealed memfd, as reexec_memfd() made it: nobody can change
+	 * it under us while we read (a file could be). */
+	if ((seals = fcntl(fd, F_GET_SEALS)) < 0 || (seals & RX_SEALS) !=
+	    RX_SEALS) {
+		st_fail(&rs->r, "state fd %d: not a sealed memfd", fd);
 		return -EINVAL;
 	}
 	rs->len = (size_t)st.st_size;

@@ -83,6 +83,7 @@
 
 #define SPAWN_STACK	(64 * 1024)
 #define SPAWN_MAP	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK)
+#define SPAWN_ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
 #define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
 
 /*
@@ -245,8 +246,7 @@ spawn_env_map(struct spawn_proc *p, const struct spawn_req *req)
 	len = ptrs + ENV_LOAD_BUF(nfiles);
 	len = (len + 4095) & ~(size_t)4095;
 	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-	    MAP_ANONYMOUS, -1, 0);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, SPAWN_ANON, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	p->env_map = m;

@@ -801,12 +801,11 @@ sup_belongs(struct sup *sup, struct sup_svc *ss, pid_t pid)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char			 path[64], buf[2048], *p;
-	ssize_t			 n;
 	long			 main = ss->svc.pid, ruid = -1, euid = -1;
 	uid_t			 uid = d->set_uid ? d->uid : geteuid();
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((n = read_small(AT_FDCWD, path, buf, sizeof(buf))) <= 0)
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return "gone";
 	if ((p = strstr(buf, "\nUid:")) != NULL)
 		sscanf(p + 5, "%ld %ld", &ruid, &euid);
@@ -1555,7 +1554,7 @@ sup_paths(struct sup *sup, const char *sock)
 	char		*dir, buf[CTL_SOCKET_PATH_MAX], why[256];
 	struct buf	 whys = { 0 };
 	uid_t		 owner;
-	int		 n, i, rc;
+	int		 n, i;
 
 	if (sock == NULL && env != NULL && *env)
 		sock = env;
@@ -1569,7 +1568,7 @@ sup_paths(struct sup *sup, const char *sock)
 			buf_free(&whys);
 			return -EPERM;
 		}
-		if ((rc = ctl_socket_dir(sock, why, sizeof(why))) < 0) {
+		if (ctl_socket_dir(sock, why, sizeof(why)) < 0) {
 			log_debug("control socket %s: %s", sock, why);
 			buf_printf(&whys, " %s: %s;", sock, why);
 			first = first ? first : CTL_SOCKET_DEFAULT;

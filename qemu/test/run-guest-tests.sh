@@ -41,6 +41,9 @@ t_pid1() {
 		grep -q " $m " /proc/mounts || fail "$m is not mounted"
 	done
 	$CTL status | grep -q "^runner  *ready" || fail "runner not listed"
+	$CTL wait sysctl done --timeout=10s || fail "the sysctl task"
+	expect_eq "$(cat /proc/sys/fs/protected_symlinks)" 1 \
+	    "fs.protected_symlinks"
 }
 
 # Each kind of readiness, under the real init.

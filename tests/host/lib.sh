@@ -21,6 +21,13 @@ fi
 T=
 UNSHARE_PID=
 PV_PID=
+BG_PIDS=
+
+# bg PID: a process the test started in the background, killed when the
+# test ends, passed or failed.
+bg() {
+	BG_PIDS="$BG_PIDS $1"
+}
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -45,7 +52,14 @@ pv_dir() {
 }
 
 pv_cleanup() {
-	local rc=$?
+	local rc=$? p
+	# What the test started outside the namespace (a FUSE server, an
+	# attacker): it goes first, so that nothing stays held by it.
+	for p in $BG_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	BG_PIDS=
 	if [ -n "$UNSHARE_PID" ] && kill -0 "$UNSHARE_PID" 2>/dev/null; then
 		kill -KILL "$UNSHARE_PID" 2>/dev/null
 		wait "$UNSHARE_PID" 2>/dev/null

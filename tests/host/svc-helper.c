@@ -676,7 +676,7 @@ main(int argc, char **argv)
 			struct timespec	 ts = { atoi(v) / 1000,
 					    atoi(v) % 1000 * 1000000L };
 
-			char		 out[512], *o;
+			char		 out[512] = "", *o;
 			const char	*m;
 			long		 k;
 

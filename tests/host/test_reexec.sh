@@ -220,6 +220,11 @@ t_reexec_refused() {
 	expect_match "$OUT" "could not take over \(crashed: signal 11\); pidvisor .* runs on, every service kept"
 	expect_eq "$(ctl status --json | jq -c '[.[] | [.name, .pid,
 	    .restarts]]')" "$before" "services after the refusals"
+	# A state that is not a sealed memfd (a file, which could change
+	# while it is read) is not taken.
+	head -c 4096 /dev/zero >"$T/state"
+	expect_rc 1 timeout 10 "$PV" --restore 3 3<"$T/state"
+	expect_match "$OUT" "state fd 3: not a sealed memfd"
 	# And it still re-executes well, by its signal this time.
 	kill -s RTMIN+1 "$PV_PID"
 	wait_until 10000 grep -q "reexec: pidvisor .* took over 2 services" \

@@ -256,6 +256,7 @@ t_sec_notify_fds() {
 		expect_match "$OUT" "refused: Permission denied" "another user"
 		$NOBODY "$H" linger="$T/notify/a.sock:30" >"$T/linger.out" 2>&1 &
 		attacker=$!
+		bg $attacker
 		wait_until 10000 grep -q "sent\|refused" "$T/linger.out" ||
 		    fail "the attack did not run: $(cat "$T/linger.out")"
 		t0=${EPOCHREALTIME/./}
@@ -322,6 +323,7 @@ t_sec_spawn_stall() {
 	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" exec \
 	    >"$T/fh.log" 2>&1 &
 	local fh=$!
+	bg $fh
 	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
 	expect_rc 0 ctl start stuck
 	wait_until 5000 grep -q "read held" "$T/fh.log" ||
@@ -466,6 +468,7 @@ t_sec_env_file() {
 	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" \
 	    >"$T/fh.log" 2>&1 &
 	local fh=$! t0 ms
+	bg $fh
 	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
 	rm "$T/app/.env"
 	$NOBODY ln -s "$T/fh/file" "$T/app/.env"
@@ -509,6 +512,7 @@ t_sec_stop_never_ends() {
 	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" exec \
 	    >"$T/fh.log" 2>&1 &
 	local fh=$! t0 ms
+	bg $fh
 	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
 	expect_rc 0 ctl wait ext ready --timeout=10s
 	expect_rc 0 ctl start stuck
@@ -562,6 +566,7 @@ t_sec_reexec_symlink() {
 	    mv -T '$T/sticky/t1' '$T/sticky/pv'; ln -sfn '$PV' '$T/sticky/t2' &&
 	    mv -T '$T/sticky/t2' '$T/sticky/pv'; done" 2>/dev/null &
 	flipper=$!
+	bg $flipper
 	for i in $(seq 12); do
 		expect_rc 1 ctl reexec --binary "$T/sticky/pv"
 		expect_match "$OUT" "is a symlink owned by uid 65534: not followed"
@@ -661,6 +666,7 @@ t_sec_notify_drainer() {
 	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" flush \
 	    >"$T/fh.log" 2>&1 &
 	local fh=$! n fds fds0
+	bg $fh
 	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
 	expect_rc 0 ctl wait victim ready --timeout=10s
 	fds0=$(ls /proc/"$PV_PID"/fd | wc -l)
