@@ -107,7 +107,7 @@ $(B)/asan/ctl.o: supervisor/ctl.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
 
-$(B)/asan/fault.o: tests/host/fault.c $(HDRS)
+$(B)/asan/fault.o: tests/helpers/fault.c $(HDRS)
 	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
 
 FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
@@ -125,7 +125,7 @@ $(B)/memcheck/%.o: supervisor/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_FAULT -c $< -o $@
 
-$(B)/memcheck/fault.o: tests/host/fault.c $(HDRS)
+$(B)/memcheck/fault.o: tests/helpers/fault.c $(HDRS)
 	$(CC) $(WARN) -O1 -g -DPV_FAULT -Isupervisor -c $< -o $@
 
 $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
@@ -173,7 +173,7 @@ $(B)/test/pidvisor-%: $(filter-out %/reexec.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
 		   $(B)/test/noclone3 $(B)/test/fuse-hang
-$(B)/test/%: tests/host/%.c
+$(B)/test/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
 
@@ -281,16 +281,16 @@ $(B)/static/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
 $(B)/static/pidvisor-notify: $(B)/obj/pidvisor-notify.o
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^
-$(B)/guest/svc-helper: tests/host/svc-helper.c
+$(B)/guest/svc-helper: tests/helpers/svc-helper.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
-$(B)/guest/torture: tests/torture/torture.c
+$(B)/guest/torture: tests/helpers/torture.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
 $(B)/guest/noclone3: tests/host/noclone3.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
-$(B)/guest/fuse-hang: tests/host/fuse-hang.c
+$(B)/guest/fuse-hang: tests/helpers/fuse-hang.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
 
@@ -318,7 +318,7 @@ kernel-stock:
 	@kernel/build.sh --stock
 
 GUEST_FILES	 = $(wildcard conf/*.ini conf/services/*.ini qemu/etc/* \
-		   qemu/test/*.sh qemu/test/conf/*.ini qemu/test/conf/services/*.ini) \
+		   tests/guest/*.sh tests/guest/conf/*.ini tests/guest/conf/services/*.ini) \
 		   qemu/mkinitramfs.sh
 
 $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
@@ -343,7 +343,7 @@ qemu-test: guest-prereqs
 	@tests/run.sh guest
 
 qemu-test-stock: guest-prereqs kernel-stock
-	@qemu/test.sh --stock
+	@tests/guest/run.sh --stock
 
 run: deps initramfs
 	@qemu/boot.sh
@@ -427,7 +427,7 @@ bench: bench-deps
 # array of pointers, !strcmp(), int * int widening) and clang 14's false
 # valist.Uninitialized on every va_list.
 DEPS_LINT	 = cppcheck clang-tidy
-LINT_SRC	 = supervisor/*.c bench/*.c tests/host/*.c tests/torture/*.c
+LINT_SRC	 = supervisor/*.c bench/*.c tests/helpers/*.c
 TIDY_CHECKS	 = -*,clang-analyzer-*,bugprone-*,$\
 		   -bugprone-easily-swappable-parameters,$\
 		   -bugprone-reserved-identifier,-bugprone-narrowing-conversions,$\
@@ -447,17 +447,17 @@ lint: lint-deps
 	    '-Dcontainer_of(p,t,m)=((t *)(void *)((char *)(p) - offsetof(t, m)))' \
 	    --suppress=readdirCalled --suppress=fgetgrentCalled \
 	    --suppress=fgetpwentCalled --suppress=invalidFunctionArg:bench/reclaim.c \
-	    --suppress=invalidFunctionArg:tests/host/svc-helper.c \
+	    --suppress=invalidFunctionArg:tests/helpers/svc-helper.c \
 	    --suppress=invalidFunctionArg:supervisor/pressure.c \
 	    --suppress=invalidFunctionArg:bench/hh.c \
-	    --suppress=memleak:tests/host/svc-helper.c $(LINT_SRC)
+	    --suppress=memleak:tests/helpers/svc-helper.c $(LINT_SRC)
 	clang-tidy -quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
 	    supervisor/*.c -- -std=gnu11 -D_GNU_SOURCE -Isupervisor
 
 # The PID-reuse torture in the guest, in full (make qemu-test runs a
 # short one).
 torture: guest-prereqs
-	@qemu/torture.sh
+	@tests/guest/torture.sh
 
 # The crash storm, in full: 1,000 services for 60 s, crashing, then
 # leaving orphans; the status p99 must stay under 10 ms.

@@ -3,7 +3,7 @@
 #
 # PROFILE run:  busybox-static, static pidvisor as /sbin/init (and /init),
 #               pidvisorctl, pidvisor-notify, the configuration from conf/.
-# PROFILE test: the same, with qemu/test/conf as the configuration and
+# PROFILE test: the same, with tests/guest/conf as the configuration and
 #               the guest tests under /test (runner, helpers, selftests).
 # PROFILE bench: the same, with the reclaim benchmark under /bench.
 #
@@ -45,11 +45,9 @@ dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
 		conf=$top/conf
 		;;
 	test)
-		conf=$top/qemu/test/conf
+		conf=$top/tests/guest/conf
 		echo "dir /test 0755 0 0"
-		for f in "$top"/qemu/test/*.sh; do
-			echo "file /test/$(basename "$f") $f 0755 0 0"
-		done
+		echo "file /test/in-guest.sh $top/tests/guest/in-guest.sh 0755 0 0"
 		for f in "$top"/build/guest/*; do
 			echo "file /test/$(basename "$f") $f 0755 0 0"
 		done

@@ -59,11 +59,11 @@ for tier in "${tiers[@]}"; do
 		run container tests/container/run.sh
 		;;
 	guest)
-		run guest qemu/test.sh
+		run guest tests/guest/run.sh
 		;;
 	debian)
 		# A stock Debian 12 booted by pidvisor (qemu/debian/).
-		run debian qemu/debian/test.sh
+		run debian tests/guest/debian.sh
 		;;
 	bench)
 		# A seconds-long run of make bench, to keep it working; the

@@ -1,5 +1,5 @@
 # tests/host/test_pressure.sh - the low-memory killer's parts that need no
-# pressure; the real thing runs in the guest (qemu/test).
+# pressure; the real thing runs in the guest (tests/guest).
 
 # A kill by the killer's path (the best the kernel has, probed), on a
 # service: the reason says so and the policy restarts it; a service

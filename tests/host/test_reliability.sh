@@ -6,7 +6,7 @@ pv_fds() {
 	ls "/proc/$PV_PID/fd" | wc -l
 }
 
-# Every case of tests/conf-broken (at least 50) is refused on reload
+# Every case of tests/host/conf-broken (at least 50) is refused on reload
 # with its FILE:LINE message, and the running service is untouched.
 # All of them at once at start-up: every error, and nothing starts.
 t_broken_configs() {
@@ -16,7 +16,7 @@ t_broken_configs() {
 	EOF
 	pv_up
 	ctl wait keep ready --timeout=5s >/dev/null
-	local corpus=$ROOT/tests/conf-broken name rx n=0 keep
+	local corpus=$ROOT/tests/host/conf-broken name rx n=0 keep
 	keep=$(field keep pid)
 	while IFS=$'\t' read -r name rx; do
 		[[ -z $name || $name == \#* ]] && continue
@@ -255,7 +255,7 @@ t_disk_full() {
 }
 
 # Allocation failure inside a request (the test build's hook, see
-# tests/host/fault.c): for K = 1..30 the K-th allocation of each kind of
+# tests/helpers/fault.c): for K = 1..30 the K-th allocation of each kind of
 # request fails.  Each such request gets an answer or is dropped; the
 # supervisor lives on, nothing leaks (LeakSanitizer at the end), every
 # service is as it was, and the next request is served.

@@ -1,9 +1,9 @@
 #!/bin/bash
-# qemu/torture.sh - make torture: the full PID-reuse torture (100,000
-# restarts, see t_torture in qemu/test/run-guest-tests.sh) in the guest,
+# tests/guest/torture.sh - make torture: the full PID-reuse torture (100,000
+# restarts, see t_torture in tests/guest/in-guest.sh) in the guest,
 # as TAP on stdout.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/qemu/qemu.sh"
 out=$top/build/qemu
 rm -f "$out/console-torture.log" "$out/results-torture.tap"

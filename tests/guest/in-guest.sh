@@ -1,12 +1,12 @@
 #!/bin/sh
-# qemu/test/run-guest-tests.sh - the guest tests, run by pidvisor (PID 1)
+# tests/guest/in-guest.sh - the guest tests, run by pidvisor (PID 1)
 # as the service "runner".  Results go to /dev/ttyS1 as TAP; the host
 # reads them once QEMU has exited.  The last act is `pidvisorctl poweroff`
 # (or, with pidvisor.test=cad on the kernel command line, the SIGINT that
 # Ctrl-Alt-Del sends to init).
 #
-#   run-guest-tests.sh            all tests, then power off
-#   run-guest-tests.sh --one T    run the test function T (used internally)
+#   in-guest.sh            all tests, then power off
+#   in-guest.sh --one T    run the test function T (used internally)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 T=/test
 CTL=pidvisorctl
@@ -138,7 +138,7 @@ t_pid_reuse() {
 	kill "$holder"
 }
 
-# PID-reuse torture (tests/torture/torture.c): with pid_max 512, PIDs
+# PID-reuse torture (tests/helpers/torture.c): with pid_max 512, PIDs
 # wrap in moments while 8 services crash-loop and are signalled,
 # restarted, stopped and pressure-killed at random; decoys that take the
 # dead's PIDs must never get a signal from pidvisor, while a naive
@@ -440,7 +440,7 @@ reclaim_blocked() {
 		    fail "the OOM reaper did not try"
 		answers "$@"
 	else
-		# Our reaper thread sleeps in process_mrelease().
+		# Our mrelease thread sleeps in process_mrelease().
 		until_ok 10 thread_in_d $pv || fail "no thread of $pv is stuck"
 		answers "$@"
 	fi
@@ -754,7 +754,7 @@ if grep -q pidvisor.test=crash /proc/cmdline; then
 	exit 0
 fi
 
-# pidvisor.only=t_a,t_b: only these (qemu/test.sh --only), then power off.
+# pidvisor.only=t_a,t_b: only these (tests/guest/run.sh --only), then power off.
 only=$(sed -n 's/.*pidvisor\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ -n "$only" ]; then
 	for t in $(echo "$only" | tr , ' '); do

@@ -1,7 +1,7 @@
 #!/bin/bash
-# qemu/test.sh [--stock] [--only T1,T2...] - the guest tier, as TAP.
+# tests/guest/run.sh [--stock] [--only T1,T2...] - the guest tier, as TAP.
 #
-# Boot 1: the guest test runner (qemu/test/run-guest-tests.sh) as a
+# Boot 1: the guest test runner (tests/guest/in-guest.sh) as a
 # service of pidvisor-as-init; its TAP comes back over the second serial
 # port; it ends with `pidvisorctl poweroff`.  Boot 2: Ctrl-Alt-Del, that
 # is SIGINT to init.  Boot 3: init, re-executed, crashes (SIGSEGV) and
@@ -9,9 +9,9 @@
 # exited, and in time, and what the console said about the shutdown.
 # --stock boots the same initramfs on the kernel without our series.
 # --only runs the named guest tests in one boot, and nothing else (to
-# run one test many times: see qemu/repeat.sh).
+# run one test many times: see tests/guest/repeat.sh).
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/qemu/qemu.sh"
 out=$top/build/qemu
 kernel=$top/build/kernel/bzImage
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) kernel=$top/build/kernel/bzImage-stock ;;
 	--only) only=$2; shift ;;
-	*) echo "usage: qemu/test.sh [--stock] [--only T1,T2...]" >&2; exit 2 ;;
+	*) echo "usage: tests/guest/run.sh [--stock] [--only T1,T2...]" >&2; exit 2 ;;
 	esac
 	shift
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# qemu/debian/test.sh - the Debian guest tier, as TAP: boot the image of
+# tests/guest/debian.sh - the Debian guest tier, as TAP: boot the image of
 # `make debian` (a copy) with pidvisor as init, twice.  Each boot: ssh in
 # with the test's key (the only way in: user networking, restrict=on, a
 # host-forward from 127.0.0.1), every service ready and every boot task
@@ -9,7 +9,7 @@
 # (make debian-bench compares the two): it must still boot it on our
 # kernel with no unit failed.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../qemu/debian/lib.sh"
 img=$dir/test.img
 n=0
 failed=0

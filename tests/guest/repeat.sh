@@ -1,14 +1,14 @@
 #!/bin/bash
-# qemu/repeat.sh N T1[,T2...] - boot the test guest N times in a row, each
+# tests/guest/repeat.sh N T1[,T2...] - boot the test guest N times in a row, each
 # running only the named guest tests; stop at the first failure.  How the
 # memory-pressure tests were shown deterministic (20 runs in a row).
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=$1
 tests=$2
 for i in $(seq 1 "$runs"); do
 	start=$(date +%s)
-	res=$("$top/qemu/test.sh" --only "$tests")
+	res=$("$top/tests/guest/run.sh" --only "$tests")
 	if echo "$res" | grep -q '^not ok' ||
 	    ! echo "$res" | grep -q '^# guest: [0-9]* tests, 0 failed'; then
 		echo "run $i: FAILED after $(($(date +%s) - start)) s"
