@@ -7,9 +7,9 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
-DAEMON_SRC	 = main.c sup.c ctl.c pid1.c reload.c svclog.c cgroup.c reaper.c \
-		   output.c notifysock.c env.c pidmap.c status.c conf_key.c \
-		   pressure.c victim.c svc.c conf.c spawn.c notify.c proto.c reexec.c state.c \
+DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
+		   output.c notifysock.c service.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
+		   pressure.c victim.c svc.c conf.c conf_parse.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
@@ -23,7 +23,7 @@ DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
-.PHONY: all deps test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
+.PHONY: all deps check test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
 	kernel kernel-stock initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
@@ -32,8 +32,9 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 COMPLETION	 = $(B)/completion/pidvisorctl.bash \
 		   $(B)/completion/_pidvisorctl $(B)/completion/pidvisorctl.fish
 
-all: supervisor/pidvisor supervisor/pidvisorctl supervisor/pidvisor-notify \
-    $(COMPLETION)
+BIN		 = $(B)/bin/pidvisor $(B)/bin/pidvisorctl $(B)/bin/pidvisor-notify
+
+all: $(BIN) $(COMPLETION)
 
 # Completion for bash, zsh and fish, written from the verb table.
 $(B)/completion/gen: completion/gen.c $(B)/obj/proto.o $(B)/obj/util.o
@@ -48,8 +49,10 @@ $(B)/completion/pidvisorctl.fish: $(B)/completion/gen
 	$< fish > $@
 
 help:
-	@echo "make            build supervisor/pidvisor, pidvisorctl, pidvisor-notify"
+	@echo "make            build build/bin/pidvisor, pidvisorctl, pidvisor-notify"
 	@echo "make deps       install the Debian packages that are missing"
+	@echo "make check      the quick loop: unit, fuzz replay, host and attack"
+	@echo "                tiers; no kernel, no image (a few minutes)"
 	@echo "make test       every test tier; ends with 'N passed, N failed'"
 	@echo "make run        boot the patched kernel in QEMU, pidvisor as PID 1"
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
@@ -88,13 +91,16 @@ $(B)/obj/%.o: supervisor/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -c $< -o $@
 
-supervisor/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
+$(B)/bin/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lev -linih
 
-supervisor/pidvisor-notify: $(B)/obj/pidvisor-notify.o
+$(B)/bin/pidvisor-notify: $(B)/obj/pidvisor-notify.o
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
-supervisor/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
+$(B)/bin/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
 # The same, with the sanitizers, for the tests.
@@ -108,6 +114,7 @@ $(B)/asan/ctl.o: supervisor/ctl.c $(HDRS)
 	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
 
 $(B)/asan/fault.o: tests/helpers/fault.c $(HDRS)
+	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
 
 FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
@@ -126,32 +133,25 @@ $(B)/memcheck/%.o: supervisor/%.c $(HDRS)
 	$(CC) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_FAULT -c $< -o $@
 
 $(B)/memcheck/fault.o: tests/helpers/fault.c $(HDRS)
+	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -DPV_FAULT -Isupervisor -c $< -o $@
 
 $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
     $(B)/memcheck/fault.o
 	$(CC) $(FAULT_WRAP) -o $@ $^ -lev -linih
 
-# Unit tests: cmocka, against the sanitized objects.
+# Unit tests: cmocka, against the sanitized objects, linked from one
+# library of them (the linker takes what a test needs).
 UNIT		 = conf svc proto util svclog victim parts
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
+LIB_SRC		 = $(filter-out main.c,$(DAEMON_SRC))
+LIB		 = $(B)/asan/libpidvisor.a
 
-$(B)/asan/test_conf: tests/unit/test_conf.c $(B)/asan/conf.o $(B)/asan/conf_key.o $(B)/asan/util.o \
-    $(B)/asan/state.o
-$(B)/asan/test_svc: tests/unit/test_svc.c $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
-    $(B)/asan/util.o $(B)/asan/state.o
-$(B)/asan/test_proto: tests/unit/test_proto.c $(B)/asan/proto.o \
-    $(B)/asan/notify.o $(B)/asan/util.o
-$(B)/asan/test_util: tests/unit/test_util.c $(B)/asan/util.o
-$(B)/asan/test_svclog: tests/unit/test_svclog.c $(B)/asan/svclog.o \
-    $(B)/asan/util.o
-$(B)/asan/test_victim: tests/unit/test_victim.c $(B)/asan/victim.o
-$(B)/asan/test_parts: tests/unit/test_parts.c $(B)/asan/env.o \
-    $(B)/asan/pidmap.o $(B)/asan/output.o $(B)/asan/svclog.o \
-    $(B)/asan/spawn.o $(B)/asan/status.o $(B)/asan/svc.o $(B)/asan/conf.o $(B)/asan/conf_key.o \
-    $(B)/asan/util.o $(B)/asan/state.o
+$(LIB): $(LIB_SRC:%.c=$(B)/asan/%.o)
+	rm -f $@
+	ar rcs $@ $^
 
-$(UNIT_BIN):
+$(B)/asan/test_%: tests/unit/test_%.c $(LIB)
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
 
 # Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
@@ -165,8 +165,13 @@ REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
 $(B)/asan/reexec-%.o: supervisor/reexec.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
-$(B)/test/pidvisor-%: $(filter-out %/reexec.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
-    $(B)/asan/fault.o $(B)/asan/reexec-%.o
+$(B)/asan/snapshot-%.o: supervisor/snapshot.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
+.SECONDARY: $(foreach v,vx crash hold,$(B)/asan/reexec-$(v).o \
+    $(B)/asan/snapshot-$(v).o)
+$(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
+    $(B)/asan/fault.o $(B)/asan/reexec-%.o $(B)/asan/snapshot-%.o
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ -lev -linih
 
@@ -182,15 +187,15 @@ $(B)/test/%: tests/helpers/%.c
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
 		   template
-FUZZ_SRC_service = conf conf_key state util
-FUZZ_SRC_tree	 = conf conf_key state util
+FUZZ_SRC_service = conf conf_parse conf_key st util
+FUZZ_SRC_tree	 = conf conf_parse conf_key st util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
-FUZZ_SRC_notify	 = notify
-FUZZ_SRC_notifymsg = notify
+FUZZ_SRC_notify	 = notifymsg
+FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env util
-FUZZ_SRC_template = conf conf_key state util
+FUZZ_SRC_template = conf conf_parse conf_key st util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
@@ -204,8 +209,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -Isupervisor -Itests/fuzz \
 	    -o $@ $^ -linih
-$(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c \
-    $$(addprefix $(B)/asan/,$$(addsuffix .o,$$(FUZZ_SRC_$$*)))
+$(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ -linih
 
 fuzz-deps: deps
@@ -237,6 +241,11 @@ test: deps
 	@$(MAKE) --no-print-directory $(TEST_BINS) guest-prereqs \
 	    $(B)/debian/rootfs.img
 	@tests/run.sh
+
+# The quick loop, for every change: no apt, no kernel, no image.
+check: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
+    $(REEXEC_TEST) $(REPLAY_BIN) $(COMPLETION) all
+	@tests/run.sh unit fuzz host attack
 
 unit-test: $(UNIT_BIN)
 	@tests/run.sh unit
@@ -287,7 +296,7 @@ $(B)/guest/svc-helper: tests/helpers/svc-helper.c
 $(B)/guest/torture: tests/helpers/torture.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
-$(B)/guest/noclone3: tests/host/noclone3.c
+$(B)/guest/noclone3: tests/helpers/noclone3.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
 $(B)/guest/fuse-hang: tests/helpers/fuse-hang.c
@@ -300,14 +309,14 @@ OTHER_CFLAGS	 = -O0 -g -DPIDVISOR_VERSION='"0.1.0+other"'
 $(B)/other/%.o: supervisor/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(OTHER_CFLAGS) -c $< -o $@
-$(B)/other/reexec-crash.o: supervisor/reexec.c $(HDRS)
+$(B)/other/snapshot-crash.o: supervisor/snapshot.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
 $(B)/guest/pidvisor-other: $(DAEMON_SRC:%.c=$(B)/other/%.o)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ -lev -linih -lm
-$(B)/guest/pidvisor-crash: $(filter-out %/reexec.o,$(DAEMON_SRC:%.c=$(B)/other/%.o)) \
-    $(B)/other/reexec-crash.o
+$(B)/guest/pidvisor-crash: $(filter-out %/snapshot.o,$(DAEMON_SRC:%.c=$(B)/other/%.o)) \
+    $(B)/other/snapshot-crash.o
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ -lev -linih -lm
 
@@ -318,7 +327,8 @@ kernel-stock:
 	@kernel/build.sh --stock
 
 GUEST_FILES	 = $(wildcard conf/*.ini conf/services/*.ini qemu/etc/* \
-		   tests/guest/*.sh tests/guest/conf/*.ini tests/guest/conf/services/*.ini) \
+		   tests/guest/in-guest.sh tests/guest/conf/*.ini \
+		   tests/guest/conf/services/*.ini) \
 		   qemu/mkinitramfs.sh
 
 $(B)/qemu/initramfs.cpio.gz: $(STATIC) $(GUEST_FILES) $(B)/kernel/bzImage
@@ -479,8 +489,8 @@ FISHDIR		 = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install: all
 	install -d $(SBINDIR) $(BINDIR) $(MANDIR)/man5 $(MANDIR)/man8 \
 	    $(DOCDIR)/examples/services $(COMPDIR) $(ZSHDIR) $(FISHDIR)
-	install -m 755 supervisor/pidvisor $(SBINDIR)/pidvisor
-	install -m 755 supervisor/pidvisorctl supervisor/pidvisor-notify \
+	install -m 755 $(B)/bin/pidvisor $(SBINDIR)/pidvisor
+	install -m 755 $(B)/bin/pidvisorctl $(B)/bin/pidvisor-notify \
 	    $(BINDIR)/
 	install -m 644 man/pidvisor.8 man/pidvisorctl.8 $(MANDIR)/man8/
 	install -m 644 man/pidvisor.ini.5 $(MANDIR)/man5/
@@ -499,7 +509,9 @@ uninstall:
 	    $(FISHDIR)/pidvisorctl.fish
 	rm -rf $(DOCDIR)
 
+# Everything built, but the kernel tree, the kernel and the Debian
+# image (minutes each to make again): make kernel and make debian check
+# those are up to date themselves.
 clean:
-	rm -rf $(B)/obj $(B)/asan $(B)/memcheck $(B)/test $(B)/run \
-	    $(B)/static $(B)/guest $(B)/other $(B)/qemu supervisor/pidvisor \
-	    supervisor/pidvisorctl supervisor/pidvisor-notify
+	find $(B) -mindepth 1 -maxdepth 1 ! -name linux-source-6.1 \
+	    ! -name kernel ! -name debian -exec rm -rf {} + 2>/dev/null || :

@@ -15,8 +15,8 @@ B=$top/build/bench
 SVC=$B/bench-svc
 LIMIT=$B/limit
 H=$B/harness
-PV=$top/supervisor/pidvisor
-CTL=$top/supervisor/pidvisorctl
+PV=$top/build/bin/pidvisor
+CTL=$top/build/bin/pidvisorctl
 JSON=$top/build/bench.json
 
 smoke=0

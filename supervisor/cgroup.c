@@ -108,15 +108,6 @@ cgroup_kill(int dirfd)
 	return cg_write(dirfd, "cgroup.kill", "1");
 }
 
-/* Is there no process left in the cgroup? */
-bool
-cgroup_empty(int dirfd)
-{
-	char	buf[16];
-
-	return cg_read(dirfd, "cgroup.procs", buf, sizeof(buf)) == 0;
-}
-
 static int
 pid_cmp(const void *a, const void *b)
 {

@@ -25,6 +25,5 @@ int	cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill);
 int	cgroup_kill(int dirfd);
 int	cgroup_signal(int dirfd, int sig);
 bool	cgroup_pid_in(const struct cgroups *cg, const char *name, pid_t pid);
-bool	cgroup_empty(int dirfd);
 
 #endif

@@ -5,11 +5,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/un.h>
 #include <sys/types.h>
 
 #include "util.h"
 
 #define SVC_NAME_MAX	64
+#define CONF_FILE_MAX	(1 << 20)	/* a file of the tree, at most */
+/* A unix socket's path, its NUL included (sun_path). */
+#define SOCKET_PATH_MAX	(sizeof(((struct sockaddr_un *)0)->sun_path))
 
 enum restart_policy {
 	RESTART_ALWAYS,
@@ -77,7 +81,7 @@ struct svc_dep {
 	int	 line;
 };
 
-/* The keys of both files, in one table (conf.c). */
+/* The keys of both files, in one table (conf_parse.c). */
 enum conf_key_id {
 	K_EXEC,
 	K_RESTART,
@@ -322,7 +326,6 @@ const struct conf_key *conf_key_find(enum conf_section sec, const char *name);
 bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
 int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
 void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
-const char	*log_sink_name(enum log_sink k);
 void		 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc);
 
 struct st_w;

@@ -1,5 +1,5 @@
 /*
- * conf_key.c - what the key table (conf.c) says of a value: are two
+ * conf_key.c - what the key table (conf_parse.c) says of a value: are two
  * equal (svc_def_equal, reload's diff), how does it read (show), copy
  * it (a live key on reload), write it for the next binary and read it
  * back (reexec.c).  Each key names the fields it sets, by
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "state.h"
+#include "st.h"
 
 /* Where a field of a key is, in the object it belongs to. */
 static const void *

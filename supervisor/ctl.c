@@ -20,52 +20,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "proto.h"
 #include "ctl.h"
 #include "spawn.h"
-#include "state.h"
+#include "st.h"
 #include "status.h"
-#include "sup.h"
 
 #define FOLLOW_MAX	(1 << 20)	/* unread output before we give up */
 
 /* Out of fds and no spare: accept again after this long. */
 #define CTL_RETRY_MS	100
-
-enum ctl_wait {
-	WAIT_NONE,
-	WAIT_UP,		/* start --wait */
-	WAIT_RESTART,		/* restart --wait: ready after a new start */
-	WAIT_DOWN,		/* stop --wait */
-	WAIT_STATE,		/* wait NAME STATE */
-	WAIT_RELOAD,		/* reload NAME */
-	WAIT_REEXEC,		/* reexec: answered by sup_reexec_end() */
-};
-
-struct ctl_client {
-	struct ctl		*ctl;
-	int			 fd;
-	uid_t			 uid;
-	bool			 priv;		/* may use every verb */
-	ev_io			 io;
-	ev_timer		 timer;
-	struct buf		 out;
-	size_t			 outoff;
-	struct svc		*wait_svc[CTL_NAMES_MAX];	/* waited on */
-	uint32_t		 wait_starts[CTL_NAMES_MAX];
-	uint32_t		 wait_fails[CTL_NAMES_MAX];	/* reload */
-	uint8_t			 nwait;
-	struct svc		*follow;	/* logs -f */
-	bool			 follow_json;
-	uint8_t			 wait;		/* enum ctl_wait */
-	uint8_t			 wait_state;
-	bool			 replied;	/* END queued: flush, close */
-	size_t			 inlen;
-	LIST_ENTRY(ctl_client)	 entry;
-	uint8_t			 in[CTL_HDR_SIZE + CTL_REQ_MAX];
-};
-
-typedef void ctl_cmd(struct ctl_client *, const struct ctl_args *);
 
 /*
  * An fd held in reserve: out of fds, accept(2) fails with EMFILE while
@@ -100,7 +65,7 @@ ctl_client_free(struct ctl_client *c)
 }
 
 /* Write what we can; close once the reply is out. */
-static void
+void
 ctl_flush(struct ctl_client *c)
 {
 	struct ctl	*ctl = c->ctl;
@@ -148,7 +113,7 @@ ctl_flush(struct ctl_client *c)
 }
 
 /* Queue text for the client's stdout, in frames no larger than allowed. */
-static void
+void
 ctl_output(struct ctl_client *c, const char *p, size_t len)
 {
 	uint32_t	n;
@@ -162,7 +127,7 @@ ctl_output(struct ctl_client *c, const char *p, size_t len)
 }
 
 /* Queue a whole answer made in b; or, if it is incomplete, none. */
-static void
+void
 ctl_output_buf(struct ctl_client *c, const struct buf *b)
 {
 	if (b->nomem)
@@ -195,11 +160,7 @@ ctl_end_nomem(struct ctl_client *c)
 }
 
 /* Queue the END frame and send. */
-static void
-ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
+void
 ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 {
 	char	msg[1024];
@@ -233,14 +194,14 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 }
 
 /* The request is done, and nothing more to say. */
-static void
+void
 ctl_ok(struct ctl_client *c)
 {
 	ctl_reply(c, CTL_OK, "%s", "");
 }
 
 /* The service named by the request, or reply "no such service". */
-static struct svc *
+struct svc *
 ctl_svc(struct ctl_client *c, const char *name)
 {
 	struct svc	*s = svc_find(c->ctl->set, name);
@@ -262,7 +223,7 @@ ctl_svc_make(struct ctl_client *c, const char *name)
 
 	if (s != NULL || strchr(name, '@') == NULL)
 		return s ? s : ctl_svc(c, name);
-	if ((s = sup_instance(c->ctl->sup, name, &err)) == NULL) {
+	if ((s = c->ctl->ops->instance(c->ctl->ctx, name, &err)) == NULL) {
 		if (err.len > 0) {
 			ctl_output_buf(c, &err);
 			ctl_reply(c, CTL_EFAIL, "%.64s: the template refuses "
@@ -277,87 +238,18 @@ ctl_svc_make(struct ctl_client *c, const char *name)
 }
 
 /* Queue a note for the client's stderr. */
-static void
+void
 ctl_note(struct ctl_client *c, const char *msg)
 {
 	ctl_frame_put(&c->out, CTL_NOTE, msg, (uint32_t)strlen(msg));
 }
 
-/* Name the services whose kill_mode acts as another here, on stderr. */
-static void
-ctl_kill_mode_note(struct ctl_client *c, const struct svc_status *v,
-    size_t n)
+/* Has a reload the client waits on failed? */
+static bool
+ctl_reload_failed(const struct ctl_client *c, size_t i)
 {
-	struct buf	b = { 0 };
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].kill_mode != v[i].kill_mode_real)
-			buf_printf(&b, "%s: kill_mode = %s acts as %s here\n",
-			    v[i].name, kill_mode_name(v[i].kill_mode),
-			    kill_mode_name(v[i].kill_mode_real));
-	if (b.len && !b.nomem)
-		ctl_frame_put(&c->out, CTL_NOTE, b.data, (uint32_t)b.len);
-	buf_free(&b);
-}
-
-/* status [NAME...] [--json]: from snapshots (status.c formats them). */
-static void
-cmd_status(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct svc_set		*set = c->ctl->set;
-	struct svc_status	*v;
-	struct buf		 b = { 0 };
-	const char		*note;
-	int64_t			 now = mono_ms();
-	size_t			 i, n = 0;
-	int			 width, code = CTL_OK;
-
-	if ((v = calloc(set->n + (size_t)a->npos + 1, sizeof(*v))) == NULL) {
-		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
-		return;
-	}
-	if (a->npos == 0) {
-		for (i = 0; i < set->n; i++)
-			sup_svc_status(set->v[i], now, &v[n++]);
-	}
-	for (i = 0; i < (size_t)a->npos; i++) {
-		struct svc	*s = ctl_svc(c, a->pos[i]);
-
-		if (s == NULL) {
-			free(v);
-			return;
-		}
-		sup_svc_status(s, now, &v[n++]);
-		if (s->state != SVC_READY)
-			code = CTL_ENOTREADY;
-	}
-	if (a->json) {
-		buf_puts(&b, "[");
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				buf_puts(&b, ",");
-			status_json(&b, &v[i]);
-		}
-		buf_puts(&b, "]\n");
-	} else {
-		width = status_width(v, n);
-		status_text_header(&b, width);
-		for (i = 0; i < n; i++)
-			status_text(&b, &v[i], width);
-		if ((note = sup_cgroup_note(c->ctl->sup)) != NULL) {
-			char	msg[256];
-
-			snprintf(msg, sizeof(msg), "services run without "
-			    "cgroups: %s\n", note);
-			ctl_note(c, msg);
-		}
-		ctl_kill_mode_note(c, v, n);
-	}
-	free(v);
-	ctl_output_buf(c, &b);
-	buf_free(&b);
-	ctl_reply(c, code, "%s", "");
+	return c->wait == WAIT_RELOAD &&
+	    c->wait_svc[i]->reload_fails != c->wait_fails[i];
 }
 
 /* Is the wait decided for one service: 1 done, -1 failed, 0 not yet. */
@@ -394,14 +286,6 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 		return 0;
 	}
 	return 0;
-}
-
-/* Has a reload the client waits on failed? */
-static bool
-ctl_reload_failed(const struct ctl_client *c, size_t i)
-{
-	return c->wait == WAIT_RELOAD &&
-	    c->wait_svc[i]->reload_fails != c->wait_fails[i];
 }
 
 /*
@@ -443,7 +327,7 @@ ctl_wait_settle(struct ctl_client *c)
 }
 
 /* Start waiting for the services; the reply comes from ctl_svc_changed. */
-static void
+void
 ctl_wait_begin(struct ctl_client *c, enum ctl_wait w, uint32_t timeout)
 {
 	c->wait = (uint8_t)w;
@@ -483,7 +367,7 @@ ctl_svc_changed(struct ctl *ctl, struct svc *s)
  * waits or not); false, with the reply sent, if one is unknown: then
  * nothing is done to any.
  */
-static bool
+bool
 ctl_svcs(struct ctl_client *c, const struct ctl_args *a, int first)
 {
 	struct svc	*s;
@@ -501,204 +385,6 @@ ctl_svcs(struct ctl_client *c, const struct ctl_args *a, int first)
 		    s->reloads : s->starts;
 	}
 	return true;
-}
-
-/* Refuse requests that would start things while we shut down. */
-static bool
-ctl_refuse_stopping(struct ctl_client *c)
-{
-	if (sup_running(c->ctl->sup))
-		return false;
-	ctl_reply(c, CTL_EFAIL, "shutting down");
-	return true;
-}
-
-/* start NAME... [--wait] */
-static void
-cmd_start(struct ctl_client *c, const struct ctl_args *a)
-{
-	size_t	i;
-
-	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
-		return;
-	for (i = 0; i < c->nwait; i++)
-		svc_start(c->wait_svc[i]);
-	if (a->wait)
-		ctl_wait_begin(c, WAIT_UP, a->timeout);
-	else
-		ctl_ok(c);
-}
-
-/* stop NAME... [--wait] */
-static void
-cmd_stop(struct ctl_client *c, const struct ctl_args *a)
-{
-	size_t	i;
-
-	if (!ctl_svcs(c, a, 0))
-		return;
-	for (i = 0; i < c->nwait; i++)
-		svc_stop(c->wait_svc[i]);
-	if (a->wait)
-		ctl_wait_begin(c, WAIT_DOWN, a->timeout);
-	else
-		ctl_ok(c);
-}
-
-/* restart NAME... [--wait] */
-static void
-cmd_restart(struct ctl_client *c, const struct ctl_args *a)
-{
-	size_t	i;
-
-	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
-		return;
-	for (i = 0; i < c->nwait; i++)
-		svc_restart(c->wait_svc[i]);
-	if (a->wait)
-		ctl_wait_begin(c, WAIT_RESTART, a->timeout);
-	else
-		ctl_ok(c);
-}
-
-/* signal NAME SIGNAL: through the pidfd, so only that process gets it. */
-static void
-cmd_signal(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct svc	*s;
-	int		 sig, rc;
-
-	if ((sig = signal_parse(a->pos[1])) < 0) {
-		ctl_reply(c, CTL_EUSAGE, "unknown signal '%.32s'", a->pos[1]);
-		return;
-	}
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	if (!svc_has_process(s) || s->pidfd < 0) {
-		ctl_reply(c, CTL_EFAIL, "%s is not running", s->def->name);
-		return;
-	}
-	if ((rc = pidfd_signal(s->pidfd, sig)) < 0)
-		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name, strerror(-rc));
-	else
-		ctl_ok(c);
-}
-
-/* wait NAME STATE [--timeout=D] */
-static void
-cmd_wait(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct svc	*s;
-	int		 st;
-
-	for (st = 0; st < SVC__STATES; st++)
-		if (strcmp(a->pos[1], svc_state_name(st)) == 0)
-			break;
-	if (st == SVC__STATES) {
-		ctl_reply(c, CTL_EUSAGE, "unknown state '%.32s' (stopped, "
-		    "starting, ready, stopping, backoff, failed, done)",
-		    a->pos[1]);
-		return;
-	}
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	c->wait_svc[0] = s;
-	c->nwait = 1;
-	c->wait_state = (uint8_t)st;
-	ctl_wait_begin(c, WAIT_STATE, a->timeout);
-}
-
-/* version */
-static void
-cmd_version(struct ctl_client *c, const struct ctl_args *a)
-{
-	char	v[64];
-	int	n;
-
-	(void)a;
-	n = snprintf(v, sizeof(v), "pidvisor %s (protocol %d)\n",
-	    PIDVISOR_VERSION, CTL_VERSION);
-	ctl_output(c, v, (size_t)n);
-	ctl_ok(c);
-}
-
-/*
- * shutdown, reboot, poweroff: stop every service in order, then (as
- * PID 1) reboot(2); not as PID 1, shutdown exits and the others refuse.
- */
-static void
-cmd_halt(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct ctl	*ctl = c->ctl;
-	unsigned int	 cmd = a->verb == VERB_REBOOT ? RB_AUTOBOOT :
-			    RB_POWER_OFF;
-
-	if (!ctl->pid1 && a->verb != VERB_SHUTDOWN) {
-		ctl_reply(c, CTL_EFAIL, "not PID 1: use shutdown to stop "
-		    "pidvisor");
-		return;
-	}
-	ctl_ok(c);
-	sup_shutdown(ctl->sup, cmd);
-}
-
-struct logs_walk {
-	struct buf	*b;
-	const char	*name;
-	bool		 json;
-	bool		 follow;
-	bool		 first;
-};
-
-/* One line of `logs`: text, an array element, or a JSON line. */
-static void
-logs_one(const struct svclog_line *l, void *arg)
-{
-	struct logs_walk	*w = arg;
-
-	if (w->json && !w->follow && !w->first)
-		buf_puts(w->b, ",");
-	w->first = false;
-	svclog_format(w->b, w->name, l, w->json ? SVCLOG_JSON : SVCLOG_TEXT);
-	if (w->json && w->follow)
-		buf_puts(w->b, "\n");
-}
-
-/*
- * logs NAME [-n N] [-f] [--json]: the last lines of the ring buffer; with
- * -f the connection stays and new lines follow as they come.  --json is
- * an array, or with -f one object per line.
- */
-static void
-cmd_logs(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct logs_walk	 w = { .json = a->json, .follow = a->follow,
-				    .first = true };
-	struct buf		 b = { 0 };
-	struct svc_status	 st;
-	struct svc		*s;
-
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	sup_svc_status(s, mono_ms(), &st);
-	w.b = &b;
-	w.name = s->def->name;
-	if (a->json && !a->follow)
-		buf_puts(&b, "[");
-	if (st.ring)
-		ring_walk(st.ring, a->lines, logs_one, &w);
-	if (a->json && !a->follow)
-		buf_puts(&b, "]\n");
-	ctl_output_buf(c, &b);
-	buf_free(&b);
-	if (!a->follow) {
-		ctl_ok(c);
-		return;
-	}
-	c->follow = s;
-	c->follow_json = a->json;
-	ev_timer_stop(c->ctl->loop, &c->timer);
-	ctl_flush(c);
 }
 
 /* A new line of a service: to everyone following it. */
@@ -744,232 +430,6 @@ ctl_svc_removed(struct ctl *ctl, struct svc *s)
 	}
 }
 
-/* pressure [--json]: the killer's state; pressure kill NAME: use it now. */
-static void
-cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct buf	 b = { 0 };
-	struct svc	*s;
-	int		 rc;
-
-	if (a->npos > 0) {
-		if (strcmp(a->pos[0], "kill") != 0 || a->npos != 2) {
-			ctl_reply(c, CTL_EUSAGE, "usage: %s",
-			    ctl_verbs[VERB_PRESSURE].usage);
-			return;
-		}
-		if (!c->priv) {
-			ctl_reply(c, CTL_EPERM, "permission denied");
-			return;
-		}
-		if ((s = ctl_svc(c, a->pos[1])) == NULL)
-			return;
-		if (s->def->kill_priority == KILL_PRIORITY_NEVER) {
-			ctl_reply(c, CTL_EFAIL, "%s: kill_priority = never",
-			    s->def->name);
-			return;
-		}
-		rc = pressure_kill(c->ctl->pr, sup_svc_of(s), "by request");
-		if (rc < 0)
-			ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name,
-			    rc == -ESRCH ? "not running" : rc == -EBUSY ?
-			    "another kill is in flight" : strerror(-rc));
-		else
-			ctl_ok(c);
-		return;
-	}
-	pressure_report(c->ctl->pr, &b, a->json);
-	ctl_output_buf(c, &b);
-	buf_free(&b);
-	ctl_ok(c);
-}
-
-/* Where the value of key k of d comes from. */
-static const char *
-ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
-{
-	static const size_t	log_keys[][2] = {
-		{ K_LOG, K_SUP_LOG }, { K_LOG_BUFFER, K_SUP_LOG_BUFFER },
-		{ K_LOG_FILE_MAX, K_SUP_LOG_FILE_MAX },
-		{ K_LOG_FILE_KEEP, K_SUP_LOG_FILE_KEEP },
-	};
-	size_t			i;
-
-	if (d->given & (1ULL << k))
-		return d->file;
-	for (i = 0; i < ARRAY_SIZE(log_keys); i++)
-		if (log_keys[i][0] == k &&
-		    (ctl->sc->given & (1ULL << log_keys[i][1])))
-			return "pidvisor.ini";
-	if (k == K_KILL_PRIORITY && d->console)
-		return "default for a console service";
-	if ((k == K_USER || k == K_GROUP) && !(d->given & (1ULL << k)))
-		return "default: pidvisor's";
-	return "default";
-}
-
-/* One line of show: KEY = VALUE, then where it comes from. */
-static void
-ctl_show_line(struct buf *b, const char *key, const char *val, size_t len,
-    const char *from)
-{
-	size_t	start = b->len;
-	int	n;
-
-	/* A value is whatever a file said: escaped for the terminal. */
-	buf_printf(b, "%s = ", key);
-	buf_add_escaped(b, val, len);
-	n = (int)(b->len - start);
-	buf_printf(b, "%*s# %s\n", n < 40 ? 40 - n : 1, "", from);
-}
-
-/*
- * show NAME: every key of the service as it is in effect, defaults
- * included, each with where it comes from (its file, pidvisor.ini, a
- * default).  Written as a file would say it, one line per env value.
- */
-static void
-cmd_show(struct ctl_client *c, const struct ctl_args *a)
-{
-	const struct svc_def	*d;
-	struct buf		 b = { 0 }, v = { 0 };
-	struct svc		*s;
-	size_t			 i, j;
-
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	d = s->def;
-	buf_printf(&b, "# %s, from %s\n", d->name, d->file);
-	for (i = 0; i < K__COUNT; i++) {
-		const struct conf_key	*k = &conf_keys[i];
-		const char		*from = ctl_show_source(c->ctl, d, i);
-
-		if (k->section != SEC_SERVICE)
-			continue;
-		if (i == K_ENV && d->env != NULL) {
-			for (j = 0; d->env[j]; j++)
-				ctl_show_line(&b, k->name, d->env[j],
-				    strlen(d->env[j]), from);
-			continue;
-		}
-		v.len = 0;
-		conf_key_show(&v, k, d);
-		ctl_show_line(&b, k->name, v.data ? v.data : "", v.len, from);
-	}
-	if (v.nomem)
-		b.nomem = true;
-	buf_free(&v);
-	ctl_output_buf(c, &b);
-	buf_free(&b);
-	ctl_ok(c);
-}
-
-/* cat NAME: the file that defines the service, as it is now on disk. */
-static void
-cmd_cat(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct buf	 f = { 0 }, b = { 0 };
-	struct svc	*s;
-	const char	*p, *nl, *end;
-	int		 rc;
-
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	if ((rc = read_file(AT_FDCWD, s->def->file, 1 << 20, &f)) < 0) {
-		buf_free(&f);
-		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file, rc == -EINVAL ?
-		    "not a regular file" : strerror(-rc));
-		return;
-	}
-	/* Line by line, escaped: it may have changed since it was read. */
-	buf_printf(&b, "# %s\n", s->def->file);
-	for (p = f.data, end = f.data + f.len; p && p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			nl = end;
-		buf_add_escaped(&b, p, (size_t)(nl - p));
-		buf_puts(&b, "\n");
-	}
-	buf_free(&f);
-	ctl_output_buf(c, &b);
-	buf_free(&b);
-	ctl_ok(c);
-}
-
-/*
- * reload NAME...: each service's reload_exec or reload_signal; the reply
- * once each is reloaded (a notify service: its READY=1).
- */
-static void
-cmd_reload_svcs(struct ctl_client *c, const struct ctl_args *a)
-{
-	char	err[256];
-	size_t	i;
-
-	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
-		return;
-	for (i = 0; i < c->nwait; i++) {
-		if (sup_svc_reload(c->ctl->sup, c->wait_svc[i], err,
-		    sizeof(err)) < 0) {
-			ctl_reply(c, CTL_EFAIL, "%s", err);
-			return;
-		}
-	}
-	ctl_wait_begin(c, WAIT_RELOAD, a->timeout);
-}
-
-/* reload: apply the configuration on disk, or refuse it whole. */
-static void
-cmd_reload(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct buf	report = { 0 };
-	int		rc;
-
-	if (a->npos > 0) {
-		cmd_reload_svcs(c, a);
-		return;
-	}
-	rc = sup_reload(c->ctl->sup, &report);
-	ctl_output_buf(c, &report);
-	buf_free(&report);
-	if (rc == -EINVAL)
-		ctl_reply(c, CTL_EFAIL, "configuration refused; nothing "
-		    "changed");
-	else if (rc < 0)
-		ctl_reply(c, CTL_EFAIL, "reload failed: %s", strerror(-rc));
-	else
-		ctl_ok(c);
-}
-
-/*
- * reexec [--binary PATH]: answered once the new binary runs (by it), or
- * with why not (by us, still running).
- */
-static void
-cmd_reexec(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct ctl	*ctl = c->ctl;
-	char		 err[512];
-
-	if (ctl_refuse_stopping(c))
-		return;
-	/* It runs a binary of the asker's choice as us: not for a member
-	 * of control_group, whose verbs run nothing it chose. */
-	if (c->uid != 0 && c->uid != geteuid()) {
-		ctl_reply(c, CTL_EPERM, "reexec: only root or pidvisor's own "
-		    "user, not control_group");
-		return;
-	}
-	if (ctl->reexec_client != NULL) {
-		ctl_reply(c, CTL_EFAIL, "a re-exec is under way");
-		return;
-	}
-	ctl->reexec_client = c;
-	c->wait = WAIT_REEXEC;
-	ev_timer_stop(ctl->loop, &c->timer);
-	if (sup_reexec(ctl->sup, a->binary, err, sizeof(err)) < 0)
-		ctl_reexec_end(ctl, CTL_EFAIL, err);
-}
-
 /* The re-exec is over (or refused): tell whoever asked for it. */
 void
 ctl_reexec_end(struct ctl *ctl, int code, const char *msg)
@@ -981,25 +441,6 @@ ctl_reexec_end(struct ctl *ctl, int code, const char *msg)
 	ctl->reexec_client = NULL;
 	ctl_reply(c, code, "%s", msg);
 }
-
-static ctl_cmd *const ctl_cmds[VERB__COUNT] = {
-	[VERB_STATUS] = cmd_status,
-	[VERB_START] = cmd_start,
-	[VERB_STOP] = cmd_stop,
-	[VERB_RESTART] = cmd_restart,
-	[VERB_SIGNAL] = cmd_signal,
-	[VERB_WAIT] = cmd_wait,
-	[VERB_VERSION] = cmd_version,
-	[VERB_SHUTDOWN] = cmd_halt,
-	[VERB_REBOOT] = cmd_halt,
-	[VERB_POWEROFF] = cmd_halt,
-	[VERB_LOGS] = cmd_logs,
-	[VERB_RELOAD] = cmd_reload,
-	[VERB_PRESSURE] = cmd_pressure,
-	[VERB_SHOW] = cmd_show,
-	[VERB_CAT] = cmd_cat,
-	[VERB_REEXEC] = cmd_reexec,
-};
 
 /*
  * The index of the first word that is empty, not UTF-8 or holds a
@@ -1427,3 +868,4 @@ ctl_state_load(struct ctl *ctl, struct st_r *r)
 	ctl->reexec_client = c;
 	return 0;
 }
+

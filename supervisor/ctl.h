@@ -10,18 +10,50 @@
 #include "conf.h"
 #include "svc.h"
 #include "svclog.h"
+#include "util.h"
 
-struct sup;
-struct pressure;
 struct ctl_client;
+struct svc_status;
 LIST_HEAD(ctl_clients, ctl_client);
 
+/*
+ * What the control socket asks of the supervisor: its only way in (as
+ * svc_ops is the state machine's way out).  ctx is the first argument of
+ * each.  Each that can fail returns 0 or -errno with why in err.
+ */
+struct ctl_ops {
+	/* NAME@INSTANCE, made from its template; NULL with why in err. */
+	struct svc	*(*instance)(void *ctx, const char *name,
+			    struct buf *err);
+	/* A service's status, as plain data. */
+	void		 (*status)(void *ctx, struct svc *s, int64_t now,
+			    struct svc_status *st);
+	/* Why services run without cgroups, or NULL. */
+	const char	*(*cgroup_note)(void *ctx);
+	/* Running (not shutting down)? */
+	bool		 (*running)(void *ctx);
+	/* Stop everything; then exit, or (PID 1) reboot(2) with cmd. */
+	void		 (*shutdown)(void *ctx, unsigned int cmd);
+	/* Reload the configuration; what changed in report. */
+	int		 (*reload)(void *ctx, struct buf *report);
+	/* A service's own reload. */
+	int		 (*svc_reload)(void *ctx, struct svc *s, char *err,
+			    size_t n);
+	/* Kill it as the low-memory killer would (pressure kill NAME). */
+	int		 (*pressure_kill)(void *ctx, struct svc *s);
+	/* The killer's report (pressure [--json]). */
+	void		 (*pressure_report)(void *ctx, struct buf *b, bool json);
+	/* Begin a re-exec (binary NULL: ourselves). */
+	int		 (*reexec)(void *ctx, const char *binary, char *err,
+			    size_t n);
+};
+
 struct ctl {
-	/* What it works with: sup.c's, set before ctl_listen(). */
-	struct sup		*sup;	/* for sup_reload, sup_shutdown */
+	/* What it works with, set before ctl_listen(). */
+	const struct ctl_ops	*ops;
+	void			*ctx;
 	struct ev_loop		*loop;
 	struct svc_set		*set;
-	struct pressure		*pr;
 	const struct sup_conf	*sc;	/* live: reload changes it */
 	const char		*path;
 	bool			 pid1;

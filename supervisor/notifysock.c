@@ -6,7 +6,7 @@
  * send to it.  The kernel stamps each datagram with the sender's PID
  * (SCM_CREDENTIALS); a datagram counts only if that PID is the main
  * process of this very service, unreaped, which cannot be reused, so no
- * other process can pass for it.  notify.c parses; this file receives
+ * other process can pass for it.  notifymsg.c parses; this file receives
  * and applies.
  *
  * A datagram may carry file descriptors (SCM_RIGHTS), which we never
@@ -42,10 +42,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "notify.h"
+#include "notifymsg.h"
 #include "notifysock.h"
 #include "rawsys.h"
-#include "state.h"
+#include "st.h"
 #include "util.h"
 
 #ifndef SO_PASSRIGHTS

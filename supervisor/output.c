@@ -14,7 +14,7 @@
 
 #include "output.h"
 #include "spawn.h"
-#include "state.h"
+#include "st.h"
 
 /* Give out the unfinished line, if any. */
 void

@@ -11,7 +11,7 @@
  * path the kernel has (probed once, or pressure_reclaim): our kernel's
  * PIDFD_SIGNAL_LOCAL_REAP, which kills and hands the victim to the
  * kernel's OOM reaper; else SIGKILL, then process_mrelease() in a thread
- * of its own (reaper.c); else SIGKILL alone.  Nothing here ever waits
+ * of its own (mrelease.c); else SIGKILL alone.  Nothing here ever waits
  * for a victim's mmap_lock on the loop.  Then it times the death (from
  * the pidfd) and the memory coming back.
  */
@@ -33,9 +33,8 @@
 
 #include "cgroup.h"
 #include "pressure.h"
-#include "state.h"
+#include "st.h"
 #include "spawn.h"
-#include "sup.h"
 #include "sys.h"
 #include "victim.h"
 
@@ -160,16 +159,16 @@ pressure_probe(void)
  * read (a process that exists holds its PID).
  */
 static uint64_t
-pressure_rss(struct sup_svc *ss)
+pressure_rss(const struct svc *s)
 {
 	char		path[64], buf[128];
 	long		pages = 0, size;
 
-	if (ss->svc.pidfd < 0 || ss->svc.pid <= 0)
+	if (s->pidfd < 0 || s->pid <= 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/statm", (int)ss->svc.pid);
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)s->pid);
 	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0 ||
-	    pidfd_signal(ss->svc.pidfd, 0) < 0)
+	    pidfd_signal(s->pidfd, 0) < 0)
 		return 0;
 	if (sscanf(buf, "%ld %ld", &size, &pages) != 2)
 		return 0;
@@ -178,14 +177,14 @@ pressure_rss(struct sup_svc *ss)
 
 /* What a service holds: its cgroup's memory.current, else its RSS. */
 uint64_t
-pressure_svc_memory(struct sup_svc *ss)
+pressure_svc_memory(const struct pressure *pr, const struct svc *s)
 {
+	int		cgfd = pr->ops->cgroup(pr->ctx, s);
 	uint64_t	v;
 
-	if (ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd, "memory.current",
-	    &v) == 0)
+	if (cgfd >= 0 && cgroup_read_u64(cgfd, "memory.current", &v) == 0)
 		return v;
-	return pressure_rss(ss);
+	return pressure_rss(s);
 }
 
 /* The first line of the PSI file, short: "some avg10=12.34". */
@@ -278,9 +277,9 @@ pressure_fresh(struct pressure *pr)
  * tables leave only at exit.)  Once it is dead, it is.
  */
 static bool
-pressure_back(struct pressure *pr, struct sup_svc *ss)
+pressure_back(struct pressure *pr, const struct svc *s)
 {
-	return pressure_rss(ss) <= pressure_cur(pr)->rss / 10;
+	return pressure_rss(s) <= pressure_cur(pr)->rss / 10;
 }
 
 /* Note the time if it is back; finish once death and memory are known. */
@@ -309,7 +308,7 @@ pressure_on_poll(struct ev_loop *loop, ev_timer *w, int revents)
 /*
  * SIGKILL through pidfd, by the path of the kill record k; 0 or -errno.
  * Never waits for the victim: the kernel's reap is queued, our
- * process_mrelease() is the reaper thread's.  Where a reap cannot be
+ * process_mrelease() is the mrelease thread's.  Where a reap cannot be
  * had, k says why and the kill is a plain one.
  */
 static int
@@ -331,18 +330,18 @@ pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd)
 	if ((rc = pidfd_signal(pidfd, SIGKILL)) < 0)
 		return rc;
 	if (k->path == RECLAIM_MRELEASE &&
-	    (rc = reaper_submit(&pr->reaper, pidfd, pr->nkills)) < 0) {
+	    (rc = mrelease_submit(&pr->mrelease, pidfd, pr->nkills)) < 0) {
 		k->reap_err = -rc;	/* EBUSY: stuck on an earlier one */
 		k->path = RECLAIM_KILL;
 	}
 	return 0;
 }
 
-/* The reaper thread's process_mrelease() came back. */
+/* The mrelease thread's process_mrelease() came back. */
 static void
-pressure_on_reaped(struct reaper *r, const struct reaper_result *res)
+pressure_on_reaped(struct mrelease *r, const struct mrelease_result *res)
 {
-	struct pressure	*pr = container_of(r, struct pressure, reaper);
+	struct pressure	*pr = container_of(r, struct pressure, mrelease);
 	struct kill_rec	*k = pressure_cur(pr);
 
 	if (res->seq != pr->nkills || pr->inflight == NULL) {
@@ -362,9 +361,9 @@ pressure_on_reaped(struct reaper *r, const struct reaper_result *res)
  * says what triggered it.  0, or -errno if nothing was killed.
  */
 int
-pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi)
+pressure_kill(struct pressure *pr, struct svc *s, const char *psi)
 {
-	struct svc	*s = &ss->svc;
+	int		 cgfd = pr->ops->cgroup(pr->ctx, s);
 	struct kill_rec	*k;
 	int		 rc;
 
@@ -378,8 +377,8 @@ pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi)
 	snprintf(k->name, sizeof(k->name), "%s", s->def->name);
 	snprintf(k->psi, sizeof(k->psi), "%s", psi);
 	k->priority = s->def->kill_priority;
-	k->memory = ss->mem_need = pressure_svc_memory(ss);
-	k->rss = pressure_rss(ss);
+	k->memory = s->mem_need = pressure_svc_memory(pr, s);
+	k->rss = pressure_rss(s);
 	k->death_us = k->back_us = k->reaped_us = -1;
 	k->path = pr->path;
 	pr->t0_us = mono_us();
@@ -388,10 +387,10 @@ pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi)
 		pr->nkills--;
 		return rc;
 	}
-	if (s->def->kill_mode == KILL_CGROUP && ss->cgfd >= 0)
-		cgroup_kill(ss->cgfd);
+	if (s->def->kill_mode == KILL_CGROUP && cgfd >= 0)
+		cgroup_kill(cgfd);
 	svc_pressure_killed(s);
-	pr->inflight = ss;
+	pr->inflight = s;
 	pressure_check(pr);
 	if (pr->inflight) {
 		ev_timer_set(&pr->poll, 0.001, 0.001);
@@ -406,11 +405,11 @@ pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi)
  * before: exit_mm() comes before the exit is reported.
  */
 void
-pressure_died(struct pressure *pr, struct sup_svc *ss)
+pressure_died(struct pressure *pr, struct svc *s)
 {
 	struct kill_rec	*k = pressure_cur(pr);
 
-	if (pr->inflight != ss)
+	if (pr->inflight != s)
 		return;
 	k->death_us = mono_us() - pr->t0_us;
 	pressure_check(pr);
@@ -422,9 +421,9 @@ pressure_died(struct pressure *pr, struct sup_svc *ss)
 
 /* A service is going away: stop watching its memory. */
 void
-pressure_forget(struct pressure *pr, struct sup_svc *ss)
+pressure_forget(struct pressure *pr, struct svc *s)
 {
-	if (pr->inflight == ss)
+	if (pr->inflight == s)
 		pressure_done(pr);
 }
 
@@ -477,10 +476,9 @@ pressure_before(const struct svc *a, const struct svc *b)
  * pressure_calm_max from its death (*until), then restarts anyway.
  */
 int64_t
-pressure_hold(struct pressure *pr, struct sup_svc *ss, int64_t *until)
+pressure_hold(struct pressure *pr, struct svc *s, int64_t *until)
 {
 	const struct sup_conf	*sc = pr->sc;
-	struct svc		*s = &ss->svc;
 	int64_t			 now = mono_ms(), calm, wait = 0, t;
 	size_t			 i;
 
@@ -501,7 +499,7 @@ pressure_hold(struct pressure *pr, struct sup_svc *ss, int64_t *until)
 			if (o != s && o->mem_wait && pressure_before(o, s))
 				break;
 		}
-		if (i < pr->set->n || pressure_room(pr) < ss->mem_need)
+		if (i < pr->set->n || pressure_room(pr) < s->mem_need)
 			wait = 1000;	/* look again */
 	}
 	if (wait == 0) {
@@ -550,7 +548,7 @@ pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
 		    s->pidfd < 0 || s->pending.why != WHY_NONE)
 			continue;
 		cand[n].priority = s->def->kill_priority;
-		cand[n].memory = pressure_svc_memory(sup_svc_of(s));
+		cand[n].memory = pressure_svc_memory(pr, s);
 		who[n++] = s;
 	}
 	pressure_now(pr, psi, sizeof(psi));
@@ -559,7 +557,7 @@ pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
 		pr->quiet_until = mono_ms() + pr->sc->pressure_cooldown;
 		goto out;
 	}
-	pressure_kill(pr, sup_svc_of(who[pick]), psi);
+	pressure_kill(pr, who[pick], psi);
 out:
 	free(cand);
 	free(who);
@@ -586,8 +584,8 @@ pressure_init(struct pressure *pr)
 			    pr->path), reclaim_path_name(pr->best));
 	}
 	if (pr->path == RECLAIM_MRELEASE &&
-	    (rc = reaper_start(&pr->reaper, pr->loop, pressure_on_reaped)) < 0) {
-		log_warn("pressure: no reaper thread (%s): reclaim by kill",
+	    (rc = mrelease_start(&pr->mrelease, pr->loop, pressure_on_reaped)) < 0) {
+		log_warn("pressure: no mrelease thread (%s): reclaim by kill",
 		    strerror(-rc));
 		pr->path = RECLAIM_KILL;
 	}
@@ -644,7 +642,7 @@ pressure_fini(struct pressure *pr)
 	if (pr->loop) {
 		ev_io_stop(pr->loop, &pr->w);
 		ev_timer_stop(pr->loop, &pr->poll);
-		reaper_stop(&pr->reaper, pr->loop);
+		mrelease_stop(&pr->mrelease, pr->loop);
 	}
 	if (pr->ep_fd >= 0)
 		close(pr->ep_fd);

@@ -10,7 +10,7 @@
 
 #include "cgroup.h"
 #include "conf.h"
-#include "reaper.h"
+#include "mrelease.h"
 #include "svc.h"
 #include "util.h"
 
@@ -18,7 +18,7 @@
 enum reclaim_path {
 	RECLAIM_KILL,		/* SIGKILL; the victim frees it as it exits */
 	RECLAIM_MRELEASE,	/* SIGKILL, then process_mrelease() in the
-				 * reaper thread */
+				 * mrelease thread */
 	RECLAIM_REAP,		/* PIDFD_SIGNAL_LOCAL_REAP: the kernel's OOM
 				 * reaper, at once */
 	RECLAIM__COUNT
@@ -40,10 +40,16 @@ struct kill_rec {
 
 #define KILL_HISTORY	32
 
-struct sup_svc;
+/* What the killer needs of a service that svc.h does not say. */
+struct pressure_ops {
+	/* The service's cgroup (an open directory), or -1. */
+	int	(*cgroup)(void *ctx, const struct svc *s);
+};
 
 struct pressure {
 	/* What it works with (sup.c's, set before pressure_init). */
+	const struct pressure_ops *ops;
+	void			*ctx;
 	struct ev_loop		*loop;
 	struct svc_set		*set;
 	const struct cgroups	*cg;
@@ -58,8 +64,8 @@ struct pressure {
 	uint8_t		 path;		/* the best this kernel has, or the
 					 * one pressure_reclaim asks for */
 	uint8_t		 best;		/* the best this kernel has */
-	struct reaper	 reaper;	/* process_mrelease() off the loop */
-	struct sup_svc	*inflight;	/* never more than one kill */
+	struct mrelease	 mrelease;	/* process_mrelease() off the loop */
+	struct svc	*inflight;	/* never more than one kill */
 	int64_t		 t0_us;
 	int64_t		 quiet_until;	/* cool-down, mono ms */
 	int64_t		 last_event;	/* the last trigger, mono ms */
@@ -73,13 +79,15 @@ struct pressure {
 
 void		 pressure_init(struct pressure *pr);
 void		 pressure_fini(struct pressure *pr);
-int		 pressure_kill(struct pressure *pr, struct sup_svc *ss, const char *psi);
-void		 pressure_died(struct pressure *pr, struct sup_svc *ss);
-void		 pressure_forget(struct pressure *pr, struct sup_svc *ss);
+int		 pressure_kill(struct pressure *pr, struct svc *s,
+		     const char *psi);
+void		 pressure_died(struct pressure *pr, struct svc *s);
+void		 pressure_forget(struct pressure *pr, struct svc *s);
 void		 pressure_report(struct pressure *pr, struct buf *b, bool json);
 const char	*reclaim_path_name(enum reclaim_path p);
-uint64_t	 pressure_svc_memory(struct sup_svc *ss);
-int64_t		 pressure_hold(struct pressure *pr, struct sup_svc *ss,
+uint64_t	 pressure_svc_memory(const struct pressure *pr,
+		     const struct svc *s);
+int64_t		 pressure_hold(struct pressure *pr, struct svc *s,
 		     int64_t *until);
 
 struct st_w;

@@ -1,166 +1,101 @@
 /*
- * reaper.c - process_mrelease() off the loop.
- *
- * process_mrelease() takes the victim's mmap_lock, and a victim whose
- * lock a writer holds or waits for (a stuck FUSE or NFS page fault, a
- * core dump) keeps the caller asleep for as long as that lasts.  PID 1
- * ignores SIGKILL, so nothing would ever wake it: the loop must never
- * make that call.  A thread of its own does, as Android's lmkd does,
- * and the loop learns the result as an event on a pipe.
- *
- * One request at a time: while the thread is stuck on one victim, the
- * next kill goes without a reap (reaper_submit says -EBUSY) rather than
- * queue behind it.  The thread takes no signal, touches nothing of the
- * loop's but the two pipes, and closes the pidfd it was given.  It is
- * never joined: a stuck one would hold the exit too.
+ * reaper.c - the orphan reaper.  A service is reaped only through its
+ * pidfd (service.c); orphans that we inherit as subreaper (or as PID 1)
+ * are reaped here, on SIGCHLD.  The two must not steal from each other,
+ * and exec resets a service's exit_signal to SIGCHLD, so waitid(P_ALL)
+ * does see services.  The reaper therefore only peeks (WNOWAIT); a
+ * zombie that is one of our services (the PID of an unreaped child of
+ * ours cannot be reused, so the PID map is exact here), a reload_exec or
+ * a re-exec's check is handed to its pidfd path, and only the rest is
+ * reaped by PID.  (The thread of process_mrelease() is mrelease.c.)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "pid1.h"
 #include "reaper.h"
-#include "sys.h"
-#include "util.h"
+#include "service.h"
+#include "sup.h"
+#include "svcreload.h"
 
-struct reaper_req {
-	int32_t		fd;		/* a dup of the victim's pidfd */
-	uint32_t	seq;
-};
-
-/* Before the thread runs: close what was opened. */
-static void
-reaper_close(struct reaper *r)
-{
-	int	i;
-
-	for (i = 0; i < 2; i++) {
-		if (r->req[i] >= 0)
-			close(r->req[i]);
-		if (r->res[i] >= 0)
-			close(r->res[i]);
-		r->req[i] = r->res[i] = -1;
-	}
-}
-
-/* The thread: one blocking process_mrelease() per request. */
-static void *
-reaper_main(void *arg)
-{
-	struct reaper		*r = arg;
-	struct reaper_req	 q;
-	struct reaper_result	 res;
-	int64_t			 t0;
-	ssize_t			 n;
-
-	for (;;) {
-		n = read(r->req[0], &q, sizeof(q));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof(q))
-			break;		/* the loop closed its end */
-		t0 = mono_us();
-		res.seq = q.seq;
-		res.err = sys_process_mrelease(q.fd, 0) < 0 ? errno : 0;
-		res.took_us = mono_us() - t0;
-		close(q.fd);
-		while (write(r->res[1], &res, sizeof(res)) < 0 &&
-		    errno == EINTR)
-			;
-	}
-	/* Its own ends: the loop never closes them under it. */
-	close(r->req[0]);
-	close(r->res[1]);
-	return NULL;
-}
-
-static void
-reaper_on_result(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct reaper		*r = container_of(w, struct reaper, w);
-	struct reaper_result	 res;
-
-	(void)loop;
-	(void)revents;
-	while (read(r->res[0], &res, sizeof(res)) == (ssize_t)sizeof(res)) {
-		r->busy = false;
-		r->done(r, &res);
-	}
-}
-
-/* Start the thread; done() is called in the loop for every result. */
-int
-reaper_start(struct reaper *r, struct ev_loop *loop,
-    void (*done)(struct reaper *, const struct reaper_result *))
-{
-	sigset_t	all, old;
-	int		err;
-
-	memset(r, 0, sizeof(*r));
-	r->req[0] = r->req[1] = r->res[0] = r->res[1] = -1;
-	r->done = done;
-	if (pipe2(r->req, O_CLOEXEC) < 0 || pipe2(r->res, O_CLOEXEC) < 0 ||
-	    fcntl(r->req[1], F_SETFL, O_NONBLOCK) < 0 ||
-	    fcntl(r->res[0], F_SETFL, O_NONBLOCK) < 0) {
-		err = errno;
-		reaper_close(r);
-		return -err;
-	}
-	/* Every signal stays with the loop's signalfd. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&r->thread, NULL, reaper_main, r);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		reaper_close(r);
-		return -err;
-	}
-	pthread_detach(r->thread);
-	r->running = true;
-	ev_io_init(&r->w, reaper_on_result, r->res[0], EV_READ);
-	ev_io_start(loop, &r->w);
-	return 0;
-}
 
 /*
- * Ask for process_mrelease(pidfd); the result comes as done(seq).  0,
- * or -EBUSY while the thread is on another victim (or -errno).
+ * Reap orphans.  Peek at the next zombie; one of our services is reaped
+ * through its pidfd, anything else (an orphan we inherited) by its PID,
+ * which is safe for a zombie child of ours.  At most REAPER_TURN in one
+ * turn of the loop: services restarted at once can die as fast as we
+ * reap them, and the loop must go on serving everything else; the rest
+ * is taken in the next turn.
  */
-int
-reaper_submit(struct reaper *r, int pidfd, uint32_t seq)
-{
-	struct reaper_req	q = { .seq = seq };
+#define REAPER_TURN	256
 
-	if (!r->running)
-		return -ENOSYS;
-	if (r->busy)
-		return -EBUSY;
-	if ((q.fd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
-	if (write(r->req[1], &q, sizeof(q)) != (ssize_t)sizeof(q)) {
-		int	err = errno ? errno : EIO;
-
-		close(q.fd);
-		return -err;
-	}
-	r->busy = true;
-	return 0;
-}
-
-/*
- * Stop: the thread ends once it reads EOF, and closes its own ends.  One
- * stuck in the kernel is left to the process's exit.
- */
 void
-reaper_stop(struct reaper *r, struct ev_loop *loop)
+reaper_reap(struct sup *sup)
 {
-	if (!r->running)
-		return;
-	ev_io_stop(loop, &r->w);
-	close(r->req[1]);
-	close(r->res[0]);
-	r->req[1] = r->res[0] = -1;
-	r->running = false;
+	struct pidmap_node	*e;
+	struct service		*ss;
+	siginfo_t		 si;
+	pid_t			 pid;
+	int			 n;
+
+	ev_timer_stop(sup->loop, &sup->reap_w);
+	for (n = 0;; n++) {
+		if (n == REAPER_TURN) {
+			ev_timer_set(&sup->reap_w, 0., 0.);
+			ev_timer_start(sup->loop, &sup->reap_w);
+			return;
+		}
+		memset(&si, 0, sizeof(si));
+		/* __WALL: children that never exec'd (exit_signal 0) too,
+		 * such as a notify drainer a binary before us started. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT |
+		    __WALL) < 0 || si.si_pid == 0)
+			break;
+		pid = si.si_pid;
+		if ((ss = service_by_pid(sup, pid)) != NULL) {
+			if (!service_reap(sup, ss))
+				break;
+			continue;
+		}
+		if ((e = pidmap_get(&sup->pids, pid)) != NULL &&
+		    e->kind == PM_CHECK) {
+			/* A re-exec's check: through its pidfd too. */
+			sup_reexec_reaped(sup);
+			if (sup->rx.phase == RX_CHECK)
+				break;
+			continue;
+		}
+		if (e != NULL) {
+			/* A reload_exec: through its pidfd too. */
+			ss = container_of(e, struct svcreload, pm)->ss;
+			svcreload_reap(sup, ss);
+			if (ss->reload != NULL)
+				break;
+			continue;
+		}
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+		    __WALL) < 0)
+			break;
+		log_debug("reaped orphan %d", (int)pid);
+	}
+	if (sup->pid1)
+		pid1_reaped(&sup->p1);
+}
+
+void
+reaper_on_more(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	reaper_reap(ev_userdata(loop));
 }

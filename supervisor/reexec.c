@@ -13,7 +13,7 @@
  *      until nothing is in flight: a spawn whose child has not exec'd, a
  *      reload_exec, a memory kill, a notify drainer yet to take its
  *      datagram;
- *   3. exec: the other clients are told to try again; the state (state.h)
+ *   3. exec: the other clients are told to try again; the state (st.h)
  *      goes to a sealed memfd; the fds it names lose FD_CLOEXEC; we exec
  *      BINARY --restore MEMFD --previous EXEFD, EXEFD being ourselves;
  *   4. the new binary reads the state (sup_init with a sup_restore),
@@ -42,14 +42,13 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "state.h"
+#include "st.h"
 #include "sup.h"
 #include "sys.h"
 
 #define RX_SEALS	(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 #define RX_CHECK_TIMEOUT	10.	/* s: the check child */
 #define RX_QUIESCE_TIMEOUT	15.	/* s: longer than a spawn may take */
-#define RX_END			0x21444e45U	/* "END!" */
 
 extern char	**environ;
 
@@ -88,7 +87,7 @@ reexec_abort(struct sup *sup, const char *fmt, ...)
 	reexec_forget(rx);
 	ctl_reexec_undo(&sup->ctl);	/* the spare, if the exec was near */
 	ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
-	sup_resume(sup);
+	service_unhold(sup);
 }
 
 /* Does a re-exec hold back new spawns (it waits for quiet)? */
@@ -213,7 +212,7 @@ reexec_busy(struct sup *sup)
 	if (notifydir_busy(&sup->notify))
 		return "a notify drainer";
 	for (i = 0; i < sup->set.n; i++) {
-		struct sup_svc	*ss = sup_svc_of(sup->set.v[i]);
+		struct service	*ss = service_of(sup->set.v[i]);
 
 		if (ss->spawn != NULL)
 			return "a spawn";
@@ -537,239 +536,6 @@ sup_reexec_signal(struct sup *sup)
 		log_err("reexec: %s", err);
 }
 
-/* A reason, its dependency by name. */
-static void
-reexec_reason_save(struct st_w *w, const struct svc_reason *r)
-{
-	st_u8(w, r->why);
-	st_u8(w, r->stage);
-	st_u8(w, r->early);
-	st_u32(w, (uint32_t)r->code);
-	st_str(w, r->dep ? r->dep->def->name : NULL);
-}
-
-static void
-reexec_reason_load(struct st_r *r, struct svc_set *set, struct svc_reason *v)
-{
-	char	*dep;
-
-	v->why = st_get_u8(r);
-	v->stage = st_get_u8(r);
-	v->early = st_get_u8(r) != 0;
-	v->code = (int32_t)st_get_u32(r);
-	st_get_str(r, &dep);
-	v->dep = dep ? svc_find(set, dep) : NULL;
-	free(dep);
-}
-
-/* Flags of struct svc, as bits (the order is the state's). */
-#define RX_FLAGS(X)							\
-	X(want_up) X(restart_req) X(kill_sent) X(due) X(mem_wait)	\
-	X(mem_waived) X(ready_seen) X(reloading) X(reload_asked)	\
-	X(reload_ready)
-
-/* What a service is now, apart from its definition. */
-static void
-reexec_svc_save(struct st_w *w, struct sup_svc *ss)
-{
-	struct svc	*s = &ss->svc;
-	uint32_t	 flags = 0, bit = 1;
-
-#define X(f) flags |= s->f ? bit : 0; bit <<= 1;
-	RX_FLAGS(X)
-#undef X
-	st_str(w, s->def->name);
-	st_u8(w, s->state);
-	st_u32(w, flags);
-	st_u8(w, s->queued);		/* was to be stepped: is again */
-	st_str(w, s->status_text);
-	st_str(w, s->fail);
-	st_i64(w, s->since);
-	st_i64(w, s->started_at);
-	st_i64(w, s->ready_at);
-	st_i64(w, s->due_at);
-	st_i64(w, s->limit_begin);
-	st_i64(w, s->exited_at);
-	st_i64(w, s->ran_at);
-	st_i64(w, s->deadline);
-	st_u32(w, (uint32_t)s->exit_code);
-	st_u32(w, (uint32_t)s->exit_sig);
-	st_u32(w, (uint32_t)s->err);
-	st_fd_kept(w, s->pidfd);
-	st_u32(w, (uint32_t)s->pid);
-	st_u32(w, s->restarts);
-	st_u32(w, s->starts);
-	st_u32(w, s->delay);
-	st_u32(w, s->limit_count);
-	st_u32(w, s->reloads);
-	st_u32(w, s->reload_fails);
-	st_u32(w, (uint32_t)s->reload_status);
-	reexec_reason_save(w, &s->reason);
-	reexec_reason_save(w, &s->last);
-	reexec_reason_save(w, &s->pending);
-	st_fd_kept(w, ss->cgfd);
-	st_u64(w, ss->oom_kills);
-	st_u64(w, ss->mem_need);
-	st_u8(w, ss->handed);
-	st_u8(w, ss->removing);
-	st_fd_kept(w, ev_is_active(&ss->ready) ? ss->ready.fd : -1);
-	output_state_save(ss->out, w);
-	notifysock_state_save(&ss->nsock, w);
-	st_fd_kept(w, ev_is_active(&ss->prev) ? ss->prev.fd : -1);
-}
-
-/* The inverse: the state, the fds, back on our loop. */
-static int
-reexec_svc_load(struct sup *sup, struct st_r *r, struct sup_svc *ss,
-    int64_t now_us)
-{
-	struct svc	*s = &ss->svc;
-	uint32_t	 flags, bit = 1;
-	char		*name;
-	bool		 queued;
-	int		 fd, prev;
-
-	if (!st_get_str(r, &name) || name == NULL ||
-	    strcmp(name, s->def->name) != 0) {
-		st_fail(r, "service %s where %s was expected", name ? name :
-		    "(none)", s->def->name);
-		free(name);
-		return -EINVAL;
-	}
-	free(name);
-	s->state = st_get_u8(r);
-	if (s->state >= SVC__STATES)
-		st_fail(r, "%s: state %d", s->def->name, s->state);
-	flags = st_get_u32(r);
-#define X(f) s->f = (flags & bit) != 0; bit <<= 1;
-	RX_FLAGS(X)
-#undef X
-	queued = st_get_u8(r) != 0;
-	st_get_str(r, &s->status_text);
-	st_get_str(r, &s->fail);
-	s->since = st_get_i64(r);
-	s->started_at = st_get_i64(r);
-	s->ready_at = st_get_i64(r);
-	s->due_at = st_get_i64(r);
-	s->limit_begin = st_get_i64(r);
-	s->exited_at = st_get_i64(r);
-	s->ran_at = st_get_i64(r);
-	s->deadline = st_get_i64(r);
-	s->exit_code = (int32_t)st_get_u32(r);
-	s->exit_sig = (int32_t)st_get_u32(r);
-	s->err = (int32_t)st_get_u32(r);
-	s->pidfd = st_get_fd_kept(r);
-	s->pid = (pid_t)st_get_u32(r);
-	s->restarts = st_get_u32(r);
-	s->starts = st_get_u32(r);
-	s->delay = st_get_u32(r);
-	s->limit_count = st_get_u32(r);
-	s->reloads = st_get_u32(r);
-	s->reload_fails = st_get_u32(r);
-	s->reload_status = (int32_t)st_get_u32(r);
-	reexec_reason_load(r, &sup->set, &s->reason);
-	reexec_reason_load(r, &sup->set, &s->last);
-	reexec_reason_load(r, &sup->set, &s->pending);
-	ss->cgfd = st_get_fd_kept(r);
-	ss->oom_kills = st_get_u64(r);
-	ss->mem_need = st_get_u64(r);
-	ss->handed = st_get_u8(r) != 0;
-	ss->removing = st_get_u8(r) != 0;
-	fd = st_get_fd_kept(r);
-	if (st_bad(r) || output_state_load(&sup->output, s, r, &ss->out) < 0 ||
-	    notifysock_state_load(&ss->nsock, r) < 0)
-		return -EINVAL;
-	if ((prev = st_get_fd_kept(r)) >= 0) {
-		ev_io_set(&ss->prev, prev, EV_READ);
-		ev_io_start(sup->loop, &ss->prev);
-	}
-	/* On our loop: its death, its readiness, its timer. */
-	if (s->pidfd >= 0) {
-		ss->pm.kind = PM_MAIN;
-		pidmap_add(&sup->pids, &ss->pm, s->pid);
-		ev_io_set(&ss->death, s->pidfd, EV_READ);
-		ev_io_start(sup->loop, &ss->death);
-	}
-	if (fd >= 0) {
-		ev_io_set(&ss->ready, fd, EV_READ);
-		ev_io_start(sup->loop, &ss->ready);
-	}
-	if (s->deadline) {
-		/* Never early: the deadline is in whole ms. */
-		int64_t	left = s->deadline * 1000 + 999 - now_us;
-
-		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
-		ev_timer_start(sup->loop, &ss->timer);
-	}
-	if (queued)
-		svc_kick(s);
-	if (ss->removing)
-		ev_prepare_start(sup->loop, &sup->gc_w);
-	return 0;
-}
-
-/* Everything, in the order reexec_load_conf() and _rest() read it. */
-static void
-reexec_write(struct sup *sup, struct st_w *w)
-{
-	const struct conf	*c = &sup->conf;
-	uint64_t		 len;
-	size_t			 i;
-
-	st_bytes(w, STATE_MAGIC, 8);
-	st_u32(w, STATE_VERSION);
-	st_u64(w, 0);				/* the length, below */
-	/* Who we are. */
-	st_str(w, PIDVISOR_VERSION);
-	st_str(w, sup->rx.binary);
-	st_i64(w, sup->rx.t0_us);
-	st_i64(w, sup->rx.t_check_us);
-	st_i64(w, mono_us());			/* written at */
-	st_str(w, sup->confdir);
-	st_str(w, sup->ctl_path);
-	st_str(w, sup->notify_path);
-	st_u32(w, (uint32_t)sup->log_level);
-	st_u64(w, sup->nofile_cur);
-	st_u64(w, sup->nofile_max);
-	st_u8(w, sup->container);
-	st_u32(w, pid1_mounts_mask());
-	st_u8(w, sup->exit_set);
-	st_u32(w, (uint32_t)sup->exit_code);
-	/* The configuration in force (not what is on disk now). */
-	conf_keys_save_table(w, SEC_SUPERVISOR);
-	conf_keys_save_table(w, SEC_SERVICE);
-	conf_keys_save(w, SEC_SUPERVISOR, &c->sup);
-	st_u64(w, c->sup.given);
-	st_u32(w, (uint32_t)c->ntmpls);
-	for (i = 0; i < c->ntmpls; i++) {
-		st_str(w, c->tmpls[i].name);
-		st_str(w, c->tmpls[i].file);
-		st_str(w, c->tmpls[i].text);
-	}
-	st_strv(w, c->extra);
-	st_u32(w, (uint32_t)sup->set.n);
-	for (i = 0; i < sup->set.n; i++) {
-		const struct svc_def	*d = sup->set.v[i]->def;
-
-		st_str(w, d->name);
-		st_str(w, d->file);
-		st_u8(w, d->dynamic);
-		st_u64(w, d->given);
-		conf_keys_save(w, SEC_SERVICE, d);
-	}
-	/* What the loop holds. */
-	st_str(w, sup->cg.base);
-	st_str(w, sup->cg.why);
-	ctl_state_save(&sup->ctl, w);
-	pressure_state_save(&sup->pr, w);
-	for (i = 0; i < sup->set.n; i++)
-		reexec_svc_save(w, sup_svc_of(sup->set.v[i]));
-	st_u32(w, RX_END);
-	len = w->b.len;
-	if (!w->nomem)
-		memcpy(w->b.data + 4 + 8 + 4, &len, sizeof(len));
-}
-
 /* Set or clear FD_CLOEXEC on the fds of the state that have it (those
  * of spawn_fd_keep() never do). */
 static void
@@ -821,7 +587,7 @@ reexec_exec(struct sup *sup)
 	ev_prepare_stop(sup->loop, &rx->turn);
 	ev_timer_stop(sup->loop, &rx->timer);
 	ctl_reexec_drop(&sup->ctl);
-	reexec_write(sup, &w);
+	snapshot_write(sup, &w);
 	if (w.nomem) {
 		st_w_free(&w);
 		reexec_abort(sup, "writing the state: %s", strerror(ENOMEM));
@@ -1016,127 +782,6 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
 }
 
 /*
- * Who we are and the configuration in force, before anything is set up
- * (sup_init).  0, or -EINVAL with rs->r.err.
- */
-int
-reexec_load_conf(struct sup *sup, struct sup_restore *rs)
-{
-	struct st_r	*r = &rs->r;
-	struct conf	*c = &sup->conf;
-	struct conf_keymap sup_keys, svc_keys;
-	uint32_t	 n, i;
-
-	st_get_str(r, &rs->prev_version);
-	st_get_str(r, &rs->binary);
-	rs->t0_us = st_get_i64(r);
-	rs->t_check_us = st_get_i64(r);
-	rs->t_write_us = st_get_i64(r);
-	st_get_str(r, &rs->confdir);
-	sup->confdir = rs->confdir;
-	st_get_str(r, &sup->ctl_path);
-	st_get_str(r, &sup->notify_path);
-	sup->log_level = (int)st_get_u32(r);
-	rs->nofile_cur = st_get_u64(r);
-	rs->nofile_max = st_get_u64(r);
-	sup->container = st_get_u8(r) != 0;
-	pid1_mounts_adopt(st_get_u32(r));
-	sup->exit_set = st_get_u8(r) != 0;
-	sup->exit_code = (int)st_get_u32(r);
-	if (conf_keys_load_table(r, SEC_SUPERVISOR, &sup_keys) < 0 ||
-	    conf_keys_load_table(r, SEC_SERVICE, &svc_keys) < 0 ||
-	    conf_keys_load(r, &sup_keys, &c->sup) < 0)
-		return -EINVAL;
-	c->sup.given = st_get_u64(r);
-	n = st_get_count(r, "templates");
-	if (n && (c->tmpls = calloc(n, sizeof(*c->tmpls))) == NULL) {
-		st_fail(r, "%s", strerror(ENOMEM));
-		return -EINVAL;
-	}
-	for (i = 0; i < n && !st_bad(r); i++, c->ntmpls++) {
-		st_get_str(r, &c->tmpls[i].name);
-		st_get_str(r, &c->tmpls[i].file);
-		st_get_str(r, &c->tmpls[i].text);
-	}
-	st_get_strv(r, &c->extra);
-	n = st_get_count(r, "services");
-	if (n && (c->defs = calloc(n, sizeof(*c->defs))) == NULL) {
-		st_fail(r, "%s", strerror(ENOMEM));
-		return -EINVAL;
-	}
-	for (i = 0; i < n && !st_bad(r); i++) {
-		struct svc_def	*d = calloc(1, sizeof(*d));
-
-		if (d == NULL) {
-			st_fail(r, "%s", strerror(ENOMEM));
-			break;
-		}
-		c->defs[c->ndefs++] = d;
-		svc_def_defaults(d, &c->sup);
-		st_get_str(r, &d->name);
-		st_get_str(r, &d->file);
-		d->dynamic = st_get_u8(r) != 0;
-		d->given = st_get_u64(r);
-		conf_keys_load(r, &svc_keys, d);
-		if (!st_bad(r) && (d->name == NULL || d->file == NULL ||
-		    d->argv == NULL))
-			st_fail(r, "service %zu has no name, file or exec",
-			    c->ndefs);
-	}
-	if (!st_bad(r)) {
-		st_get_str(r, &rs->cg_base);
-		st_get_str(r, &rs->cg_why);
-	}
-	return st_bad(r) ? -EINVAL : 0;
-}
-
-/*
- * The rest, once the loop is there and the services are made of their
- * definitions (sup_init): the sockets, the killer, every service's
- * state and fds.  0, or -EINVAL with rs->r.err.
- */
-int
-reexec_load_rest(struct sup *sup, struct sup_restore *rs)
-{
-	struct st_r	*r = &rs->r;
-	int64_t		 now_us;
-	size_t		 i;
-
-#ifdef PV_TEST_RESTORE_CRASH
-	/* A binary made to fail here, for the tests (make test builds it). */
-	if (rs->fallback == NULL)
-		raise(SIGSEGV);
-#endif
-#ifdef PV_TEST_RESTORE_HOLD
-	{
-		/* ... and one that holds here while the file is there. */
-		const char	*f = getenv("PIDVISOR_TEST_HOLD");
-		int64_t		 end = mono_ms() + 20000;
-
-		while (f && access(f, F_OK) == 0 && mono_ms() < end)
-			usleep(10000);
-	}
-#endif
-	if (ctl_state_load(&sup->ctl, r) < 0 ||
-	    pressure_state_load(&sup->pr, r) < 0)
-		return -EINVAL;
-	if (sup->notify_path != NULL && notifydir_open(&sup->notify) < 0)
-		log_err("notify sockets %s: no longer ours alone",
-		    sup->notify_path);
-	/* The loop's clock was read when it was made: now, once. */
-	ev_now_update(sup->loop);
-	now_us = mono_us();
-	for (i = 0; i < sup->set.n; i++)
-		if (reexec_svc_load(sup, r, sup_svc_of(sup->set.v[i]),
-		    now_us) < 0)
-			return -EINVAL;
-	if (st_get_u32(r) != RX_END || r->off != r->n)
-		st_fail(r, "the state does not end where it should (byte %zu "
-		    "of %zu)", r->off, r->n);
-	return st_bad(r) ? -EINVAL : 0;
-}
-
-/*
  * Taken over: close the state, answer who asked (with the error, if we
  * are the binary before, back again), and look at what happened during
  * the exec: deaths are read from the pidfds, zombies reaped.
@@ -1187,3 +832,4 @@ reexec_versions(void)
 	printf("pidvisor-state %d\n", STATE_VERSION);
 	return 0;
 }
+

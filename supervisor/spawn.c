@@ -20,17 +20,18 @@
  * copy of only its low fds with close_range(CLOSE_RANGE_UNSHARE) before
  * it changes anything.  Without that, each spawn copied all our fds (a
  * pidfd and pipes per service) and exec closed them one by one: at
- * 10,000 services that was 1.8 ms of every spawn.  sup.c keeps the fds
- * it holds for long above SPAWN_FD_LOW, so that those the child needs
- * are low.  Until the child has its copy, we keep the fds it needs open;
- * it says when it has them (SPAWN_HELLO), and closes the low fds it
- * does not need: we go on meanwhile, and the peer of a client socket or
- * a pipe we close must not wait for its exec to see EOF.
+ * 10,000 services that was 1.8 ms of every spawn.  The supervisor
+ * keeps the fds it holds for long above SPAWN_FD_LOW, so that those the
+ * child needs are low.  Until the child has its copy, we keep the fds
+ * it needs open; it says when it has them (SPAWN_HELLO), and closes the
+ * low fds it does not need: we go on meanwhile, and the peer of a
+ * client socket or a pipe we close must not wait for its exec to see
+ * EOF.
  *
  * exit_signal is 0: a child that dies before exec sends no SIGCHLD and
  * is invisible to waitid(P_ALL).  Note that exec resets exit_signal to
  * SIGCHLD (fs/exec.c, de_thread), so a running service is visible to
- * P_ALL; sup.c keeps the orphan reaper from stealing it.
+ * P_ALL; reaper.c leaves every pid a service holds to its pidfd.
  *
  * A service's own oom_score_adj is written by the child before it drops
  * its credentials.  The kernel (__set_oom_adj() in fs/proc/base.c)

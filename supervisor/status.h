@@ -10,7 +10,7 @@
 #include "svclog.h"
 #include "util.h"
 
-/* One service, as `status` shows it: filled by sup_svc_status(). */
+/* One service, as `status` shows it: filled by service_status(). */
 struct svc_status {
 	const char		*name;
 	enum svc_state		 state;

@@ -17,59 +17,12 @@
 #include "pid1.h"
 #include "pidmap.h"
 #include "pressure.h"
+#include "service.h"
 #include "spawn.h"
-#include "state.h"
+#include "st.h"
 #include "status.h"
 #include "svc.h"
 #include "svclog.h"
-
-/*
- * A loop turn does at most this many spawns, for at most this long, then
- * serves the other events (the control socket first).
- */
-#define SUP_SPAWNS_PER_TURN	32
-#define SUP_SPAWN_TIME		0.003
-
-/*
- * Spawns in flight: children that have not exec'd yet.  We do not wait
- * for them, but each needs a CPU before it is a service.  In a crash
- * storm on 2 CPUs, 2 at once gave 250 restarts/s and a status p99 of
- * 10.5 ms; 1 gave 184/s and 8.2 ms: the services had the CPUs, not us.
- * So one at a time; but one that has not exec'd after SUP_SPAWN_SLOW
- * (stopped by its user, a binary on a hung mount) no longer holds the
- * others back, up to SUP_SPAWN_SLOTS in flight; after SUP_SPAWN_TIMEOUT
- * it is killed ("spawn timed out").
- */
-#define SUP_SPAWNS		1
-#define SUP_SPAWN_SLOTS		8
-#define SUP_SPAWN_SLOW		0.05	/* s */
-#define SUP_SPAWN_TIMEOUT	10.	/* s */
-
-struct sup_svc;
-
-/* A spawn in flight: the child's report pipe, and what it reads. */
-struct sup_spawn {
-	ev_io			 io;
-	ev_timer		 timer;		/* slow, then the deadline */
-	bool			 slow;
-	struct spawn_proc	 proc;
-	struct sup_svc		*ss;		/* NULL: free */
-	struct svc_def		*old_def;	/* replaced meanwhile (reload) */
-	char			**old_envp;
-};
-
-/* A reload_exec process, while it runs (sup.c). */
-struct sup_reload {
-	struct spawn_proc	 proc;
-	ev_io			 io;		/* its spawn report */
-	ev_io			 death;		/* its pidfd */
-	struct pidmap_node	 pm;
-	char			**argv;		/* $MAINPID put in */
-	struct sup_svc		*ss;		/* whose it is */
-	pid_t			 pid;
-};
-
-enum { PM_MAIN, PM_RELOAD, PM_CHECK };	/* pidmap_node.kind */
 
 /* A re-exec under way (reexec.c). */
 enum { RX_IDLE, RX_CHECK, RX_QUIESCE };
@@ -111,35 +64,6 @@ struct sup_restore {
 	int64_t		 t_write_us;	/* ... wrote the state at */
 };
 
-/* A service as the supervisor holds it: the state plus its watchers. */
-struct sup_svc {
-	struct svc	  svc;
-	ev_io		  death;	/* the pidfd: readable once it exits */
-	ev_io		  ready;	/* the read end of the fd:N pipe */
-	ev_timer	  timer;	/* whatever svc.c armed */
-	char		**envp;		/* NULL: the supervisor's environ */
-	char		 *pid_slot;	/* in envp: WATCHDOG_PID's digits */
-	struct sup_reload *reload;	/* its reload_exec, while it runs */
-	const char	 *path;		/* PATH searched for exec */
-	struct pidmap_node pm;		/* in the PID map while it runs */
-	struct svc_out	 *out;		/* NULL until it first runs */
-	struct sup_spawn *spawn;	/* until its child has exec'd */
-	struct notifysock nsock;	/* a notify service's socket */
-	char		 *notify_path;	/* ... its path, NOTIFY_SOCKET */
-	int		  cgfd;		/* its cgroup; -1: none yet */
-	uint64_t	  oom_kills;	/* its cgroup's oom_kill, last seen */
-	uint64_t	  mem_need;	/* what it held when killed for memory */
-	bool		  removing;	/* gone from the configuration */
-	bool		  handed;	/* MAINPID: maybe not our child */
-	ev_io		  prev;		/* the main before MAINPID=, alive */
-	pid_t		  mainpid_refused; /* MAINPID= refused last */
-	int64_t		  mainpid_second; /* MAINPID= rate: this second's */
-	int64_t		  mainpid_warned; /* ... last warned at */
-	uint32_t	  mainpid_count;
-	uint32_t	  mainpid_quiet;	/* not warned of since */
-	uint8_t		  fate;		/* reload.c: what happens to it */
-};
-
 enum sup_phase {
 	SUP_RUNNING,
 	SUP_STOPPING,		/* services stopping before exit/reboot */
@@ -166,7 +90,7 @@ struct sup {
 	ev_timer	  reap_w;	/* more zombies than one turn takes */
 	ev_prepare	  turn_w;	/* a new turn: a new spawn budget */
 	ev_timer	  spawn_w;	/* more spawns than one turn takes */
-	struct sup_spawn  spawns[SUP_SPAWN_SLOTS];
+	struct service_spawn  spawns[SERVICE_SPAWN_SLOTS];
 	struct cgroups	  cg;
 	struct pressure	  pr;
 	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
@@ -193,20 +117,13 @@ int	sup_init(struct sup *sup, const char *confdir, const char *sock,
 int	sup_run(struct sup *sup);
 void	sup_free(struct sup *sup);
 void	sup_shutdown(struct sup *sup, unsigned int cmd);
-struct sup_svc *sup_svc_of(struct svc *s);
-struct sup_svc *sup_svc_new(struct sup *sup, struct svc_def *d);
-int	sup_svc_env(struct sup *sup, struct sup_svc *ss);
-void	sup_svc_env_free(struct sup_svc *ss);
+void	sup_changed(struct sup *sup, struct svc *s, enum svc_state from);
 int	sup_relink(struct sup *sup);
-int	sup_reload(struct sup *sup, struct buf *report);
-int	sup_svc_reload(struct sup *sup, struct svc *s, char *err, size_t n);
+int	confreload(struct sup *sup, struct buf *report);
 struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
-void	sup_kill_modes_check(struct sup *sup);
 int	sup_exit_status(const struct svc *s);
-void	sup_svc_status(struct svc *s, int64_t now, struct svc_status *st);
-void	sup_resume(struct sup *sup);
 void	sup_signal_set(sigset_t *set);
 
 /* reexec.c */
@@ -218,8 +135,11 @@ bool	sup_reexec_holds(const struct sup *sup);
 void	sup_reexec_reaped(struct sup *sup);
 int	reexec_open(struct sup_restore *rs, int fd, int prev,
 	    const char *fallback, char *argv0);
-int	reexec_load_conf(struct sup *sup, struct sup_restore *rs);
-int	reexec_load_rest(struct sup *sup, struct sup_restore *rs);
+
+/* snapshot.c */
+void	snapshot_write(struct sup *sup, struct st_w *w);
+int	snapshot_load_conf(struct sup *sup, struct sup_restore *rs);
+int	snapshot_load_rest(struct sup *sup, struct sup_restore *rs);
 void	reexec_finish(struct sup *sup, struct sup_restore *rs);
 void	reexec_fail(struct sup_restore *rs, const char *why)
 	    __attribute__((noreturn));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "st.h"
 #include "svc.h"
 
 static void	svc_step(struct svc *);
@@ -1104,4 +1105,95 @@ svc_reason_format(const struct svc *s, char *out, size_t n)
 		    "; waiting for memory, restart in at most %s" :
 		    "; restart in %s", when);
 	}
+}
+
+/*
+ * A re-exec's state of a service, field by field as SVC_FIELDS says
+ * (svc.h): the next binary takes the service over from it.  A reason's
+ * dependency goes by name.
+ */
+static void
+svc_reason_save(struct st_w *w, const struct svc_reason *r)
+{
+	st_u8(w, r->why);
+	st_u8(w, r->stage);
+	st_u8(w, r->early);
+	st_u32(w, (uint32_t)r->code);
+	st_str(w, r->dep ? r->dep->def->name : NULL);
+}
+
+static void
+svc_reason_load(struct st_r *r, struct svc_set *set, struct svc_reason *v)
+{
+	char	*dep;
+
+	v->why = st_get_u8(r);
+	v->stage = st_get_u8(r);
+	v->early = st_get_u8(r) != 0;
+	v->code = (int32_t)st_get_u32(r);
+	st_get_str(r, &dep);
+	v->dep = dep ? svc_find(set, dep) : NULL;
+	free(dep);
+}
+
+#define SVC_SAVE_SKIP(v)
+#define SVC_SAVE_U8(v)		st_u8(w, (uint8_t)(v));
+#define SVC_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
+#define SVC_SAVE_I32(v)		st_u32(w, (uint32_t)(v));
+#define SVC_SAVE_U32(v)		st_u32(w, (v));
+#define SVC_SAVE_I64(v)		st_i64(w, (v));
+#define SVC_SAVE_U64(v)		st_u64(w, (v));
+#define SVC_SAVE_STR(v)		st_str(w, (v));
+#define SVC_SAVE_FD(v)		st_fd_kept(w, (v));
+#define SVC_SAVE_REASON(v)	svc_reason_save(w, &(v));
+#define SVC_SAVE(type, name, how)	SVC_SAVE_##how(s->name)
+
+/* Write what s is now (apart from its definition) to w. */
+void
+svc_save(const struct svc *s, struct st_w *w)
+{
+	st_str(w, s->def->name);
+	SVC_FIELDS(SVC_SAVE)
+	st_u8(w, s->queued);		/* was to be stepped: is again */
+}
+
+#define SVC_LOAD_SKIP(v)
+#define SVC_LOAD_U8(v)		(v) = st_get_u8(r);
+#define SVC_LOAD_BOOL(v)	(v) = st_get_u8(r) != 0;
+#define SVC_LOAD_I32(v)		(v) = (int32_t)st_get_u32(r);
+#define SVC_LOAD_U32(v)		(v) = st_get_u32(r);
+#define SVC_LOAD_I64(v)		(v) = st_get_i64(r);
+#define SVC_LOAD_U64(v)		(v) = st_get_u64(r);
+#define SVC_LOAD_STR(v)		st_get_str(r, &(v));
+#define SVC_LOAD_FD(v)		(v) = st_get_fd_kept(r);
+#define SVC_LOAD_REASON(v)	svc_reason_load(r, s->set, &(v));
+#define SVC_LOAD(type, name, how)	SVC_LOAD_##how(s->name)
+
+/*
+ * Read what svc_save() wrote into s, already made of its definition (the
+ * same name comes first).  0, or -EINVAL with the error in r.
+ */
+int
+svc_load(struct svc *s, struct st_r *r)
+{
+	char	*name;
+	bool	 queued;
+
+	if (!st_get_str(r, &name) || name == NULL ||
+	    strcmp(name, s->def->name) != 0) {
+		st_fail(r, "service %s where %s was expected", name ? name :
+		    "(none)", s->def->name);
+		free(name);
+		return -EINVAL;
+	}
+	free(name);
+	SVC_FIELDS(SVC_LOAD)
+	queued = st_get_u8(r) != 0;
+	if (s->state >= SVC__STATES)
+		st_fail(r, "%s: state %d", s->def->name, s->state);
+	if (st_bad(r))
+		return -EINVAL;
+	if (queued)
+		svc_kick(s);
+	return 0;
 }

@@ -115,55 +115,76 @@ struct svc_ops {
 	int64_t	(*hold)(struct svc *, int64_t *until);
 };
 
+/*
+ * The fields of a service's state, each with how a re-exec's state holds
+ * it (svc_save, svc_load; st.h): U8, BOOL, I32, U32, I64, U64, STR
+ * (owned), FD (a kept fd), REASON; or SKIP, and why.  struct svc is made
+ * of this list and nothing else, so that no field can be added without
+ * saying what a re-exec does with it (tests/unit/test_svc.c checks the
+ * struct against it, and a round trip through the state).
+ */
+#define SVC_FIELDS(X)							\
+	/* made again from the configuration, by svc_set_link() */	\
+	X(struct svc_def *, def, SKIP)					\
+	X(struct svc_set *, set, SKIP)					\
+	X(struct svc **, reqs, SKIP)	/* what we require */		\
+	X(struct svc **, afters, SKIP)	/* what we come after */	\
+	X(struct svc **, req_by, SKIP)	/* what requires us */		\
+	X(struct svc **, after_by, SKIP) /* what comes after us */	\
+	X(char *, status_text, STR)	/* sd_notify STATUS= */		\
+	X(char *, fail, STR)		/* WHY_ENV_FILE: what is wrong */ \
+	X(int64_t, since, I64)		/* entered the current state */	\
+	X(int64_t, started_at, I64)	/* last spawn */		\
+	X(int64_t, ready_at, I64)	/* 0: not ready since spawn */	\
+	X(int64_t, due_at, I64)		/* BACKOFF: restart time */	\
+	X(int64_t, limit_begin, I64)					\
+	X(int64_t, exited_at, I64)	/* last exit, real ms; 0: none */ \
+	X(int64_t, ran_at, I64)		/* last spawn, real ms; 0: none */ \
+	X(int64_t, deadline, I64)	/* the timer's, mono ms; 0: none */ \
+	X(uint64_t, mem_need, U64)	/* what it held when killed for	\
+					 * memory (pressure.c) */	\
+	X(int32_t, exit_code, I32)	/* of the last process */	\
+	X(int32_t, exit_sig, I32)	/* 0: it exited */		\
+	X(int32_t, err, I32)		/* sd_notify ERRNO=; 0: none */	\
+	X(int, pidfd, FD)		/* -1: no process */		\
+	X(pid_t, pid, I32)		/* for display only */		\
+	X(uint32_t, nreqs, SKIP)	/* svc_set_link()'s */		\
+	X(uint32_t, nafters, SKIP)					\
+	X(uint32_t, nreq_by, SKIP)					\
+	X(uint32_t, nafter_by, SKIP)					\
+	X(uint32_t, restarts, U32)	/* automatic restarts */	\
+	X(uint32_t, starts, U32)	/* spawns, ever */		\
+	X(uint32_t, delay, U32)		/* next back-off, ms */		\
+	X(uint32_t, limit_count, U32)					\
+	X(uint32_t, mark, SKIP)		/* a walk's scratch */		\
+	X(uint32_t, reloads, U32)	/* reloads completed */		\
+	X(uint32_t, reload_fails, U32)	/* reloads that failed */	\
+	X(int32_t, reload_status, I32)	/* of the last failed one */	\
+	X(struct svc_reason, reason, REASON) /* why it is in its state */ \
+	X(struct svc_reason, last, REASON) /* how the last process ended */ \
+	X(struct svc_reason, pending, REASON) /* why we are killing it */ \
+	X(uint8_t, state, U8)		/* enum svc_state */		\
+	X(bool, want_up, BOOL)						\
+	X(bool, restart_req, BOOL)					\
+	X(bool, kill_sent, BOOL)					\
+	X(bool, due, BOOL)		/* BACKOFF: delay is over */	\
+	/* in the queue or held: saved as "to be stepped", and kicked */ \
+	X(bool, queued, SKIP)						\
+	X(bool, held, SKIP)		/* waiting for a spawn */	\
+	/* spawned, exec not yet seen: a re-exec waits for none */	\
+	X(bool, execing, SKIP)						\
+	X(bool, mem_wait, BOOL)		/* BACKOFF: held for memory */	\
+	X(bool, mem_waived, BOOL)	/* a command: do not hold */	\
+	X(bool, ready_seen, BOOL)	/* STARTING: ready, settling */	\
+	X(bool, reloading, BOOL)	/* READY: RELOADING=1 was sent */ \
+	X(bool, reload_asked, BOOL)	/* READY: a reload is under way */ \
+	X(bool, reload_ready, BOOL)	/* ... which READY=1 ends */	\
+	X(TAILQ_ENTRY(svc), q, SKIP)	/* the queue's link */
+
+#define SVC_MEMBER(type, name, how)	type name;
+
 struct svc {
-	struct svc_def		 *def;
-	struct svc_set		 *set;
-	struct svc		**reqs;		/* what we require */
-	struct svc		**afters;	/* what we come after */
-	struct svc		**req_by;	/* what requires us */
-	struct svc		**after_by;	/* what comes after us */
-	char			 *status_text;	/* sd_notify STATUS= */
-	char			 *fail;		/* WHY_ENV_FILE: what is wrong */
-	int64_t			  since;	/* entered the current state */
-	int64_t			  started_at;	/* last spawn */
-	int64_t			  ready_at;	/* 0: not ready since spawn */
-	int64_t			  due_at;	/* BACKOFF: restart time */
-	int64_t			  limit_begin;
-	int64_t			  exited_at;	/* last exit, real ms; 0: none */
-	int64_t			  ran_at;	/* last spawn, real ms; 0: none */
-	int64_t			  deadline;	/* the timer's, mono ms; 0: none */
-	int32_t			  exit_code;	/* of the last process */
-	int32_t			  exit_sig;	/* 0: it exited */
-	int32_t			  err;		/* sd_notify ERRNO=; 0: none */
-	int			  pidfd;	/* -1: no process */
-	pid_t			  pid;		/* for display only */
-	uint32_t		  nreqs, nafters, nreq_by, nafter_by;
-	uint32_t		  restarts;	/* automatic restarts */
-	uint32_t		  starts;	/* spawns, ever */
-	uint32_t		  delay;	/* next back-off, ms */
-	uint32_t		  limit_count;
-	uint32_t		  mark;
-	uint32_t		  reloads;	/* reloads completed */
-	uint32_t		  reload_fails;	/* reloads that failed */
-	int32_t			  reload_status; /* of the last failed one */
-	struct svc_reason	  reason;	/* why it is in its state */
-	struct svc_reason	  last;		/* how the last process ended */
-	struct svc_reason	  pending;	/* why we are killing it */
-	uint8_t			  state;	/* enum svc_state */
-	bool			  want_up;
-	bool			  restart_req;
-	bool			  kill_sent;
-	bool			  due;		/* BACKOFF: delay is over */
-	bool			  queued;	/* in the queue or held */
-	bool			  held;		/* waiting for a spawn */
-	bool			  execing;	/* spawned, exec not yet seen */
-	bool			  mem_wait;	/* BACKOFF: held for memory */
-	bool			  mem_waived;	/* a command: do not hold */
-	bool			  ready_seen;	/* STARTING: ready, settling */
-	bool			  reloading;	/* READY: RELOADING=1 was sent */
-	bool			  reload_asked;	/* READY: a reload is under way */
-	bool			  reload_ready;	/* ... which READY=1 ends */
-	TAILQ_ENTRY(svc)	  q;
+	SVC_FIELDS(SVC_MEMBER)
 };
 
 TAILQ_HEAD(svc_queue, svc);
@@ -186,7 +207,12 @@ struct svc_set {
 #define SVC_STABLE_MS	10000	/* ready this long: back-off resets */
 #define SVC_EXTEND_MAX	90000	/* EXTEND_TIMEOUT_USEC: at least this */
 
+struct st_w;
+struct st_r;
+
 void		 svc_init(struct svc *s, struct svc_def *d, struct svc_set *set);
+void		 svc_save(const struct svc *s, struct st_w *w);
+int		 svc_load(struct svc *s, struct st_r *r);
 void		 svc_release(struct svc *s);
 int		 svc_set_link(struct svc_set *set);
 struct svc	*svc_find(const struct svc_set *set, const char *name);

@@ -360,17 +360,6 @@ console_put(int stream, const char *p, size_t n)
 	return true;
 }
 
-/* Our own messages, as they are. */
-void
-console_write(const char *p, size_t n)
-{
-	console_put(STREAM_ERR, p, n);
-}
-
-/*
- * Flush what is queued, for at most a second in all (a reader that does
- * not read must not keep us from exiting), and go back to plain stdio.
- */
 /*
  * Write out what is queued, waiting for the console at most us
  * microseconds in all: before an exec (reexec.c) or at the end.
@@ -398,6 +387,10 @@ console_drain(int64_t us)
 	}
 }
 
+/*
+ * Flush what is queued, for at most a second in all (a reader that does
+ * not read must not keep us from exiting), and go back to plain stdio.
+ */
 void
 console_close(void)
 {

@@ -53,7 +53,6 @@ void		 console_set_format(int f);	/* enum log_format */
 void		 console_line(struct buf *b, const char *name,
 		     const struct svclog_line *l);
 bool		 console_put(int stream, const char *p, size_t n);
-void		 console_write(const char *p, size_t n);
 void		 console_drain(int64_t us);
 void		 console_close(void);
 

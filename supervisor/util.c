@@ -643,24 +643,6 @@ strv_add(char **v, const char *s)
 	return nv;
 }
 
-/* A copy of a NULL-terminated vector (NULL for NULL, or no memory). */
-char **
-strv_dup(char *const *v)
-{
-	size_t	  n = strv_len(v), i;
-	char	**c;
-
-	if (v == NULL || (c = calloc(n + 1, sizeof(*c))) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if ((c[i] = strdup(v[i])) == NULL) {
-			strv_free(c);
-			return NULL;
-		}
-	}
-	return c;
-}
-
 /* Do two NULL-terminated vectors hold the same strings? */
 bool
 strv_equal(char *const *a, char *const *b)
@@ -726,7 +708,7 @@ log_msg(int level, const char *fmt, ...)
 static void
 unix_dir_check(const char *path)
 {
-	char		dir[108];
+	char		dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char	*slash = strrchr(path, '/');
 	struct stat	st;
 

@@ -76,7 +76,6 @@ int	mkdir_parent(const char *path, mode_t mode);
 int	argv_split(const char *s, char ***argvp, const char **why);
 void	strv_free(char **v);
 size_t	strv_len(char *const *v);
-char	**strv_dup(char *const *v);
 char	**strv_add(char **v, const char *s);
 bool	strv_equal(char *const *a, char *const *b);
 
@@ -92,7 +91,7 @@ void	log_msg(int level, const char *fmt, ...)
 #define log_debug(...)	do { if (log_level >= LOG_DEBUG)		\
 	log_msg(LOG_DEBUG, __VA_ARGS__); } while (0)
 
-/* Tests only: allocation failure injection (tests/host/fault.c). */
+/* Tests only: allocation failure injection (tests/helpers/fault.c). */
 #ifdef PV_FAULT
 void	fault_begin(void);
 void	fault_end(void);

@@ -16,8 +16,8 @@
 # measurement, not a timed test).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-PV=${PV:-$top/supervisor/pidvisor}
-CTL=${CTL:-$top/supervisor/pidvisorctl}
+PV=${PV:-$top/build/bin/pidvisor}
+CTL=${CTL:-$top/build/bin/pidvisorctl}
 H=$top/build/test/svc-helper
 HARNESS=$top/build/bench/harness
 

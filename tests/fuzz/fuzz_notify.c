@@ -1,6 +1,6 @@
 /* fuzz_notify.c - an sd_notify datagram. */
 #include "fuzz.h"
-#include "notify.h"
+#include "notifymsg.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

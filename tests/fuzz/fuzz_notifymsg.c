@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "fuzz.h"
-#include "notify.h"
+#include "notifymsg.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -254,8 +254,10 @@ t_manuals() {
 		    fail "$page is empty"
 	done
 	# Every key and every verb is documented.
-	for key in $(grep -o '\[K_[A-Z_]*\] = S[UV][PC]("[a-z_]*"' \
-	    "$ROOT/supervisor/conf.c" | sed 's/.*"\(.*\)"/\1/' | sort -u); do
+	keys=$(grep -o '\[K_[A-Z_]*\] = S[UV][PC]("[a-z_]*"' \
+	    "$ROOT/supervisor/conf_parse.c" | sed 's/.*"\(.*\)"/\1/' | sort -u)
+	[ "$(echo "$keys" | wc -l)" -gt 40 ] || fail "key table not found"
+	for key in $keys; do
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
 		    fail "pidvisor.ini(5) does not document $key"
 	done
@@ -374,7 +376,7 @@ t_cli() {
 	    "show: a key of the file"
 	expect_match "$OUT" "restart = always +# default" "show: a default"
 	expect_eq "$(echo "$OUT" | grep -c ' = ')" \
-	    "$(grep -c '\] = SVC(' "$ROOT/supervisor/conf.c")" "keys shown"
+	    "$(grep -c '\] = SVC(' "$ROOT/supervisor/conf_parse.c")" "keys shown"
 	expect_rc 0 ctl cat b
 	expect_eq "$OUT" "# $T/conf/services/b.ini
 $(cat "$T/conf/services/b.ini")" "cat b"
@@ -461,7 +463,7 @@ t_reload_settings() {
 	control_group = root
 	log_format = json
 	EOF
-	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf.c" |
+	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
 	expect_eq "$(echo "$keys" | wc -l)" \
 	    "$(($(grep -c . "$T/conf/pidvisor.ini") - 1))" \

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "conf.h"
-#include "state.h"
+#include "st.h"
 
 static char	etc[64];		/* a passwd and group of our own */
 

@@ -15,6 +15,7 @@
 #include "env.h"
 #include "output.h"
 #include "pidmap.h"
+#include "service.h"
 #include "status.h"
 #include "util.h"
 
@@ -539,6 +540,24 @@ test_status_json(void **state)
 	buf_free(&out);
 }
 
+/*
+ * struct service is made of SERVICE_FIELDS and nothing else: a field
+ * cannot be added without saying what a re-exec does with it.
+ */
+struct service_mirror {
+	SERVICE_FIELDS(SVC_MEMBER)
+};
+
+static void
+test_service_fields(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct service_mirror),
+	    sizeof(struct service));
+	assert_int_equal(offsetof(struct service_mirror, fate),
+	    offsetof(struct service, fate));
+}
+
 int
 main(void)
 {
@@ -556,6 +575,7 @@ main(void)
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_done),
 		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_service_fields),
 	};
 
 	return cmocka_run_group_tests_name("parts", tests, NULL, NULL);

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "notify.h"
+#include "notifymsg.h"
 #include "proto.h"
 
 static void

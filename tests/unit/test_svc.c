@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "st.h"
 #include "svc.h"
 
 struct tsvc {
@@ -1164,6 +1165,84 @@ test_oom_killed(void **state)
 
 #define T_(f)	cmocka_unit_test_teardown(f, world_free)
 
+/* struct svc is made of SVC_FIELDS and nothing else. */
+struct svc_mirror {
+	SVC_FIELDS(SVC_MEMBER)
+};
+
+#define FILL_SKIP(v)
+#define FILL_U8(v)	(v) = (uint8_t)(k++ % 200);
+#define FILL_BOOL(v)	(v) = (k++ % 2) != 0;
+#define FILL_I32(v)	(v) = (int32_t)(-1000 - k++);
+#define FILL_U32(v)	(v) = (uint32_t)(70000 + k++);
+#define FILL_I64(v)	(v) = (int64_t)(-5000000000LL - k++);
+#define FILL_U64(v)	(v) = (uint64_t)(9000000000ULL + k++);
+#define FILL_STR(v)	{ char t[16]; snprintf(t, sizeof(t), "s%d", k++); \
+			  (v) = strdup(t); }
+#define FILL_FD(v)	(v) = 300 + k++;
+#define FILL_REASON(v)	(v).why = (uint8_t)(k++ % WHY_GONE); (v).stage = 2; \
+			(v).early = true; (v).code = -k; (v).dep = dep;
+#define FILL(type, name, how)	FILL_##how(s->name)
+
+#define SAME_SKIP(a, b)
+#define SAME_U8(a, b)		assert_int_equal((a), (b));
+#define SAME_BOOL(a, b)		assert_int_equal((a), (b));
+#define SAME_I32(a, b)		assert_int_equal((a), (b));
+#define SAME_U32(a, b)		assert_int_equal((a), (b));
+#define SAME_I64(a, b)		assert_true((a) == (b));
+#define SAME_U64(a, b)		assert_true((a) == (b));
+#define SAME_STR(a, b)		assert_string_equal((a), (b));
+#define SAME_FD(a, b)		assert_int_equal((a), (b));
+#define SAME_REASON(a, b)	assert_int_equal((a).why, (b).why); \
+	assert_int_equal((a).stage, (b).stage); \
+	assert_int_equal((a).early, (b).early); \
+	assert_int_equal((a).code, (b).code); \
+	assert_ptr_equal((a).dep, (b).dep);
+#define SAME(type, name, how)	SAME_##how(s->name, t->name)
+
+/*
+ * A re-exec keeps every field SVC_FIELDS says it keeps: each set to a
+ * value of its own, through the state and back.  A field added to
+ * struct svc cannot be left out: the struct is made of that list (and
+ * the mirror's size says if something was added beside it).
+ */
+static void
+test_state_fields(void **state)
+{
+	struct svc	*s, *t, *dep;
+	struct svc	 fresh;
+	struct st_w	 w = { 0 };
+	struct st_r	 r;
+	int		 k = 1;
+
+	(void)state;
+	assert_int_equal(sizeof(struct svc_mirror), sizeof(struct svc));
+	world("a", "[service]\nexec = x\nrequires = b\n",
+	    "b", "[service]\nexec = x\n", NULL);
+	s = S("a");
+	dep = S("b");
+	SVC_FIELDS(FILL)
+	s->state = SVC_READY;
+	svc_save(s, &w);
+	assert_false(w.nomem);
+	memset(&r, 0, sizeof(r));
+	r.p = (const unsigned char *)w.b.data;
+	r.n = w.b.len;
+	t = &fresh;
+	svc_init(t, s->def, &W.set);
+	assert_int_equal(svc_load(t, &r), 0);
+	assert_int_equal(r.off, r.n);
+	SVC_FIELDS(SAME)
+	/* A shorter state is refused, never read past its end. */
+	r.off = 0;
+	r.n = w.b.len - 1;
+	svc_release(&fresh);
+	svc_init(t, s->def, &W.set);
+	assert_int_equal(svc_load(t, &r), -EINVAL);
+	svc_release(&fresh);
+	st_w_free(&w);
+}
+
 int
 main(void)
 {
@@ -1194,6 +1273,7 @@ main(void)
 		T_(test_settle),
 		T_(test_reload_extend),
 		T_(test_stop_extend),
+		T_(test_state_fields),
 		T_(test_status_text),
 		T_(test_long_chain),
 		T_(test_spawns_per_turn),

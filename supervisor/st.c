@@ -1,7 +1,7 @@
 /*
- * state.c - the bytes of pidvisor's state (state.h): put in order by the
- * binary that re-executes, taken in the same order by the next, every
- * read checked against the end.
+ * st.c - the state stream of a re-exec (st.h): its bytes put in order by
+ * the binary that re-executes, taken in the same order by the next, every
+ * read checked against the end.  (A service's state is svc.c's.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "st.h"
 
 static void
 st_put(struct st_w *w, const void *p, size_t n)

@@ -1,12 +1,12 @@
 /*
- * notify.c - parse an sd_notify datagram: newline-separated KEY=VALUE
+ * notifymsg.c - parse an sd_notify datagram: newline-separated KEY=VALUE
  * assignments.  Unknown keys are ignored, as systemd does; a datagram
  * with a NUL byte or a line without '=' is refused whole.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "notify.h"
+#include "notifymsg.h"
 
 /* Is line[0..len) exactly "key=value"? */
 static bool

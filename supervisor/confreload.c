@@ -1,5 +1,7 @@
 /*
- * reload.c - apply a changed configuration to the running supervisor.
+ * confreload.c - apply a changed configuration to the running supervisor
+ * (`pidvisorctl reload`, SIGHUP).  A service's own reload is
+ * svcreload.c's.
  *
  * The whole tree is parsed again.  If anything in it is wrong, nothing
  * changes.  Otherwise the difference is applied: new services start (if
@@ -25,7 +27,8 @@
  * key can be forgotten.
  */
 static void
-reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
+confreload_settings(struct sup *sup, const struct sup_conf *n,
+    struct buf *report)
 {
 	struct sup_conf	*o = &sup->conf.sup;
 	size_t		 i;
@@ -56,9 +59,9 @@ reload_settings(struct sup *sup, const struct sup_conf *n, struct buf *report)
 
 /* Give an existing service its new definition (and environment). */
 static int
-reload_swap(struct sup *sup, struct sup_svc *ss, struct svc_def *d)
+confreload_swap(struct sup *sup, struct service *ss, struct svc_def *d)
 {
-	struct sup_spawn	*sp = ss->spawn;
+	struct service_spawn	*sp = ss->spawn;
 
 	if (sp != NULL && sp->old_def == NULL) {
 		/* Its child may still read them, until it execs. */
@@ -73,8 +76,8 @@ reload_swap(struct sup *sup, struct sup_svc *ss, struct svc_def *d)
 		close(ss->cgfd);
 		ss->cgfd = -1;
 	}
-	sup_svc_env_free(ss);
-	return sup_svc_env(sup, ss);
+	service_env_free(ss);
+	return service_env(sup, ss);
 }
 
 enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED };
@@ -84,7 +87,7 @@ enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED };
  * with every error in report; -EBUSY while shutting down.
  */
 int
-sup_reload(struct sup *sup, struct buf *report)
+confreload(struct sup *sup, struct buf *report)
 {
 	static const char *const what[] = {
 		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",
@@ -102,7 +105,7 @@ sup_reload(struct sup *sup, struct buf *report)
 	/* The instances commands made stay while their template does. */
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
-		if (s->def->dynamic && !sup_svc_of(s)->removing) {
+		if (s->def->dynamic && !service_of(s)->removing) {
 			nc.extra = strv_add(nc.extra, s->def->name);
 			if (nc.extra == NULL) {
 				conf_free(&nc);
@@ -127,7 +130,7 @@ sup_reload(struct sup *sup, struct buf *report)
 		buf_puts(report, "out of memory; nothing changed\n");
 		return -ENOMEM;
 	}
-	reload_settings(sup, &nc.sup, report);
+	confreload_settings(sup, &nc.sup, report);
 	/* The templates, for the instances commands make from now on. */
 	{
 		struct conf_tmpl	*tv = sup->conf.tmpls;
@@ -141,32 +144,32 @@ sup_reload(struct sup *sup, struct buf *report)
 
 	/* Match the new tree with the services we have. */
 	for (i = 0; i < sup->set.n; i++)
-		sup_svc_of(sup->set.v[i])->fate = R_REMOVED;
+		service_of(sup->set.v[i])->fate = R_REMOVED;
 	for (i = 0; i < nc.ndefs; i++) {
 		struct svc_def	*d = nc.defs[i];
-		struct sup_svc	*ss;
+		struct service	*ss;
 
 		nc.defs[i] = NULL;
 		if ((s = svc_find(&sup->set, d->name)) == NULL) {
-			if ((ss = sup_svc_new(sup, d)) == NULL) {
+			if ((ss = service_new(sup, d)) == NULL) {
 				svc_def_free(d);
 				continue;
 			}
 			ss->fate = R_ADDED;
 		} else {
-			ss = sup_svc_of(s);
+			ss = service_of(s);
 			ss->fate = ss->removing ? R_ADDED :
 			    svc_def_equal(s->def, d) ? R_UNCHANGED : R_CHANGED;
 			ss->removing = false;
-			reload_swap(sup, ss, d);
+			confreload_swap(sup, ss, d);
 		}
 		v[n++] = &ss->svc;
 	}
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
-		if (sup_svc_of(s)->fate != R_REMOVED)
+		if (service_of(s)->fate != R_REMOVED)
 			continue;
-		sup_svc_of(s)->removing = true;
+		service_of(s)->removing = true;
 		v[n++] = s;
 	}
 
@@ -177,13 +180,13 @@ sup_reload(struct sup *sup, struct buf *report)
 	sup_relink(sup);
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
-		count[sup_svc_of(s)->fate]++;
-		buf_printf(report, "%s %s\n", what[sup_svc_of(s)->fate],
+		count[service_of(s)->fate]++;
+		buf_printf(report, "%s %s\n", what[service_of(s)->fate],
 		    s->def->name);
 	}
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
-		switch (sup_svc_of(s)->fate) {
+		switch (service_of(s)->fate) {
 		case R_ADDED:
 			if (s->def->enabled)
 				svc_start(s);
@@ -199,7 +202,7 @@ sup_reload(struct sup *sup, struct buf *report)
 			break;
 		}
 	}
-	sup_kill_modes_check(sup);
+	service_kill_modes_check(sup);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
 	    "unchanged", count[R_ADDED], count[R_CHANGED], count[R_REMOVED],
 	    count[R_UNCHANGED]);

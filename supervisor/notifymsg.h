@@ -1,6 +1,6 @@
-/* notify.h - the sd_notify datagram */
-#ifndef PIDVISOR_NOTIFY_H
-#define PIDVISOR_NOTIFY_H
+/* notifymsg.h - the sd_notify datagram */
+#ifndef PIDVISOR_NOTIFYMSG_H
+#define PIDVISOR_NOTIFYMSG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-/* state.h - pidvisor's state as bytes, for the binary it re-executes */
-#ifndef PIDVISOR_STATE_H
-#define PIDVISOR_STATE_H
+/* st.h - the state stream: what a re-exec hands the next binary, as bytes */
+#ifndef PIDVISOR_ST_H
+#define PIDVISOR_ST_H
 
 #include <stdbool.h>
 #include <stddef.h>

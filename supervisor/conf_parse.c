@@ -1,0 +1,989 @@
+/*
+ * conf_parse.c - the values of the configuration's keys: one parser for
+ * each kind of value, and the key table (conf_keys) that says which
+ * parser each key takes, how it shows, and which fields it sets.  Users
+ * and groups are read from /etc/passwd and /etc/group here, at load
+ * time, never through NSS.  Reading the files is conf.c's.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "conf_parse.h"
+
+#define GROUPS_MAX	64
+
+/* Format a value error into the context's buffer and return it. */
+const char *
+bad(struct parse_ctx *p, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	return p->why;
+}
+
+/* Parse yes/no. */
+static int
+parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Parse an octal file mode no larger than 0777. */
+static int
+parse_mode(const char *v, mode_t *out)
+{
+	unsigned long	 m;
+	char		*end;
+
+	if (*v < '0' || *v > '7')
+		return -EINVAL;
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (*end != '\0' || errno || m > 0777)
+		return -EINVAL;
+	*out = (mode_t)m;
+	return 0;
+}
+
+/* Parse a duration key, naming it in the error. */
+static const char *
+key_duration(struct parse_ctx *p, const char *key, const char *v,
+    uint32_t *out)
+{
+	int	rc = parse_duration(v, out);
+
+	if (rc == -ERANGE)
+		return bad(p, "%s: duration '%s' is too long", key, v);
+	if (rc < 0)
+		return bad(p, "%s: invalid duration '%s' (use e.g. 100ms, "
+		    "5s, 1m)", key, v);
+	return NULL;
+}
+
+/* Append the blank-separated names in v to a dependency list. */
+static const char *
+key_deps(struct parse_ctx *p, const char *key, const char *v,
+    struct svc_dep **deps, size_t *n)
+{
+	char		 name[SVC_NAME_MAX + 2];
+	struct svc_dep	*d;
+	size_t		 len;
+
+	for (;;) {
+		v += strspn(v, " \t");
+		if (*v == '\0')
+			return NULL;
+		len = strcspn(v, " \t");
+		if (len > SVC_NAME_MAX)
+			return bad(p, "%s: service name too long", key);
+		memcpy(name, v, len);
+		name[len] = '\0';
+		v += len;
+		if (!conf_name_valid(name))
+			return bad(p, "%s: invalid service name '%s'", key,
+			    name);
+		if ((d = realloc(*deps, (*n + 1) * sizeof(*d))) == NULL)
+			return strerror(ENOMEM);
+		*deps = d;
+		if ((d[*n].name = strdup(name)) == NULL)
+			return strerror(ENOMEM);
+		d[*n].line = p->line;
+		(*n)++;
+	}
+}
+
+/* Replace *dst with a copy of v. */
+static const char *
+key_str(char **dst, const char *v)
+{
+	free(*dst);
+	if ((*dst = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	return NULL;
+}
+
+static const char *
+k_exec(struct parse_ctx *p, void *obj, const char *v)
+{
+	(void)obj;
+	if (p->cont) {
+		if (buf_puts(&p->exec, " ") < 0)
+			return strerror(ENOMEM);
+	} else {
+		p->exec_line = p->line;
+	}
+	if (buf_puts(&p->exec, v) < 0)
+		return strerror(ENOMEM);
+	return NULL;
+}
+
+static const char *
+k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	uint64_t	n;
+
+	if (parse_u64(v, 100000, &n) < 0)
+		return bad(p, "start_limit_burst: expected a number from 0 "
+		    "(no limit) to 100000, not '%s'", v);
+	d->start_limit_burst = (uint32_t)n;
+	return NULL;
+}
+
+static const char *
+k_ready(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	uint64_t	n;
+
+	if (!strcmp(v, "exec")) {
+		d->ready = READY_EXEC;
+	} else if (!strcmp(v, "exit")) {
+		d->ready = READY_EXIT;
+	} else if (!strcmp(v, "notify")) {
+		d->ready = READY_NOTIFY;
+	} else if (!strncmp(v, "fd:", 3) && parse_u64(v + 3, 1023, &n) == 0 &&
+	    n >= 3) {
+		d->ready = READY_FD;
+		d->ready_fd = (int)n;
+	} else {
+		return bad(p, "ready: expected exec, notify, exit or fd:N with "
+		    "N from 3 to 1023, not '%s'", v);
+	}
+	return NULL;
+}
+
+/* stop_signal, reload_signal: the key's first field. */
+static const char *
+k_signal(struct parse_ctx *p, void *obj, const char *v)
+{
+	int	sig = signal_parse(v);
+
+	if (sig < 0 || sig == SIGSTOP)
+		return bad(p, "%s: unknown signal '%s'", p->key->name, v);
+	if (sig == SIGKILL && p->key - conf_keys == K_RELOAD_SIGNAL)
+		return bad(p, "reload_signal: KILL would not reload it");
+	*(int *)(void *)((char *)obj + p->key->f[0].off) = sig;
+	return NULL;
+}
+
+/* Append a copy of v to a NULL-terminated list. */
+static const char *
+key_strv_add(char ***vp, const char *v)
+{
+	size_t	  n = strv_len(*vp);
+	char	**nv;
+
+	if ((nv = realloc(*vp, (n + 2) * sizeof(*nv))) == NULL)
+		return strerror(ENOMEM);
+	*vp = nv;
+	if ((nv[n] = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	nv[n + 1] = NULL;
+	return NULL;
+}
+
+/* env_file: an absolute path, after a '-' if the file may be missing. */
+static const char *
+k_env_file(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (v[v[0] == '-'] != '/')
+		return bad(p, "env_file: '%s' is not an absolute path (a "
+		    "leading '-' makes it optional: -/etc/default/NAME)", v);
+	return key_strv_add(&d->env_files, v);
+}
+
+/* reload_exec: a command, as exec is written. */
+static const char *
+k_reload_exec(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	const char	*why;
+
+	if (argv_split(v, &d->reload_exec, &why) < 0)
+		return bad(p, "reload_exec: %s", why);
+	if (d->reload_exec[0][0] == '\0')
+		return bad(p, "reload_exec: the program name is empty");
+	return NULL;
+}
+
+/* instances: the instance names of a template, blank-separated. */
+static const char *
+k_instances(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	char		 name[2 * SVC_NAME_MAX + 4], inst[SVC_NAME_MAX + 2];
+	const char	*at = strchr(d->name, '@'), *why;
+	size_t		 n, i;
+
+	if (!p->tmpl)
+		return bad(p, "instances: only a template (services/"
+		    "NAME@.ini) has instances");
+	while (*(v += strspn(v, " \t")) != '\0') {
+		n = strcspn(v, " \t");
+		snprintf(inst, sizeof(inst), "%.*s", (int)(n < sizeof(inst) ?
+		    n : sizeof(inst) - 1), v);
+		snprintf(name, sizeof(name), "%.*s%s", (int)(at - d->name + 1),
+		    d->name, inst);
+		if (n >= sizeof(inst) || strchr(inst, '@') ||
+		    !conf_name_valid(name))
+			return bad(p, "instances: '%.*s' is not a valid "
+			    "instance (letters, digits, _.- , not . or - "
+			    "first; the service name at most %d)", (int)n, v,
+			    SVC_NAME_MAX);
+		for (i = 0; d->instances && d->instances[i]; i++)
+			if (strcmp(d->instances[i], inst) == 0)
+				return bad(p, "instances: '%s' listed twice",
+				    inst);
+		if ((why = key_strv_add(&d->instances, inst)) != NULL)
+			return why;
+		v += n;
+	}
+	return NULL;
+}
+
+static const char *
+k_user(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	(void)p;
+	return key_str(&d->user, v);
+}
+
+static const char *
+k_group(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	(void)p;
+	return key_str(&d->group, v);
+}
+
+static const char *
+k_workdir(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (v[0] != '/')
+		return bad(p, "workdir: '%s' is not an absolute path", v);
+	return key_str(&d->workdir, v);
+}
+
+static const char *
+k_env(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	size_t	  n = strv_len(d->env), klen = strcspn(v, "="), i;
+	char	**env;
+
+	if (v[klen] != '=' || klen == 0 || isdigit((unsigned char)v[0]))
+		return bad(p, "env: expected KEY=VALUE, not '%s'", v);
+	for (i = 0; i < klen; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '_')
+			return bad(p, "env: invalid variable name in '%s'", v);
+	/* A later value for the same variable replaces the earlier one. */
+	for (i = 0; i < n; i++) {
+		if (strncmp(d->env[i], v, klen + 1) == 0) {
+			free(d->env[i]);
+			if ((d->env[i] = strdup(v)) == NULL)
+				return strerror(ENOMEM);
+			return NULL;
+		}
+	}
+	if ((env = realloc(d->env, (n + 2) * sizeof(*env))) == NULL)
+		return strerror(ENOMEM);
+	d->env = env;
+	if ((env[n] = strdup(v)) == NULL)
+		return strerror(ENOMEM);
+	env[n + 1] = NULL;
+	return NULL;
+}
+
+static const char *
+k_umask(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_mode(v, &d->umask) < 0)
+		return bad(p, "umask: expected an octal mode such as 022, "
+		    "not '%s'", v);
+	d->set_umask = true;
+	return NULL;
+}
+
+static const char *
+k_limit_nofile(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_u64(v, 1U << 30, &d->limit_nofile) < 0 ||
+	    d->limit_nofile == 0)
+		return bad(p, "limit_nofile: expected a number from 1 to "
+		    "1073741824, not '%s'", v);
+	d->set_nofile = true;
+	return NULL;
+}
+
+static const char *
+k_enabled(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_bool(v, &d->enabled) < 0)
+		return bad(p, "enabled: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
+static const char *const sink_names[] = {
+	[SINK_CONSOLE] = "console", [SINK_KMSG] = "kmsg",
+	[SINK_FILE] = "file", [SINK_NONE] = "none", NULL,
+};
+
+/*
+ * A key whose value is one of its names (restart, kill_mode, log,
+ * log_level, pressure_reclaim): the index goes in its first field; a
+ * second field, a bool, says it was set.
+ */
+static const char *
+key_enum(struct parse_ctx *p, void *obj, const char *v)
+{
+	const struct conf_key	*k = p->key;
+	char			*at = (char *)obj + k->f[0].off;
+	char			 list[128] = "";
+	size_t			 i, n;
+
+	for (n = 0; k->names[n]; n++)
+		;
+	for (i = 0; i < n; i++) {
+		if (k->names[i] != NULL && strcmp(v, k->names[i]) == 0) {
+			if (k->f[0].kind == F_U8)
+				*(uint8_t *)at = (uint8_t)i;
+			else
+				*(int32_t *)(void *)at = (int32_t)i;
+			if (k->f[1].kind == F_BOOL)
+				*(bool *)((char *)obj + k->f[1].off) = true;
+			return NULL;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+		    k->names[i]);
+	}
+	return bad(p, "%s: expected %s, not '%s'", k->name, list, v);
+}
+
+/* Parse a log size key, shared by [service] and [supervisor]. */
+static const char *
+key_log(struct parse_ctx *p, const char *key, const char *v,
+    struct log_conf *l)
+{
+	uint64_t	n;
+
+	if (!strcmp(key, "log_buffer")) {
+		if (parse_size(v, 16 << 20, &n) < 0 || (n && n < 4096))
+			return bad(p, "log_buffer: expected 0 or a size from "
+			    "4k to 16M, not '%s'", v);
+		l->buffer = (uint32_t)n;
+	} else if (!strcmp(key, "log_file_max")) {
+		if (parse_size(v, 1ULL << 40, &n) < 0 || n < 4096)
+			return bad(p, "log_file_max: expected a size of at "
+			    "least 4k, such as 10M, not '%s'", v);
+		l->file_max = n;
+	} else {
+		if (parse_u64(v, 1000, &n) < 0)
+			return bad(p, "log_file_keep: expected a number from "
+			    "0 to 1000, not '%s'", v);
+		l->file_keep = (uint32_t)n;
+	}
+	return NULL;
+}
+
+/* A size, or "max" for none; a size must be at least min. */
+static const char *
+key_limit(struct parse_ctx *p, const char *key, const char *v, uint64_t min,
+    uint64_t *out)
+{
+	if (!strcmp(v, "max")) {
+		*out = 0;
+		return NULL;
+	}
+	if (parse_size(v, 1ULL << 50, out) < 0 || *out < min)
+		return bad(p, "%s: expected a size such as 256M (at least "
+		    "%llu bytes) or max, not '%s'", key,
+		    (unsigned long long)min, v);
+	return NULL;
+}
+
+static const char *
+k_pids_max(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (!strcmp(v, "max")) {
+		d->pids_max = 0;
+		return NULL;
+	}
+	if (parse_u64(v, 1U << 22, &d->pids_max) < 0 || d->pids_max == 0)
+		return bad(p, "pids_max: expected a number from 1 to 4194304 "
+		    "or max, not '%s'", v);
+	return NULL;
+}
+
+static const char *
+k_kill_priority(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	uint64_t	n;
+
+	if (!strcmp(v, "never")) {
+		d->kill_priority = KILL_PRIORITY_NEVER;
+		return NULL;
+	}
+	if (parse_u64(v, 1000, &n) < 0)
+		return bad(p, "kill_priority: expected a number from 0 to "
+		    "1000 or never, not '%s'", v);
+	d->kill_priority = (int32_t)n;
+	return NULL;
+}
+
+/* oom_score_adj: -1000 (never) to 1000 (first), the kernel's scale. */
+static const char *
+k_oom_score_adj(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	uint64_t	n;
+	bool		neg = v[0] == '-';
+
+	if (parse_u64(v + neg, 1000, &n) < 0)
+		return bad(p, "oom_score_adj: expected a number from -1000 to "
+		    "1000, not '%s'", v);
+	d->oom_score_adj = neg ? -(int32_t)n : (int32_t)n;
+	d->set_oom_score_adj = true;
+	return NULL;
+}
+
+static const char *
+k_essential(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_bool(v, &d->essential) < 0)
+		return bad(p, "essential: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
+/* control_group: a group name or number, looked up once the file is read. */
+static const char *
+s_control_group(struct parse_ctx *p, void *obj, const char *v)
+{
+	(void)p;
+	return key_str(&((struct sup_conf *)obj)->control_group, v);
+}
+
+static const char *
+k_console(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+
+	if (parse_bool(v, &d->console) < 0)
+		return bad(p, "console: expected yes or no, not '%s'", v);
+	return NULL;
+}
+
+/* A duration key of either section: the field is the key's first. */
+static const char *
+key_dur(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_duration(p, p->key->name, v,
+	    (uint32_t *)(void *)((char *)obj + p->key->f[0].off));
+}
+
+/* requires, after: the names, added to the key's list. */
+static const char *
+k_deps(struct parse_ctx *p, void *obj, const char *v)
+{
+	const struct conf_field	*f = &p->key->f[0];
+
+	return key_deps(p, p->key->name, v,
+	    (struct svc_dep **)(void *)((char *)obj + f->off),
+	    (size_t *)(void *)((char *)obj + f->cnt));
+}
+
+/*
+ * log, log_buffer, log_file_max, log_file_keep: a service's, or (in
+ * pidvisor.ini) the services' default.
+ */
+static const char *
+k_log(struct parse_ctx *p, void *obj, const char *v)
+{
+	if (strcmp(p->key->name, "log") == 0)
+		return key_enum(p, obj, v);
+	return key_log(p, p->key->name, v, p->section == SEC_SERVICE ?
+	    &((struct svc_def *)obj)->log : &((struct sup_conf *)obj)->log);
+}
+
+/* memory_max, memory_high: a size of at least 1M, or max. */
+static const char *
+k_memory(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_limit(p, p->key->name, v, 1 << 20,
+	    (uint64_t *)(void *)((char *)obj + p->key->f[0].off));
+}
+
+/*
+ * [supervisor]: control_socket, an absolute socket path; notify_dir, the
+ * absolute directory of the notify sockets (NAME.sock in it must fit a
+ * socket's path too).
+ */
+static const char *
+s_socket(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	const char	*name = p->key->name;
+	bool		 dir = name[0] == 'n';
+
+	if (v[0] != '/')
+		return bad(p, "%s: '%s' is not an absolute path", name, v);
+	if (strlen(v) >= (dir ? SOCKET_PATH_MAX - 1 - SVC_NAME_MAX - 5 :
+	    SOCKET_PATH_MAX))
+		return bad(p, "%s: path too long for a unix socket%s", name,
+		    dir ? " (NAME.sock in it, for a name of the longest)" :
+		    "");
+	return key_str(dir ? &s->notify_dir : &s->control_socket, v);
+}
+
+static const char *
+s_control_mode(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+
+	if (parse_mode(v, &s->control_mode) < 0)
+		return bad(p, "control_mode: expected an octal mode such as "
+		    "0600, not '%s'", v);
+	return NULL;
+}
+
+static const char *
+s_max_clients(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	uint64_t	 n;
+
+	if (parse_u64(v, 4096, &n) < 0 || n == 0)
+		return bad(p, "max_clients: expected a number from 1 to 4096, "
+		    "not '%s'", v);
+	s->max_clients = (uint32_t)n;
+	return NULL;
+}
+
+/* cgroup_root, pressure_file: a path, none, or (pressure_file) cgroup. */
+static const char *
+s_path_or_none(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	const char	*name = p->key->name;
+
+	if (v[0] != '/' && strcmp(v, "none") && strcmp(v, "cgroup"))
+		return bad(p, "%s: '%s' is not an absolute path", name, v);
+	return key_str(name[0] == 'c' ? &s->cgroup_root : &s->pressure_file,
+	    v);
+}
+
+static const char *
+s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
+{
+	return key_limit(p, "cgroup_memory_high", v, 1 << 20,
+	    &((struct sup_conf *)obj)->cgroup_memory_high);
+}
+
+static const char *const reclaim_names[] = {
+	"auto", "kill", "mrelease", "reap", NULL,
+};
+
+/*
+ * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
+ * both in microseconds as the kernel takes them (some 150000 1000000:
+ * 150 ms of stall within any second).
+ */
+static const char *
+s_pressure(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sup_conf	*s = obj;
+	char		 kind[8];
+	unsigned long	 stall, window;
+	int		 n = 0;
+
+	if (!strcmp(v, "off")) {
+		s->pressure_stall = 0;
+		return NULL;
+	}
+	if (sscanf(v, "%7s %lu %lu %n", kind, &stall, &window, &n) != 3 ||
+	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
+	    stall == 0 || window < 500000 || window > 10000000 ||
+	    stall > window)
+		return bad(p, "pressure: expected off or some|full STALL "
+		    "WINDOW in microseconds, window from 500000 to 10000000, "
+		    "not '%s'", v);
+	s->pressure_full = kind[0] == 'f';
+	s->pressure_stall = (uint32_t)stall;
+	s->pressure_window = (uint32_t)window;
+	return NULL;
+}
+
+static const char *
+s_log_dir(struct parse_ctx *p, void *obj, const char *v)
+{
+	if (v[0] != '/')
+		return bad(p, "log_dir: '%s' is not an absolute path", v);
+	return key_str(&((struct sup_conf *)obj)->log_dir, v);
+}
+
+static const char *const level_names[] = {
+	[LOG_ERR] = "error", [LOG_WARN] = "warning", [LOG_INFO] = "info",
+	[LOG_DEBUG] = "debug", NULL,
+};
+
+static const char *const mode_names[] = {
+	[MODE_AUTO] = "auto", [MODE_SYSTEM] = "system",
+	[MODE_CONTAINER] = "container", NULL,
+};
+
+static const char *const log_format_names[] = {
+	[LOGF_TEXT] = "text", [LOGF_RFC3339] = "rfc3339",
+	[LOGF_JSON] = "json", NULL,
+};
+
+static const char *const crash_names[] = {
+	[CRASH_FREEZE] = "freeze", [CRASH_REBOOT] = "reboot",
+	[CRASH_POWEROFF] = "poweroff", NULL,
+};
+
+static const char *const restart_names[] = {
+	[RESTART_ALWAYS] = "always", [RESTART_ON_FAILURE] = "on-failure",
+	[RESTART_NEVER] = "never", NULL,
+};
+static const char *const kill_mode_names[] = {
+	[KILL_PROCESS] = "process", [KILL_GROUP] = "group",
+	[KILL_CGROUP] = "cgroup", NULL,
+};
+
+/* The name of a kill_mode. */
+const char *
+kill_mode_name(enum kill_mode m)
+{
+	return m <= KILL_CGROUP ? kill_mode_names[m] : "?";
+}
+
+#define SF(m, k)	{ offsetof(struct svc_def, m), 0, k }
+#define SFN(m, n, k)	{ offsetof(struct svc_def, m), \
+			  offsetof(struct svc_def, n), k }
+#define GF(m, k)	{ offsetof(struct sup_conf, m), 0, k }
+#define SVC(n, fn, fl, show, nm, ...) \
+	{ n, SEC_SERVICE, fl, show, fn, nm, { __VA_ARGS__ } }
+#define SUP(n, fn, fl, show, nm, ...) \
+	{ n, SEC_SUPERVISOR, fl, show, fn, nm, { __VA_ARGS__ } }
+
+/*
+ * Every key of both sections: what parses it, how it shows, and the
+ * fields it sets (what reload and svc_def_equal compare).  A service
+ * whose keys differ restarts on reload (but for enabled); a supervisor
+ * key is applied at once (KEY_LIVE) or reported as needing a restart of
+ * pidvisor.  KEY_CONT: the value may go on over indented lines.
+ */
+_Static_assert(K__COUNT <= 64, "svc_def.given and sup_conf.given are 64-bit masks");
+
+const struct conf_key conf_keys[K__COUNT] = {
+	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
+	    SF(argv, F_STRV)),
+	[K_RESTART] = SVC("restart", key_enum, 0, SHOW_ENUM, restart_names,
+	    SF(restart, F_U8)),
+	[K_RESTART_DELAY] = SVC("restart_delay", key_dur,
+	    0, SHOW_DURATION, NULL,
+	    SF(restart_delay, F_U32)),
+	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", key_dur,
+	    0, SHOW_DURATION, NULL,
+	    SF(restart_delay_max, F_U32)),
+	[K_START_LIMIT_BURST] = SVC("start_limit_burst", k_start_limit_burst,
+	    0, SHOW_NUMBER, NULL,
+	    SF(start_limit_burst, F_U32)),
+	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", key_dur,
+	    0, SHOW_DURATION, NULL,
+	    SF(start_limit_interval, F_U32)),
+	[K_READY] = SVC("ready", k_ready, 0, SHOW_READY, NULL,
+	    SF(ready, F_U8), SF(ready_fd, F_I32)),
+	[K_READY_TIMEOUT] = SVC("ready_timeout", key_dur,
+	    0, SHOW_DURATION, NULL,
+	    SF(ready_timeout, F_U32)),
+	[K_WATCHDOG] = SVC("watchdog", key_dur, 0, SHOW_DURATION, NULL,
+	    SF(watchdog, F_U32)),
+	[K_REQUIRES] = SVC("requires", k_deps,
+	    KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	    SFN(requires, nrequires, F_DEPS)),
+	[K_AFTER] = SVC("after", k_deps, KEY_REPEAT | KEY_CONT, SHOW_DEPS, NULL,
+	    SFN(after, nafter, F_DEPS)),
+	[K_STOP_SIGNAL] = SVC("stop_signal", k_signal,
+	    0, SHOW_SIGNAL, NULL,
+	    SF(stop_signal, F_I32)),
+	[K_STOP_TIMEOUT] = SVC("stop_timeout", key_dur, 0, SHOW_DURATION, NULL,
+	    SF(stop_timeout, F_U32)),
+	[K_USER] = SVC("user", k_user, 0, SHOW_STR, NULL,
+	    SF(user, F_STR), SF(uid, F_U32), SFN(groups, ngroups, F_GIDS),
+	    SF(set_uid, F_BOOL)),
+	[K_GROUP] = SVC("group", k_group, 0, SHOW_STR, NULL,
+	    SF(group, F_STR), SF(gid, F_U32), SF(set_gid, F_BOOL)),
+	[K_WORKDIR] = SVC("workdir", k_workdir, 0, SHOW_STR, NULL,
+	    SF(workdir, F_STR)),
+	[K_ENV] = SVC("env", k_env, KEY_REPEAT | KEY_CONT, SHOW_ENV, NULL,
+	    SF(env, F_STRV)),
+	[K_UMASK] = SVC("umask", k_umask, 0, SHOW_MODE, NULL,
+	    SF(umask, F_U32), SF(set_umask, F_BOOL)),
+	[K_LIMIT_NOFILE] = SVC("limit_nofile", k_limit_nofile,
+	    0, SHOW_NUMBER, NULL,
+	    SF(limit_nofile, F_U64), SF(set_nofile, F_BOOL)),
+	[K_ENABLED] = SVC("enabled", k_enabled, KEY_LIVE, SHOW_BOOL, NULL,
+	    SF(enabled, F_BOOL)),
+	[K_LOG] = SVC("log", k_log, 0, SHOW_ENUM, sink_names,
+	    SF(log.sink, F_U8)),
+	[K_LOG_BUFFER] = SVC("log_buffer", k_log, 0, SHOW_SIZE, NULL,
+	    SF(log.buffer, F_U32)),
+	[K_LOG_FILE_MAX] = SVC("log_file_max", k_log, 0, SHOW_SIZE, NULL,
+	    SF(log.file_max, F_U64)),
+	[K_LOG_FILE_KEEP] = SVC("log_file_keep", k_log, 0, SHOW_NUMBER, NULL,
+	    SF(log.file_keep, F_U32)),
+	[K_CONSOLE] = SVC("console", k_console, 0, SHOW_BOOL, NULL,
+	    SF(console, F_BOOL)),
+	[K_MEMORY_MAX] = SVC("memory_max", k_memory, 0, SHOW_LIMIT, NULL,
+	    SF(memory_max, F_U64)),
+	[K_MEMORY_HIGH] = SVC("memory_high", k_memory, 0, SHOW_LIMIT, NULL,
+	    SF(memory_high, F_U64)),
+	[K_PIDS_MAX] = SVC("pids_max", k_pids_max, 0, SHOW_COUNT, NULL,
+	    SF(pids_max, F_U64)),
+	[K_KILL_MODE] = SVC("kill_mode", key_enum,
+	    0, SHOW_ENUM, kill_mode_names,
+	    SF(kill_mode, F_U8)),
+	[K_KILL_PRIORITY] = SVC("kill_priority", k_kill_priority,
+	    0, SHOW_PRIORITY, NULL,
+	    SF(kill_priority, F_I32)),
+	[K_OOM_SCORE_ADJ] = SVC("oom_score_adj", k_oom_score_adj,
+	    0, SHOW_NUMBER, NULL,
+	    SF(oom_score_adj, F_I32), SF(set_oom_score_adj, F_BOOL)),
+
+	[K_CONTROL_SOCKET] = SUP("control_socket", s_socket, 0, SHOW_STR, NULL,
+	    GF(control_socket, F_STR)),
+	[K_NOTIFY_DIR] = SUP("notify_dir", s_socket, 0, SHOW_STR, NULL,
+	    GF(notify_dir, F_STR)),
+	[K_CONTROL_MODE] = SUP("control_mode", s_control_mode,
+	    0, SHOW_MODE, NULL,
+	    GF(control_mode, F_U32)),
+	[K_MAX_CLIENTS] = SUP("max_clients", s_max_clients,
+	    KEY_LIVE, SHOW_NUMBER, NULL,
+	    GF(max_clients, F_U32)),
+	[K_CLIENT_TIMEOUT] = SUP("client_timeout", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(client_timeout, F_U32)),
+	[K_SHUTDOWN_TIMEOUT] = SUP("shutdown_timeout", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(shutdown_timeout, F_U32)),
+	[K_SUP_LOG] = SUP("log", k_log, KEY_LIVE, SHOW_ENUM, sink_names,
+	    GF(log.sink, F_U8)),
+	[K_SUP_LOG_BUFFER] = SUP("log_buffer", k_log, KEY_LIVE, SHOW_SIZE, NULL,
+	    GF(log.buffer, F_U32)),
+	[K_SUP_LOG_FILE_MAX] = SUP("log_file_max", k_log,
+	    KEY_LIVE, SHOW_SIZE, NULL,
+	    GF(log.file_max, F_U64)),
+	[K_SUP_LOG_FILE_KEEP] = SUP("log_file_keep", k_log,
+	    KEY_LIVE, SHOW_NUMBER, NULL,
+	    GF(log.file_keep, F_U32)),
+	[K_LOG_DIR] = SUP("log_dir", s_log_dir, 0, SHOW_STR, NULL,
+	    GF(log_dir, F_STR)),
+	[K_LOG_LEVEL] = SUP("log_level", key_enum,
+	    KEY_LIVE, SHOW_ENUM, level_names,
+	    GF(log_level, F_I32), GF(set_log_level, F_BOOL)),
+	[K_CGROUP_ROOT] = SUP("cgroup_root", s_path_or_none, 0, SHOW_STR, NULL,
+	    GF(cgroup_root, F_STR)),
+	[K_CGROUP_MEMORY_HIGH] = SUP("cgroup_memory_high", s_cgroup_memory_high,
+	    0, SHOW_LIMIT, NULL,
+	    GF(cgroup_memory_high, F_U64)),
+	[K_PRESSURE] = SUP("pressure", s_pressure, 0, SHOW_PRESSURE, NULL,
+	    GF(pressure_stall, F_U32), GF(pressure_window, F_U32),
+	    GF(pressure_full, F_BOOL)),
+	[K_PRESSURE_FILE] = SUP("pressure_file", s_path_or_none,
+	    0, SHOW_STR, NULL,
+	    GF(pressure_file, F_STR)),
+	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", key_enum,
+	    0, SHOW_ENUM, reclaim_names,
+	    GF(pressure_reclaim, F_U8)),
+	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_cooldown, F_U32)),
+	[K_PRESSURE_CALM] = SUP("pressure_calm", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_calm, F_U32)),
+	[K_CRASH_ACTION] = SUP("crash_action", key_enum,
+	    KEY_LIVE, SHOW_ENUM, crash_names,
+	    GF(crash_action, F_U8)),
+	[K_PRESSURE_CALM_MAX] = SUP("pressure_calm_max", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL,
+	    GF(pressure_calm_max, F_U32)),
+	[K_ESSENTIAL] = SVC("essential", k_essential, KEY_LIVE, SHOW_BOOL,
+	    NULL, SF(essential, F_BOOL)),
+	[K_MODE] = SUP("mode", key_enum, 0, SHOW_ENUM, mode_names,
+	    GF(mode, F_U8)),
+	[K_CONTROL_GROUP] = SUP("control_group", s_control_group, 0,
+	    SHOW_STR, NULL, GF(control_group, F_STR), GF(control_gid, F_U32)),
+	[K_LOG_FORMAT] = SUP("log_format", key_enum, KEY_LIVE, SHOW_ENUM,
+	    log_format_names, GF(log_format, F_U8)),
+	[K_SETTLE] = SVC("settle", key_dur, 0, SHOW_DURATION, NULL,
+	    SF(settle, F_U32)),
+	[K_INSTANCES] = SVC("instances", k_instances, KEY_LIVE | KEY_REPEAT |
+	    KEY_CONT, SHOW_ARGV, NULL, SF(instances, F_STRV)),
+	[K_ENV_FILE] = SVC("env_file", k_env_file, KEY_REPEAT, SHOW_ENV, NULL,
+	    SF(env_files, F_STRV)),
+	[K_RELOAD_SIGNAL] = SVC("reload_signal", k_signal, KEY_LIVE,
+	    SHOW_SIGNAL, NULL, SF(reload_signal, F_I32)),
+	[K_RELOAD_EXEC] = SVC("reload_exec", k_reload_exec, KEY_LIVE,
+	    SHOW_ARGV, NULL, SF(reload_exec, F_STRV)),
+};
+
+#undef SF
+#undef SFN
+#undef GF
+#undef SVC
+#undef SUP
+
+/* Find a user in passwd: by name, or by number. */
+int
+conf_user(struct parse_ctx *p, struct svc_def *d)
+{
+	char		 path[4096], login[256] = "";
+	struct passwd	*pw;
+	struct group	*gr;
+	FILE		*f;
+	uint64_t	 n;
+	bool		 numeric = parse_u64(d->user, UINT32_MAX - 1, &n) == 0;
+	bool		 found = false;
+	gid_t		*g;
+
+	snprintf(path, sizeof(path), "%s/passwd", p->c->etc);
+	if ((f = fopen(path, "re")) != NULL) {
+		while ((pw = fgetpwent(f)) != NULL) {
+			if (numeric ? pw->pw_uid == n :
+			    strcmp(pw->pw_name, d->user) == 0) {
+				found = true;
+				d->uid = pw->pw_uid;
+				if (d->group == NULL)
+					d->gid = pw->pw_gid;
+				snprintf(login, sizeof(login), "%s",
+				    pw->pw_name);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!found && !numeric) {
+		conf_error(p->c, p->file, p->key_line[K_USER], "user: no user "
+		    "'%s' in %s", d->user, path);
+		return -ENOENT;
+	}
+	if (!found) {
+		if (d->group == NULL) {
+			conf_error(p->c, p->file, p->key_line[K_USER], "user: "
+			    "uid %s has no entry in %s; set group too",
+			    d->user, path);
+			return -ENOENT;
+		}
+		d->uid = (uid_t)n;
+		d->set_uid = true;
+		return 0;
+	}
+	d->set_uid = d->set_gid = true;	/* an explicit group was set above */
+
+	/* Supplementary groups: every group that lists the user. */
+	snprintf(path, sizeof(path), "%s/group", p->c->etc);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while ((gr = fgetgrent(f)) != NULL && d->ngroups < GROUPS_MAX) {
+		char	**m;
+
+		for (m = gr->gr_mem; m && *m; m++) {
+			if (strcmp(*m, login) != 0)
+				continue;
+			g = realloc(d->groups, (d->ngroups + 1) * sizeof(*g));
+			if (g == NULL)
+				break;
+			d->groups = g;
+			d->groups[d->ngroups++] = gr->gr_gid;
+			break;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Find a group in the group file, by name or by number, for key (group,
+ * control_group): 0 with *gid, or -ENOENT, said at the key's line.
+ */
+int
+conf_group_find(struct parse_ctx *p, enum conf_key_id key, const char *name,
+    gid_t *gid)
+{
+	char		 path[4096];
+	struct group	*gr = NULL;
+	FILE		*f;
+	uint64_t	 n;
+
+	if (parse_u64(name, UINT32_MAX - 1, &n) == 0) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/group", p->c->etc);
+	if ((f = fopen(path, "re")) != NULL) {
+		while ((gr = fgetgrent(f)) != NULL &&
+		    strcmp(gr->gr_name, name) != 0)
+			;
+		if (gr != NULL)
+			*gid = gr->gr_gid;
+		fclose(f);
+	}
+	if (gr == NULL) {
+		conf_error(p->c, p->file, p->key_line[key], "%s: no group "
+		    "'%s' in %s", conf_keys[key].name, name, path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* A service's group. */
+int
+conf_group(struct parse_ctx *p, struct svc_def *d)
+{
+	int	rc;
+
+	if ((rc = conf_group_find(p, K_GROUP, d->group, &d->gid)) == 0)
+		d->set_gid = true;
+	return rc;
+}

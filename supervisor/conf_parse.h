@@ -1,0 +1,48 @@
+/*
+ * conf_parse.h - between reading the tree (conf.c) and parsing its values
+ * (conf_parse.c, with the key table): the reader's context of one file.
+ */
+#ifndef PIDVISOR_CONF_PARSE_H
+#define PIDVISOR_CONF_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+struct parse_ctx {
+	struct conf	*c;
+	const char	*file;
+	const char	*text;		/* the reader's input */
+	size_t		 pos;
+	int		 line;		/* line the reader handed out last */
+	int		 bad_line;	/* already reported: ignore its keys */
+	int		 section_line;
+	bool		 cont;		/* that line continues a value */
+	bool		 have_key;	/* a key was seen in this section */
+	bool		 section_reported;
+	struct svc_def	*def;		/* NULL while parsing pidvisor.ini */
+	void		*obj;		/* what the keys fill: def or &c->sup */
+	const struct conf_key *key;	/* the key being parsed */
+	uint8_t		 section;	/* enum conf_section of the file */
+	bool		 exec_bad;	/* the exec line was reported */
+	bool		 tmpl;		/* a template's instance */
+	struct buf	 exec;
+	int		 exec_line;
+	int		 key_line[K__COUNT];	/* of each key in the table */
+	uint64_t	 given;		/* keys given, by table index */
+	char		 why[256];
+};
+
+void		 conf_error(struct conf *c, const char *file, int line,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+const char	*bad(struct parse_ctx *p, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+int		 conf_user(struct parse_ctx *p, struct svc_def *d);
+int		 conf_group(struct parse_ctx *p, struct svc_def *d);
+int		 conf_group_find(struct parse_ctx *p, enum conf_key_id key,
+		    const char *name, gid_t *gid);
+
+#endif

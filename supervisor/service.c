@@ -1,0 +1,920 @@
+/*
+ * service.c - a service as the supervisor runs it: its process, from the
+ * spawn (the slots of spawns in flight, the child's report pipe) to its
+ * death (its pidfd), its readiness pipe, its timer and its environment;
+ * and svc.c's hooks into the world (svc_ops), which svc.c calls and
+ * which change nothing but this service's fds and watchers.
+ *
+ * A service is reaped only through its pidfd (service_reap); orphans
+ * are reaper.c's.  What a change of state means for the whole
+ * supervisor is sup.c's (sup_changed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "ctl.h"
+#include "env.h"
+#include "mainpid.h"
+#include "notifysock.h"
+#include "output.h"
+#include "pressure.h"
+#include "service.h"
+#include "spawn.h"
+#include "sup.h"
+#include "st.h"
+#include "svcreload.h"
+#include "sys.h"
+
+
+static void	service_process_gone(struct sup *, struct service *);
+static bool	service_handed_gone(struct sup *, struct service *);
+static int	service_send_signal(struct sup *, struct service *, int);
+
+/* The supervisor's view of a service. */
+struct service *
+service_of(struct svc *s)
+{
+	return container_of(s, struct service, svc);
+}
+
+static struct sup *
+service_sup(struct svc *s)
+{
+	return s->set->ctx;
+}
+
+/* The service whose unreaped main process has this PID, or NULL. */
+struct service *
+service_by_pid(struct sup *sup, pid_t pid)
+{
+	struct pidmap_node	*e = pidmap_get(&sup->pids, pid);
+
+	return e && e->kind == PM_MAIN ? container_of(e, struct service, pm) :
+	    NULL;
+}
+
+/* Stop watching and close the readiness pipe. */
+static void
+service_ready_close(struct sup *sup, struct service *ss)
+{
+	if (!ev_is_active(&ss->ready))
+		return;
+	ev_io_stop(sup->loop, &ss->ready);
+	close(ss->ready.fd);
+	ev_io_set(&ss->ready, -1, EV_READ);
+}
+
+/* Read what the service wrote on its readiness fd; a newline: ready. */
+static void
+service_ready_drain(struct sup *sup, struct service *ss)
+{
+	char	buf[512];
+	ssize_t	n;
+
+	while (ev_is_active(&ss->ready)) {
+		n = read(ss->ready.fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n > 0 && memchr(buf, '\n', (size_t)n) == NULL)
+			continue;
+		/* A newline, or EOF without one: either way we are done. */
+		service_ready_close(sup, ss);
+		if (n > 0)
+			svc_ready(&ss->svc);
+	}
+}
+
+static void
+service_on_ready(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct service	*ss = container_of(w, struct service, ready);
+
+	(void)revents;
+	service_ready_drain(ev_userdata(loop), ss);
+}
+
+/* output.c's hook: a line of a service, for those who follow it. */
+static void
+service_on_line(struct output *o, struct svc *s, const struct svclog_line *l)
+{
+	ctl_svc_line(&((struct sup *)o->ctx)->ctl, s, l);
+}
+
+/* The spawn is over: its slot is free for the next. */
+static void
+service_spawn_end(struct sup *sup, struct service_spawn *sp)
+{
+	ev_io_stop(sup->loop, &sp->io);
+	ev_timer_stop(sup->loop, &sp->timer);
+	spawn_end(&sp->proc);
+	sp->ss->spawn = NULL;
+	sp->ss = NULL;
+	svc_def_free(sp->old_def);
+	sp->old_def = NULL;
+	env_free(sp->old_envp);
+	sp->old_envp = NULL;
+}
+
+/*
+ * A free spawn slot; NULL while SERVICE_SPAWNS are in flight and not slow,
+ * or every slot is taken.
+ */
+static struct service_spawn *
+service_spawn_slot(struct sup *sup)
+{
+	struct service_spawn	*free = NULL;
+	size_t			 i, fresh = 0;
+
+	for (i = 0; i < SERVICE_SPAWN_SLOTS; i++) {
+		if (sup->spawns[i].ss == NULL)
+			free = free ? free : &sup->spawns[i];
+		else if (!sup->spawns[i].slow)
+			fresh++;
+	}
+	return fresh < SERVICE_SPAWNS ? free : NULL;
+}
+
+
+/*
+ * A spawn's timer: it is slow now (the next spawn may go), or, the
+ * second time, past its deadline (its child is killed).
+ */
+static void
+service_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct service_spawn	*sp = container_of(w, struct service_spawn, timer);
+	struct sup		*sup = ev_userdata(loop);
+
+	(void)revents;
+	if (sp->ss == NULL)
+		return;
+	if (!sp->slow) {
+		sp->slow = true;
+		ev_timer_set(w, SERVICE_SPAWN_TIMEOUT - SERVICE_SPAWN_SLOW, 0.);
+		ev_timer_start(loop, w);
+		service_unhold(sup);
+		return;
+	}
+	log_warn("%s: its child did not exec within %.0f s: killed",
+	    sp->ss->svc.def->name, SERVICE_SPAWN_TIMEOUT);
+	svc_spawn_timeout(&sp->ss->svc);
+}
+
+/* svc_ops: no spawn can start while SERVICE_SPAWNS are in flight. */
+static bool
+service_op_busy(struct svc_set *set)
+{
+	struct sup	*sup = container_of(set, struct sup, set);
+
+	return sup_reexec_holds(sup) || service_spawn_slot(sup) == NULL;
+}
+
+/*
+ * A spawn ended, or a re-exec that held spawns back failed: the
+ * services held for one go on.
+ */
+void
+service_unhold(struct sup *sup)
+{
+	if (!TAILQ_EMPTY(&sup->set.held) && !service_op_busy(&sup->set))
+		svc_set_unhold(&sup->set);
+}
+
+/*
+ * The child found an env file wrong: s->fail says which, where and what
+ * (of the definition it was spawned with: a reload may have replaced
+ * it), never what the file holds.
+ */
+static void
+service_env_fail(struct service_spawn *sp)
+{
+	struct svc	*s = &sp->ss->svc;
+	const struct svc_def *d = sp->old_def ? sp->old_def : s->def;
+	char		 msg[512];
+
+	env_fail_format(&sp->proc.fail, d->env_files, msg, sizeof(msg));
+	log_err("%s: env_file: %s", s->def->name, msg);
+	free(s->fail);
+	s->fail = strdup(msg);
+}
+
+/*
+ * What the child of a spawn said: it exec'd, or why it could not.  Once
+ * dead (its pidfd said so), the spawn ends, whatever it said.
+ */
+void
+service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
+{
+	struct spawn_proc	*p = &sp->proc;
+	struct svc		*s = &sp->ss->svc;
+
+	if (!spawn_poll(p) && !dead)
+		return;
+	if (p->err && p->stage == STAGE_ENV_FILE)
+		service_env_fail(sp);
+	service_spawn_end(sup, sp);
+	if (p->over || p->err)
+		svc_exec(s, p->stage, p->err);
+}
+
+static void
+service_on_exec(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct sup	*sup = ev_userdata(loop);
+
+	(void)revents;
+	service_spawn_check(sup, container_of(w, struct service_spawn, io), false);
+	service_unhold(sup);
+}
+
+/*
+ * A service died of SIGKILL: if the kernel's OOM killer killed in its
+ * cgroup meanwhile (memory.events counts kills by the global OOM killer
+ * and at memory_max alike), that is why.
+ */
+static void
+service_oom_check(struct service *ss)
+{
+	uint64_t	oom, kills;
+
+	if (ss->cgfd < 0 || cgroup_events(ss->cgfd, &oom, &kills) < 0)
+		return;
+	if (kills > ss->oom_kills)
+		svc_oom_killed(&ss->svc);
+	ss->oom_kills = kills;
+}
+
+/*
+ * Collect the exit status of a service through its pidfd.  Returns false
+ * if it has not exited (a spurious wake-up).  What the service said
+ * before it died (READY=1, its readiness line, its output) is read first.
+ */
+bool
+service_reap(struct sup *sup, struct service *ss)
+{
+	struct svc	*s = &ss->svc;
+	siginfo_t	 si;
+	int		 code = 0, sig = 0, fd = s->pidfd;
+	pid_t		 pid = s->pid;
+
+	if (s->pidfd < 0)
+		return false;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG | WNOWAIT |
+	    __WALL) < 0) {
+		/* A main process named by MAINPID may not be our child. */
+		if (errno == ECHILD && ss->handed && service_pidfd_exited(fd))
+			return service_handed_gone(sup, ss);
+		return false;
+	}
+	if (si.si_pid == 0)
+		return false;
+	pressure_died(&sup->pr, &ss->svc);	/* while it is still our zombie */
+	if (ss->spawn != NULL)
+		service_spawn_check(sup, ss->spawn, true);
+	/* What it sent before it died, while its PID is still its own. */
+	notifysock_drain(&ss->nsock);
+	if (s->pidfd != fd) {
+		/* It named its successor (MAINPID) and ended: an orphan of
+		 * ours now, our zombie, reaped by its PID. */
+		waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | __WALL);
+		return true;
+	}
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG |
+	    __WALL) < 0) {
+		log_err("%s: waitid: %s", s->def->name, strerror(errno));
+		if (errno != ECHILD)
+			return false;
+		si.si_code = CLD_EXITED;
+		si.si_status = 255;
+	} else if (si.si_pid == 0) {
+		return false;
+	}
+	service_process_gone(sup, ss);
+	if (si.si_code == CLD_EXITED)
+		code = si.si_status;
+	else
+		sig = si.si_status;
+	if (sig == SIGKILL)
+		service_oom_check(ss);
+	s->exited_at = real_ms();
+	svc_died(s, code, sig);
+	service_unhold(sup);
+	return true;
+}
+
+/* Has the process of a pidfd exited (readable, without waiting)? */
+bool
+service_pidfd_exited(int fd)
+{
+	struct pollfd	p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/* Forget the main process before the last MAINPID= (it may live on). */
+void
+service_prev_forget(struct sup *sup, struct service *ss)
+{
+	if (!ev_is_active(&ss->prev))
+		return;
+	ev_io_stop(sup->loop, &ss->prev);
+	close(ss->prev.fd);
+	ev_io_set(&ss->prev, -1, EV_READ);
+}
+
+/*
+ * The main process has exited (and is reaped, or not ours to reap): what
+ * it wrote is read, what it left behind goes (kill_mode group or
+ * cgroup), and its pidfd is closed.
+ */
+static void
+service_process_gone(struct sup *sup, struct service *ss)
+{
+	struct svc	*s = &ss->svc;
+
+	service_ready_drain(sup, ss);
+	service_ready_close(sup, ss);
+	output_drain(ss->out);
+	if (s->def->kill_mode != KILL_PROCESS)
+		service_send_signal(sup, ss, SIGKILL);
+	service_prev_forget(sup, ss);
+	pidmap_del(&sup->pids, &ss->pm);
+	ev_io_stop(sup->loop, &ss->death);
+	close(s->pidfd);
+	s->pidfd = -1;
+	ss->handed = false;
+}
+
+/*
+ * The main process named by MAINPID exited, and it is not our child
+ * (its parent is alive and reaps it): no exit status for us.  What it
+ * sent last is not read: its parent may have reaped it, and its PID may
+ * be another's already (mainpid_lookup()).
+ */
+static bool
+service_handed_gone(struct sup *sup, struct service *ss)
+{
+	struct svc	*s = &ss->svc;
+
+	service_process_gone(sup, ss);
+	if (s->pending.why == WHY_NONE)
+		s->pending.why = WHY_GONE;
+	svc_died(s, 0, 0);
+	service_unhold(sup);
+	return true;
+}
+
+static void
+service_on_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)revents;
+	service_reap(ev_userdata(loop), container_of(w, struct service, death));
+}
+
+static void
+service_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	svc_timeout(&container_of(w, struct service, timer)->svc);
+}
+
+/* What a process of the service is started as (its own, reload_exec). */
+void
+service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
+{
+	const struct svc_def	*d = ss->svc.def;
+	struct spawn_req	 r = {
+		.argv = d->argv,
+		.envp = ss->envp ? ss->envp : sup->base_env,
+		.path = ss->path, .workdir = d->workdir,
+		.groups = d->groups, .ngroups = d->ngroups,
+		.uid = d->uid, .gid = d->gid, .set_uid = d->set_uid,
+		.set_gid = d->set_gid, .umask = d->umask,
+		.set_umask = d->set_umask, .ready_pipe = -1,
+		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
+		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
+		.stdio = { -1, -1, -1 }, .cgroup_fd = ss->cgfd,
+		.oom_score_adj = d->oom_score_adj,
+		.set_oom_score_adj = d->set_oom_score_adj,
+		.env_files = d->env_files,
+		.env_owner = d->set_uid ? d->uid : geteuid(),
+	};
+
+	*req = r;
+	if (!d->console) {
+		req->stdio[0] = req->stdio[1] = req->stdio[2] = sup->devnull;
+		if (ss->out) {
+			req->stdio[1] = ss->out->wfd[STREAM_OUT];
+			req->stdio[2] = ss->out->wfd[STREAM_ERR];
+		}
+	}
+}
+
+/* svc_ops: start the process of a service. */
+static int
+service_op_spawn(struct svc *s)
+{
+	struct service		*ss = service_of(s);
+	struct sup		*sup = service_sup(s);
+	const struct svc_def	*d = s->def;
+	struct spawn_req	 req;
+	struct spawn_result	 res;
+	struct service_spawn	*sp = service_spawn_slot(sup);	/* not busy */
+	int			 p[2] = { -1, -1 }, rc;
+
+	if (d->ready == READY_NOTIFY) {
+		/* Its socket, its user's; one made for another is made
+		 * again.  A datagram from an earlier holder of the PID must
+		 * not count. */
+		if ((rc = notifysock_open(&ss->nsock, d->set_uid ? d->uid :
+		    geteuid(), d->set_gid ? d->gid : getegid())) < 0) {
+			log_err("%s: notify socket %s: %s", d->name,
+			    ss->notify_path ? ss->notify_path : "(none)",
+			    rc == -ENOTCONN ? "no directory for it" :
+			    strerror(-rc));
+			return rc;
+		}
+		notifysock_drain(&ss->nsock);
+	}
+	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
+		uint64_t	oom;
+
+		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg,
+		    d))) < 0) {
+			log_warn("%s: no cgroup: %s", d->name,
+			    strerror(-ss->cgfd));
+			ss->cgfd = -1;
+		} else {
+			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
+		}
+	}
+	if (!d->console && output_wanted(d) && ss->out == NULL &&
+	    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
+		log_warn("%s: no pipes for its output: %s", d->name,
+		    strerror(-rc));
+	service_spawn_req(sup, ss, &req);
+	req.pid_slot = ss->pid_slot;
+	if (d->ready == READY_FD) {
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+			return -errno;
+		req.ready_pipe = p[1];	/* the spawn's to close */
+		req.ready_fd = d->ready_fd;
+	}
+	rc = spawn_start(&sp->proc, &req, &res);
+	if (ev_time() - ev_now(sup->loop) >= SERVICE_SPAWN_TIME)
+		sup->set.spawns = sup->set.spawn_max;	/* this turn's are spent */
+	if (rc < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		log_err("%s: spawn: %s", d->name, strerror(-rc));
+		return rc;
+	}
+	sp->ss = ss;
+	sp->slow = false;
+	ss->spawn = sp;
+	ev_io_set(&sp->io, sp->proc.errfd, EV_READ);
+	ev_io_start(sup->loop, &sp->io);
+	ev_timer_set(&sp->timer, SERVICE_SPAWN_SLOW, 0.);
+	ev_timer_start(sup->loop, &sp->timer);
+	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
+	s->pid = res.pid;
+	s->ran_at = real_ms();
+	ss->pm.kind = PM_MAIN;
+	if (ss->out)
+		ss->out->pid = res.pid;
+	pidmap_add(&sup->pids, &ss->pm, res.pid);
+	ev_io_set(&ss->death, res.pidfd, EV_READ);
+	ev_io_start(sup->loop, &ss->death);
+	if (p[0] >= 0) {
+		ev_io_set(&ss->ready, spawn_fd_keep(p[0]), EV_READ);
+		ev_io_start(sup->loop, &ss->ready);
+	}
+	return 0;
+}
+
+/*
+ * Signal the processes of a service as its kill_mode says: the main
+ * process, its process group (through the pidfd: the group stays
+ * reachable, never by number, even once its leader is gone), or its
+ * whole cgroup.  Without kernel support for group signals, or without
+ * a cgroup, fall back to what there is.
+ */
+static int
+service_send_signal(struct sup *sup, struct service *ss, int sig)
+{
+	struct svc	*s = &ss->svc;
+	int		 mode = s->def->kill_mode;
+
+	if (mode == KILL_CGROUP && ss->cgfd >= 0) {
+		int	n;
+
+		if (sig == SIGKILL)
+			return cgroup_kill(ss->cgfd);
+		n = cgroup_signal(ss->cgfd, sig);
+		return n < 0 ? n : 0;
+	}
+	if (s->pidfd < 0)
+		return -ESRCH;
+	/* The main before the last MAINPID=, while it lives, goes too. */
+	if (ev_is_active(&ss->prev))
+		pidfd_signal(ss->prev.fd, sig);
+	if (mode != KILL_PROCESS && sup->pgrp_signal &&
+	    sys_pidfd_send_signal(s->pidfd, sig,
+	    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
+		return 0;
+	return pidfd_signal(s->pidfd, sig);
+}
+
+/* svc_ops: signal the service (for stop, timeouts, the watchdog). */
+int
+service_signal(struct svc *s, int sig)
+{
+	int	rc;
+
+	if ((rc = service_send_signal(service_sup(s), service_of(s), sig)) < 0 &&
+	    rc != -ESRCH)
+		log_warn("%s: signal %d: %s", s->def->name, sig,
+		    strerror(-rc));
+	return rc;
+}
+
+static void
+service_op_timer(struct svc *s, uint32_t ms)
+{
+	struct service	*ss = service_of(s);
+	struct sup	*sup = service_sup(s);
+
+	ev_timer_stop(sup->loop, &ss->timer);
+	ev_timer_set(&ss->timer, ms / 1000.0, 0.);
+	ev_timer_start(sup->loop, &ss->timer);
+}
+
+static void
+service_op_timer_stop(struct svc *s)
+{
+	ev_timer_stop(service_sup(s)->loop, &service_of(s)->timer);
+}
+
+static int64_t
+service_op_now(struct svc_set *set)
+{
+	(void)set;
+	return mono_ms();
+}
+
+/* svc_ops: a service changed state (or status text): sup.c's news. */
+static void
+service_op_changed(struct svc *s, enum svc_state from)
+{
+	sup_changed(service_sup(s), s, from);
+}
+
+/* svc_ops: the spawns of this turn are used up; go on next turn. */
+static void
+service_op_defer(struct svc_set *set)
+{
+	struct sup	*sup = container_of(set, struct sup, set);
+
+	ev_timer_set(&sup->spawn_w, 0., 0.);
+	ev_timer_start(sup->loop, &sup->spawn_w);
+}
+
+static void
+service_on_spawn_more(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	svc_set_unhold(&((struct sup *)ev_userdata(loop))->set);
+}
+
+static void
+service_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	((struct sup *)ev_userdata(loop))->set.spawns = 0;
+}
+
+/* The spawn slots and the spawn budget's watchers, on sup's loop. */
+void
+service_loop_init(struct sup *sup)
+{
+	size_t	i;
+
+	sup->output.line = service_on_line;
+	ev_init(&sup->spawn_w, service_on_spawn_more);
+	for (i = 0; i < SERVICE_SPAWN_SLOTS; i++) {
+		spawn_proc_init(&sup->spawns[i].proc);
+		ev_io_init(&sup->spawns[i].io, service_on_exec, -1, EV_READ);
+		ev_init(&sup->spawns[i].timer, service_on_spawn_timer);
+	}
+	ev_prepare_init(&sup->turn_w, service_on_turn);
+	ev_prepare_start(sup->loop, &sup->turn_w);
+	ev_unref(sup->loop);	/* it does not keep the loop running */
+	sup->set.spawn_max = SERVICE_SPAWNS_PER_TURN;
+}
+
+/* svc_ops: a service killed for memory waits for memory (pressure.c). */
+static int64_t
+service_op_hold(struct svc *s, int64_t *until)
+{
+	return pressure_hold(&service_sup(s)->pr, s, until);
+}
+
+/* svc.c's hooks into the world: each sup_op_ is called by svc.c. */
+const struct svc_ops service_ops = {
+	.spawn = service_op_spawn,
+	.busy = service_op_busy,
+	.signal = service_signal,
+	.timer = service_op_timer,
+	.timer_stop = service_op_timer_stop,
+	.changed = service_op_changed,
+	.now = service_op_now,
+	.defer = service_op_defer,
+	.hold = service_op_hold,
+};
+
+/*
+ * The environment of a service (env.c): the shared base, ours less our
+ * own NOTIFY_SOCKET, unless it has env keys or is a notify service.
+ * Its env files are read by its spawn child, on top of this.
+ */
+static int
+service_env_make(struct sup *sup, struct service *ss)
+{
+	const struct svc_def	*d = ss->svc.def;
+	const struct env_req	 r = {
+		.base = sup->base_env, .keys = d->env,
+		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
+		.watchdog_ms = d->watchdog,
+	};
+	const char		*path;
+	int			 rc;
+
+	if ((rc = env_build(&r, &ss->envp, &path, &ss->pid_slot)) < 0)
+		return rc;
+	ss->path = path ? path : sup->base_path;
+	return 0;
+}
+
+int
+service_env(struct sup *sup, struct service *ss)
+{
+	const struct svc_def	*d = ss->svc.def;
+
+	ss->envp = NULL;
+	ss->pid_slot = NULL;
+	ss->path = sup->base_path;
+	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0)
+		return 0;
+	return service_env_make(sup, ss);
+}
+
+void
+service_env_free(struct service *ss)
+{
+	env_free(ss->envp);
+	ss->envp = NULL;
+	ss->pid_slot = NULL;
+	ss->path = NULL;
+}
+
+/*
+ * A service for a definition, which it owns from now on; not yet in the
+ * set.
+ */
+struct service *
+service_new(struct sup *sup, struct svc_def *d)
+{
+	struct service	*ss = calloc(1, sizeof(*ss));
+
+	if (ss == NULL)
+		return NULL;
+	svc_init(&ss->svc, d, &sup->set);
+	ss->cgfd = -1;
+	notifysock_init(&ss->nsock, &sup->notify, &ss->svc);
+	if (d->ready == READY_NOTIFY &&
+	    (ss->notify_path = notifysock_path(&sup->notify, d->name)) == NULL &&
+	    sup->notify.path != NULL) {
+		free(ss);
+		return NULL;
+	}
+	ev_io_init(&ss->death, service_on_death, -1, EV_READ);
+	ev_io_init(&ss->prev, mainpid_on_prev_death, -1, EV_READ);
+	ev_io_init(&ss->ready, service_on_ready, -1, EV_READ);
+	ev_init(&ss->timer, service_on_timer);
+	if (service_env(sup, ss) < 0) {
+		free(ss->notify_path);
+		free(ss);
+		return NULL;
+	}
+	return ss;
+}
+
+/* Forget a service that has no process; its definition goes too. */
+void
+service_free(struct sup *sup, struct service *ss)
+{
+	ctl_svc_removed(&sup->ctl, &ss->svc);
+	pressure_forget(&sup->pr, &ss->svc);
+	if (ss->cgfd >= 0) {
+		close(ss->cgfd);
+		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
+	}
+	if (ss->spawn != NULL)		/* at exit only: it had a process */
+		service_spawn_end(sup, ss->spawn);
+	if (ss->reload != NULL)		/* at exit only: left to run */
+		svcreload_end(sup, ss, -ECANCELED);
+	ev_io_stop(sup->loop, &ss->death);
+	ev_timer_stop(sup->loop, &ss->timer);
+	service_prev_forget(sup, ss);
+	service_ready_close(sup, ss);
+	output_free(ss->out);
+	ss->out = NULL;
+	if (ss->svc.pidfd >= 0) {
+		pidmap_del(&sup->pids, &ss->pm);
+		close(ss->svc.pidfd);
+	}
+	service_env_free(ss);
+	notifysock_close(&ss->nsock);
+	free(ss->notify_path);
+	svc_release(&ss->svc);
+	svc_def_free(ss->svc.def);
+	free(ss);
+}
+
+/*
+ * The kill_mode a service really has: without a cgroup, cgroup acts as
+ * group; without PIDFD_SIGNAL_PROCESS_GROUP, group acts as process (the
+ * main process alone gets the signal; what it leaves is not killed).
+ */
+enum kill_mode
+service_kill_mode(const struct sup *sup, const struct service *ss)
+{
+	int	mode = ss->svc.def->kill_mode;
+
+	if (mode == KILL_CGROUP && ss->cgfd < 0 && sup->cg.base_fd < 0)
+		mode = KILL_GROUP;
+	if (mode == KILL_GROUP && !sup->pgrp_signal)
+		mode = KILL_PROCESS;
+	return (enum kill_mode)mode;
+}
+
+/* Say once, at start and reload, which services' kill_mode degrades. */
+void
+service_kill_modes_check(struct sup *sup)
+{
+	size_t	i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		struct service	*ss = service_of(sup->set.v[i]);
+		enum kill_mode	 m = service_kill_mode(sup, ss);
+
+		if (m != ss->svc.def->kill_mode)
+			log_warn("%s: kill_mode = %s acts as %s here (%s)",
+			    ss->svc.def->name,
+			    kill_mode_name(ss->svc.def->kill_mode),
+			    kill_mode_name(m), m == KILL_PROCESS ? "this "
+			    "kernel has no PIDFD_SIGNAL_PROCESS_GROUP: the main "
+			    "process alone gets signals" : "no cgroups: the "
+			    "process group gets signals");
+	}
+}
+
+/* A service's status as plain data, for ctl.c (status.c formats it). */
+void
+service_status(struct svc *s, int64_t now, struct svc_status *st)
+{
+	struct service	*ss = service_of(s);
+
+	memset(st, 0, sizeof(*st));
+	st->name = s->def->name;
+	st->state = s->state;
+	if (svc_has_process(s)) {
+		st->pid = s->pid;
+		st->uptime_ms = now - s->started_at;
+	}
+	st->restarts = s->restarts;
+	svc_reason_format(s, st->reason, sizeof(st->reason));
+	st->status_text = s->status_text;
+	st->have_memory = ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd,
+	    "memory.current", &st->memory) == 0;
+	if (st->have_memory)
+		cgroup_events(ss->cgfd, &st->oom, &st->oom_kill);
+	st->ring = ss->out ? ss->out->ring : NULL;
+	st->kill_mode = s->def->kill_mode;
+	st->kill_mode_real = service_kill_mode(s->set->ctx, ss);
+	st->essential = s->def->essential;
+	st->log_dropped = ss->out ? ss->out->dropped : 0;
+	if ((st->exited_at_ms = s->exited_at) != 0) {
+		st->exit_code = s->exit_code;
+		st->exit_sig = s->exit_sig;
+	}
+	st->ran_at_ms = s->ran_at;
+	/* Ready: its monotonic time, as wall time; done: its exit. */
+	if (s->state == SVC_READY && s->ready_at)
+		st->ready_at_ms = real_ms() - (now - s->ready_at);
+	else if (s->state == SVC_DONE)
+		st->ready_at_ms = s->exited_at;
+	st->err = s->err;
+	st->reloading = s->reloading;
+	st->reason_has_exit = s->reason.why == WHY_EXITED ||
+	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
+}
+
+/* A watched ev_io's fd, or -1. */
+static int
+service_watched(const ev_io *w)
+{
+	return ev_is_active(w) ? w->fd : -1;
+}
+
+#define SERVICE_SAVE_SKIP(v)
+#define SERVICE_SAVE_SVC(v)	svc_save(&(v), w);
+#define SERVICE_SAVE_WATCH(v)	st_fd_kept(w, service_watched(&(v)));
+#define SERVICE_SAVE_OUT(v)	output_state_save((v), w);
+#define SERVICE_SAVE_NSOCK(v)	notifysock_state_save(&(v), w);
+#define SERVICE_SAVE_FD(v)	st_fd_kept(w, (v));
+#define SERVICE_SAVE_U64(v)	st_u64(w, (v));
+#define SERVICE_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
+#define SERVICE_SAVE(type, name, how)	SERVICE_SAVE_##how(ss->name)
+
+/*
+ * A re-exec's state of a service, field by field as SERVICE_FIELDS says
+ * (service.h): what it is now, its fds and its output.
+ */
+void
+service_save(const struct service *ss, struct st_w *w)
+{
+	SERVICE_FIELDS(SERVICE_SAVE)
+}
+
+#define SERVICE_LOAD_SKIP(v)
+#define SERVICE_LOAD_SVC(v)	if (svc_load(&(v), r) < 0) return -EINVAL;
+#define SERVICE_LOAD_WATCH(v)	service_watch(sup, &(v), st_get_fd_kept(r));
+#define SERVICE_LOAD_OUT(v)	if (output_state_load(&sup->output,	\
+				    &ss->svc, r, &(v)) < 0) return -EINVAL;
+#define SERVICE_LOAD_NSOCK(v)	if (notifysock_state_load(&(v), r) < 0)	\
+					return -EINVAL;
+#define SERVICE_LOAD_FD(v)	(v) = st_get_fd_kept(r);
+#define SERVICE_LOAD_U64(v)	(v) = st_get_u64(r);
+#define SERVICE_LOAD_BOOL(v)	(v) = st_get_u8(r) != 0;
+#define SERVICE_LOAD(type, name, how)	SERVICE_LOAD_##how(ss->name)
+
+/* Watch fd with w, if it is one. */
+static void
+service_watch(struct sup *sup, ev_io *w, int fd)
+{
+	if (fd < 0)
+		return;
+	ev_io_set(w, fd, EV_READ);
+	ev_io_start(sup->loop, w);
+}
+
+/*
+ * The inverse of service_save(), and the service back on our loop: its
+ * death, its readiness, its timer (whose deadline is on the monotonic
+ * clock, now_us being that clock now).  0, or -EINVAL with the error in r.
+ */
+int
+service_load(struct sup *sup, struct service *ss, struct st_r *r,
+    int64_t now_us)
+{
+	struct svc	*s = &ss->svc;
+
+	SERVICE_FIELDS(SERVICE_LOAD)
+	if (st_bad(r))
+		return -EINVAL;
+	if (s->pidfd >= 0) {
+		ss->pm.kind = PM_MAIN;
+		pidmap_add(&sup->pids, &ss->pm, s->pid);
+		ev_io_set(&ss->death, s->pidfd, EV_READ);
+		ev_io_start(sup->loop, &ss->death);
+	}
+	if (s->deadline) {
+		/* Never early: the deadline is in whole ms. */
+		int64_t	left = s->deadline * 1000 + 999 - now_us;
+
+		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
+		ev_timer_start(sup->loop, &ss->timer);
+	}
+	if (ss->removing)
+		ev_prepare_start(sup->loop, &sup->gc_w);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* svcreload.h - a service's own reload (svcreload.c) */
+#ifndef PIDVISOR_SVCRELOAD_H
+#define PIDVISOR_SVCRELOAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <ev.h>
+
+#include "pidmap.h"
+#include "spawn.h"
+#include "svc.h"
+
+struct sup;
+struct service;
+
+/* A reload_exec process, while it runs. */
+struct svcreload {
+	struct spawn_proc	 proc;
+	ev_io			 io;		/* its spawn report */
+	ev_io			 death;		/* its pidfd */
+	struct pidmap_node	 pm;
+	char			**argv;		/* $MAINPID put in */
+	struct service		*ss;		/* whose it is */
+	pid_t			 pid;
+};
+
+int	svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n);
+void	svcreload_reap(struct sup *sup, struct service *ss);
+void	svcreload_end(struct sup *sup, struct service *ss, int status);
+
+#endif
