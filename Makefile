@@ -142,7 +142,7 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 
 # Unit tests: cmocka, against the sanitized objects, linked from one
 # library of them (the linker takes what a test needs).
-UNIT		 = conf svc proto util svclog victim parts
+UNIT		 = conf svc proto util svclog victim parts ctl
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 LIB_SRC		 = $(filter-out main.c,$(DAEMON_SRC))
 LIB		 = $(B)/asan/libpidvisor.a
@@ -153,6 +153,11 @@ $(LIB): $(LIB_SRC:%.c=$(B)/asan/%.o)
 
 $(B)/asan/test_%: tests/unit/test_%.c $(LIB)
 	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
+
+# ctl.o of the tests brackets each request for fault.c.
+$(B)/asan/test_ctl: tests/unit/test_ctl.c $(LIB) $(B)/asan/fault.o
+	$(CC) $(WARN) -O1 -g $(SAN) $(FAULT_WRAP) -Isupervisor -o $@ $^ \
+	    -lcmocka -linih -lev
 
 # Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
 # another state version, one that crashes while reading the state, one
