@@ -268,6 +268,25 @@ t_manuals() {
 	done
 }
 
+# docs/HACKING.md's module map names every file of supervisor/ and no
+# file that is gone; no source file grows past 1,200 lines.
+t_module_map() {
+	local f n listed
+	listed=$(sed -n 's/^| `\([a-z0-9_-]*\.c\)` |.*/\1/p' \
+	    "$ROOT/docs/HACKING.md" | sort)
+	[ "$(echo "$listed" | wc -l)" -gt 30 ] || fail "no module map"
+	for f in "$ROOT"/supervisor/*.c; do
+		echo "$listed" | grep -qx "${f##*/}" ||
+		    fail "docs/HACKING.md does not map ${f##*/}"
+		n=$(wc -l <"$f")
+		[ "$n" -le 1200 ] || fail "${f##*/} has $n lines (split it)"
+	done
+	for f in $listed; do
+		[ -f "$ROOT/supervisor/$f" ] ||
+		    fail "docs/HACKING.md maps $f, which is gone"
+	done
+}
+
 # Completion, made from the verb table: verbs, options and the service
 # names of the running supervisor, in bash and fish; zsh's parses.
 t_completion() {
