@@ -16,5 +16,6 @@ QEMU_MEM=2G timeout -k 5 3600 bash -c ". '$top/qemu/qemu.sh'; qemu_run \
     'quiet pidvisor.bench=$runs:$restricts:$sizes' \
     -serial file:'$out/console-bench.log' \
     -serial file:'$out/results-bench.txt'" </dev/null
-cat "$out/results-bench.txt"
+# A serial line ends in CR LF: the CR would end up in bench.json.
+tr -d '\r' <"$out/results-bench.txt"
 grep -q '^# done' "$out/results-bench.txt"
