@@ -9,8 +9,8 @@
  * with the highest kill_priority (then the most memory), kills it
  * through its pidfd and has its memory taken back at once by the best
  * path the kernel has (probed once, or pressure_reclaim): our kernel's
- * PIDFD_SIGNAL_LOCAL_REAP, which kills and hands the victim to the
- * kernel's OOM reaper; else SIGKILL, then process_mrelease() in a thread
+ * PIDFD_SIGNAL_LOCAL_REAP, which kills and has a kernel worker reap the
+ * victim at once; else SIGKILL, then process_mrelease() in a thread
  * of its own (mrelease.c); else SIGKILL alone.  Nothing here ever waits
  * for a victim's mmap_lock on the loop.  Then it times the death (from
  * the pidfd) and the memory coming back.
@@ -321,7 +321,8 @@ pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd)
 		    PIDFD_SIGNAL_LOCAL_REAP) == 0)
 			return 0;
 		/* EINVAL: its memory may not be reaped (shared with a
-		 * process outside it, a core dump); nothing was sent. */
+		 * process outside it, a core dump); nothing was sent.  The
+		 * probe made sure we have CAP_SYS_NICE (else EPERM). */
 		if ((rc = errno) != EINVAL)
 			return -rc;
 		k->reap_err = rc;
