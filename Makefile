@@ -24,7 +24,7 @@ DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps check test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
-	kernel kernel-stock initramfs qemu-test-stock install uninstall \
+	kernel kernel-stock kernel-test initramfs qemu-test-stock install uninstall \
 	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
 	lint lint-deps memcheck clean help
@@ -57,6 +57,7 @@ help:
 	@echo "make run        boot the patched kernel in QEMU, pidvisor as PID 1"
 	@echo "make kernel     build/kernel/bzImage: linux-source-6.1 + kernel/patches"
 	@echo "make qemu-test  the guest tier alone"
+	@echo "make kernel-test  the kernel series' selftests: patched, stock, broken"
 	@echo "make debian     build/debian/rootfs.img: stock Debian 12, pidvisor as init"
 	@echo "make debian-test  the Debian tier alone: 3 boots, ssh, clean fs"
 	@echo "make debian-bench  pidvisor vs systemd booting that image"
@@ -359,6 +360,10 @@ qemu-test: guest-prereqs
 
 qemu-test-stock: guest-prereqs kernel-stock
 	@tests/guest/run.sh --stock
+
+# The series' selftests on the patched, stock and broken kernels.
+kernel-test: guest-prereqs
+	@tests/run.sh kernel
 
 run: deps initramfs
 	@qemu/boot.sh

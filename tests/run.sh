@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack container guest debian bench)
+[ ${#tiers[@]} -eq 0 ] && tiers=(unit fuzz host attack container guest kernel debian bench)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -60,6 +60,10 @@ for tier in "${tiers[@]}"; do
 		;;
 	guest)
 		run guest tests/guest/run.sh
+		;;
+	kernel)
+		# The series' selftests on patched, stock and broken kernels.
+		run kernel tests/guest/kernel-matrix.sh
 		;;
 	debian)
 		# A stock Debian 12 booted by pidvisor (qemu/debian/).

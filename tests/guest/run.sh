@@ -1,5 +1,6 @@
 #!/bin/bash
-# tests/guest/run.sh [--stock] [--only T1,T2...] - the guest tier, as TAP.
+# tests/guest/run.sh [--stock | --kernel IMAGE] [--only T1,T2...] - the
+# guest tier, as TAP.
 #
 # Boot 1: the guest test runner (tests/guest/in-guest.sh) as a
 # service of pidvisor-as-init; its TAP comes back over the second serial
@@ -7,7 +8,8 @@
 # is SIGINT to init.  Boot 3: init, re-executed, crashes (SIGSEGV) and
 # freezes.  Here we add what only the host can see: that QEMU
 # exited, and in time, and what the console said about the shutdown.
-# --stock boots the same initramfs on the kernel without our series.
+# --stock boots the same initramfs on the kernel without our series,
+# --kernel on another (tests/guest/kernel-matrix.sh).
 # --only runs the named guest tests in one boot, and nothing else (to
 # run one test many times: see tests/guest/repeat.sh).
 set -u
@@ -19,8 +21,10 @@ only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) kernel=$top/build/kernel/bzImage-stock ;;
+	--kernel) kernel=$2; shift ;;
 	--only) only=$2; shift ;;
-	*) echo "usage: tests/guest/run.sh [--stock] [--only T1,T2...]" >&2; exit 2 ;;
+	*) echo "usage: tests/guest/run.sh [--stock | --kernel IMAGE]" \
+	    "[--only T1,T2...]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -60,7 +64,9 @@ in_order() {
 }
 
 if [ -n "$only" ]; then
-	boot only "pidvisor.only=$only" 240
+	# A hang guard: the whole of the selftests take 3 minutes here,
+	# more on a broken kernel whose memory waits run to their end.
+	boot only "pidvisor.only=$only" 600
 	console=$out/console-only.log
 	cat "$out/results-only.tap"
 	[ "$rc" = 0 ] || echo "not ok - qemu: QEMU exit $rc"
