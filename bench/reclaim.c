@@ -17,16 +17,22 @@
  *             proposed instead of a kernel reap)
  *   mrelease  SIGKILL, then process_mrelease() from a worker thread, as
  *             a killer that must not block does it (lmkd, pidvisor)
- *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_LOCAL_REAP): the
- *             kernel's OOM reaper, at once (our kernel series, 0003)
- * "Back" is when MemFree has regained 90% of the victim's size, polled
- * every millisecond; "dead" when the pidfd says so.  Prints one line per
- * pair, the medians:
- *   restrict=R size_mb=N path=P back_ms=X dead_ms=Y runs=N timeouts=T
- * (a run not over in 180 s counts as 180 s, and in T; mrelease adds
- * esrch=E, the calls that found the victim had no mm left: it was past
- * exit_mm(), and its own exit_mmap() frees the memory), and "missing"
- * for a path the kernel does not have.
+ *   reap      pidfd_send_signal(SIGKILL, PIDFD_SIGNAL_LOCAL_REAP): a
+ *             kernel worker reaps at once (our kernel series, 0003)
+ * mrelease and reap run twice: with the killer (this thread and the
+ * worker) at nice 0, and at nice -20, where the kernel reaps on its
+ * high-priority queue: the same priority for the same job.  "Back" is
+ * when MemFree has regained 90% of the victim's size, polled every
+ * millisecond; "dead" when the pidfd says so.  Prints one line per
+ * size, path and nice, the medians:
+ *   restrict=R size_mb=N path=P nice=I back_ms=X dead_ms=Y runs=N
+ *   timeouts=T
+ * (a run not over in 180 s counts as 180 s, and in T).  mrelease adds
+ * esrch=E, the calls that found the victim had no mm left (it was past
+ * exit_mm(), and its own exit_mmap() frees the memory), and the medians
+ * of the two kinds of run apart: back_mm_ms=X (the call reaped) and
+ * back_esrch_ms=Y ("-" where there is none).  "missing" for a path the
+ * kernel does not have.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -58,7 +65,15 @@ enum { P_KILL, P_BOOST, P_MRELEASE, P_REAP, P__COUNT };
 static const char *const pname[] = { "kill", "boost", "mrelease", "reap" };
 
 static int	req[2], res[2];		/* to and from the worker thread */
-static int	nesrch;			/* process_mrelease(): no mm left */
+static pid_t	worker_tid;
+
+/* The paths and the killer's nice value for each. */
+static const struct {
+	int	path, nice;
+} combo[] = {
+	{ P_KILL, 0 }, { P_BOOST, 0 }, { P_MRELEASE, 0 }, { P_REAP, 0 },
+	{ P_MRELEASE, -20 }, { P_REAP, -20 },
+};
 
 static long long
 now_us(void)
@@ -141,6 +156,8 @@ worker(void *arg)
 	int	fd, err;
 
 	(void)arg;
+	__atomic_store_n(&worker_tid, (pid_t)syscall(SYS_gettid),
+	    __ATOMIC_RELEASE);
 	while (read(req[0], &fd, sizeof(fd)) == sizeof(fd)) {
 		err = syscall(SYS_process_mrelease, fd, 0) < 0 ? errno : 0;
 		if (write(res[1], &err, sizeof(err)) != sizeof(err))
@@ -157,11 +174,34 @@ cmpd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One kill of a victim of mb MiB by path; times in ms.  -1: no such path. */
-static int
-one(int mb, int path, const char *cg, double *back_ms, double *dead_ms)
+/* Median of the n values in v (sorted here); -1 if none. */
+static double
+median(double *v, int n)
 {
-	int		p[2], pidfd, rc = 0, err;
+	if (n == 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmpd);
+	return v[n / 2];
+}
+
+/* The killer, this thread and the worker, at nice value n. */
+static void
+killer_nice(int n)
+{
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), n);
+	setpriority(PRIO_PROCESS, (id_t)worker_tid, n);
+}
+
+/*
+ * One kill of a victim of mb MiB by path; times in ms, and for mrelease
+ * what process_mrelease() said (0 or an errno) in *err.  -1: no such
+ * path.
+ */
+static int
+one(int mb, int path, const char *cg, double *back_ms, double *dead_ms,
+    int *err)
+{
+	int		p[2], pidfd, rc = 0;
 	pid_t		pid;
 	char		c;
 	long long	before, t0, t, back = -1, dead = -1;
@@ -232,9 +272,10 @@ one(int mb, int path, const char *cg, double *back_ms, double *dead_ms)
 			break;
 		nanosleep(&ms, NULL);
 	}
-	if (path == P_MRELEASE && read(res[0], &err, sizeof(err)) ==
-	    sizeof(err) && err == ESRCH)
-		nesrch++;
+	*err = 0;
+	if (path == P_MRELEASE && read(res[0], err, sizeof(*err)) !=
+	    sizeof(*err))
+		*err = EIO;
 	waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
 	close(pidfd);
 	/* Not within the time out: counted as the time out. */
@@ -246,12 +287,12 @@ one(int mb, int path, const char *cg, double *back_ms, double *dead_ms)
 int
 main(int argc, char **argv)
 {
-	int		 runs, i, s, path, rc, late;
+	int		 runs, i, s, c, path, rc, late, err, nmm, nes;
 	int		 ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char	*restrict_, *cg;
 	pthread_t	 th;
 	pid_t		*hog;
-	double		*back, *dead;
+	double		*back, *dead, *bmm, *bes;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: reclaim RUNS weight|max|none "
@@ -264,8 +305,12 @@ main(int argc, char **argv)
 	if (cgroups(restrict_) < 0 || pipe(req) < 0 || pipe(res) < 0 ||
 	    pthread_create(&th, NULL, worker, NULL))
 		return 1;
+	while (__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE) == 0)
+		usleep(100);
 	back = calloc((size_t)runs, sizeof(*back));
 	dead = calloc((size_t)runs, sizeof(*dead));
+	bmm = calloc((size_t)runs, sizeof(*bmm));
+	bes = calloc((size_t)runs, sizeof(*bes));
 	hog = calloc((size_t)ncpu, sizeof(*hog));
 	for (i = 0; i < ncpu; i++) {
 		if ((hog[i] = fork()) == 0) {
@@ -276,30 +321,47 @@ main(int argc, char **argv)
 		move("busy", hog[i]);
 	}
 	for (s = 3; s < argc; s++) {
-		for (path = 0; path < P__COUNT; path++) {
+		for (c = 0; c < (int)(sizeof(combo) / sizeof(combo[0]));
+		    c++) {
+			path = combo[c].path;
 			if (!cg && path == P_BOOST)
 				continue;
-			nesrch = 0;
-			for (i = late = 0; i < runs; i++) {
+			killer_nice(combo[c].nice);
+			for (i = late = nmm = nes = 0; i < runs; i++) {
 				if ((rc = one(atoi(argv[s]), path, cg, &back[i],
-				    &dead[i])) < 0)
+				    &dead[i], &err)) < 0)
 					break;
 				late += rc;
+				if (err == ESRCH)
+					bes[nes++] = back[i];
+				else
+					bmm[nmm++] = back[i];
 			}
+			killer_nice(0);
 			if (i < runs) {
-				printf("restrict=%s size_mb=%s path=%s missing\n",
-				    restrict_, argv[s], pname[path]);
+				printf("restrict=%s size_mb=%s path=%s nice=%d "
+				    "missing\n", restrict_, argv[s],
+				    pname[path], combo[c].nice);
 				fflush(stdout);
 				continue;
 			}
-			qsort(back, (size_t)runs, sizeof(*back), cmpd);
-			qsort(dead, (size_t)runs, sizeof(*dead), cmpd);
-			printf("restrict=%s size_mb=%s path=%s back_ms=%.2f "
-			    "dead_ms=%.2f runs=%d timeouts=%d", restrict_,
-			    argv[s], pname[path], back[runs / 2],
-			    dead[runs / 2], runs, late);
-			if (path == P_MRELEASE)
-				printf(" esrch=%d", nesrch);
+			printf("restrict=%s size_mb=%s path=%s nice=%d "
+			    "back_ms=%.2f dead_ms=%.2f runs=%d timeouts=%d",
+			    restrict_, argv[s], pname[path], combo[c].nice,
+			    median(back, runs), median(dead, runs), runs, late);
+			if (path == P_MRELEASE) {
+				printf(" esrch=%d", nes);
+				if (nmm)
+					printf(" back_mm_ms=%.2f",
+					    median(bmm, nmm));
+				else
+					printf(" back_mm_ms=-");
+				if (nes)
+					printf(" back_esrch_ms=%.2f",
+					    median(bes, nes));
+				else
+					printf(" back_esrch_ms=-");
+			}
 			printf("\n");
 			fflush(stdout);
 		}

@@ -380,23 +380,32 @@ if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 weight 32); else
 for rs in weight max; do
 	[ $rs = weight ] && label="cpu.weight 1" || label="cpu.max 5ms/100ms"
 	for size in $(sed -n "s/^restrict=$rs size_mb=\([0-9]*\) path=kill .*/\1/p" <<<"$r"); do
-		for path in kill boost mrelease reap; do
-			line=$(grep "^restrict=$rs size_mb=$size path=$path " <<<"$r" ||
-			    true)
+		# The killer at nice 0, then mrelease and reap at nice -20.
+		for pn in kill:0 boost:0 mrelease:0 reap:0 mrelease:-20 \
+		    reap:-20; do
+			path=${pn%:*}
+			nice=${pn#*:}
+			line=$(grep "^restrict=$rs size_mb=$size path=$path nice=$nice " \
+			    <<<"$r" || true)
 			if [ -z "$line" ] || grep -q missing <<<"$line"; then
 				continue
 			fi
+			who=$path
+			[ "$nice" = 0 ] || who="$path, nice $nice"
 			[ $path = kill ] && LIMITV[rec$rs$size]=$(kv back_ms "$line")
 			ratio=$(awk -v a="$(kv back_ms "$line")" \
 			    -v b="${LIMITV[rec$rs$size]}" \
 			    'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-			ROWS+=("$(printf "%-34s %-12s %12s %-8s %8s" \
-			    "reclaim $size MiB, $label" "$path" \
+			ROWS+=("$(printf "%-34s %-18s %12s %-8s %8s" \
+			    "reclaim $size MiB, $label" "$who" \
 			    "$(kv back_ms "$line")" ms "$ratio")")
-			printf '{"figure":"reclaim %s MiB, %s","who":"%s","value":%s,"unit":"ms","dead_ms":%s,"timeouts":%s,"ratio_to_kill":%s}\n' \
-			    "$size" "$label" "$path" "$(kv back_ms "$line")" \
+			printf '{"figure":"reclaim %s MiB, %s","who":"%s","value":%s,"unit":"ms","dead_ms":%s,"timeouts":%s,"ratio_to_kill":%s%s}\n' \
+			    "$size" "$label" "$who" "$(kv back_ms "$line")" \
 			    "$(kv dead_ms "$line")" "$(kv timeouts "$line")" \
-			    "$ratio" >>"$JSON"
+			    "$ratio" "$([ $path = mrelease ] && printf \
+			    ',"esrch":%s,"back_mm_ms":"%s","back_esrch_ms":"%s"' \
+			    "$(kv esrch "$line")" "$(kv back_mm_ms "$line")" \
+			    "$(kv back_esrch_ms "$line")")" >>"$JSON"
 		done
 	done
 done

@@ -14,7 +14,6 @@ sizes=$(echo "$spec" | cut -d: -f3 | tr , ' ')
 	for r in ${restricts:-weight max}; do
 		/bench/reclaim "${runs:-5}" "$r" ${sizes:-256 1024}
 	done
-	echo "# reaps done by the kernel: $(dmesg | grep -c 'oom_reaper: reaped')"
 	echo "# done"
 } >/dev/ttyS1 2>&1
 pidvisorctl poweroff
