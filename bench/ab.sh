@@ -39,12 +39,14 @@ trap 'exit 130' INT TERM
 kv() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 harness_bg() {	# harness_bg OUT ARGS...: started before the supervisor
-	local out=$1 i
+	local out=$1 i fd
 	shift
 	(cd "$W" && exec "$H" "$@") >"$out" &
 	HPID=$!
 	for i in $(seq 1 200); do
-		ls -l /proc/$HPID/fd 2>/dev/null | grep -q "$FIFO" && return
+		for fd in /proc/$HPID/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = "$FIFO" ] && return
+		done
 		sleep 0.01
 	done
 }
