@@ -54,7 +54,7 @@ make -s -C "$top" build/qemu/initramfs-test.cpio.gz >/dev/null 2>&1 || {
 
 declare -A R	# R[kernel,test] and R[kernel,test.case]: ok, FAIL, skip
 boot() {	# boot KERNEL IMAGE ONLY
-	local k=$1 t= run= line name res
+	local k=$1 t='' run='' line name res
 	"$top/tests/guest/run.sh" --kernel "$2" --only "$3" >"$out/matrix-$k.tap" 2>&1
 	while IFS= read -r line; do
 		line=${line%$'\r'}
