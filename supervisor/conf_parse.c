@@ -77,7 +77,7 @@ key_duration(struct parse_ctx *p, const char *key, const char *v,
 		return bad(p, "%s: duration '%s' is too long", key, v);
 	if (rc < 0)
 		return bad(p, "%s: invalid duration '%s' (use e.g. 100ms, "
-		    "5s, 1m)", key, v);
+		    "5s, 1h30m)", key, v);
 	return NULL;
 }
 
@@ -624,29 +624,31 @@ static const char *const reclaim_names[] = {
 };
 
 /*
- * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer,
- * both in microseconds as the kernel takes them (some 150000 1000000:
- * 150 ms of stall within any second).
+ * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer.
+ * Durations ("some 150ms 1s"); a bare number is microseconds, as the
+ * kernel takes them ("some 150000 1000000": 150 ms within any second).
  */
 static const char *
 s_pressure(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct sup_conf	*s = obj;
-	char		 kind[8];
-	unsigned long	 stall, window;
+	char		 kind[8], a[32], b[32];
+	uint64_t	 stall, window;
 	int		 n = 0;
 
 	if (!strcmp(v, "off")) {
 		s->pressure_stall = 0;
 		return NULL;
 	}
-	if (sscanf(v, "%7s %lu %lu %n", kind, &stall, &window, &n) != 3 ||
+	if (sscanf(v, "%7s %31s %31s %n", kind, a, b, &n) != 3 ||
 	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
+	    parse_duration_us(a, 1, UINT32_MAX, &stall) < 0 ||
+	    parse_duration_us(b, 1, UINT32_MAX, &window) < 0 ||
 	    stall == 0 || window < 500000 || window > 10000000 ||
 	    stall > window)
 		return bad(p, "pressure: expected off or some|full STALL "
-		    "WINDOW in microseconds, window from 500000 to 10000000, "
-		    "not '%s'", v);
+		    "WINDOW (durations; a bare number is microseconds), the "
+		    "window from 500ms to 10s, not '%s'", v);
 	s->pressure_full = kind[0] == 'f';
 	s->pressure_stall = (uint32_t)stall;
 	s->pressure_window = (uint32_t)window;

@@ -10,6 +10,7 @@
  * works.  Exit codes: 0 sent, 1 failed, 2 usage.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +19,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* The usage: to stdout and 0 when asked for, else to stderr and 2. */
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: pidvisor-notify [-r] [-s STATUS] [-S] [-w] "
-	    "[-- COMMAND [ARG...]]\n"
-	    "  -r READY=1   -s STATUS=...   -S STOPPING=1   -w WATCHDOG=1\n");
-	exit(2);
+	fprintf(code ? stderr : stdout, "usage: pidvisor-notify [-r] "
+	    "[-s STATUS] [-S] [-w] [-- COMMAND [ARG...]]\n"
+	    "  -r, --ready            READY=1\n"
+	    "  -s, --status=STATUS    STATUS=STATUS\n"
+	    "  -S, --stopping         STOPPING=1\n"
+	    "  -w, --watchdog         WATCHDOG=1\n"
+	    "  -h, --help             this\n");
+	exit(code);
 }
 
 /* Send msg to $NOTIFY_SOCKET (a path, or @name for the abstract space). */
@@ -66,7 +72,17 @@ main(int argc, char **argv)
 	size_t	n = 0;
 	int	ch;
 
-	while ((ch = getopt(argc, argv, "+rs:Swh")) != -1) {
+	static const struct option longopts[] = {
+		{ "ready", no_argument, NULL, 'r' },
+		{ "status", required_argument, NULL, 's' },
+		{ "stopping", no_argument, NULL, 'S' },
+		{ "watchdog", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((ch = getopt_long(argc, argv, "+rs:Swh", longopts, NULL)) !=
+	    -1) {
 		const char	*add = NULL;
 
 		switch (ch) {
@@ -81,21 +97,24 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			if (strchr(optarg, '\n'))
-				usage();
+				usage(2);
 			n += (size_t)snprintf(msg + n, sizeof(msg) - n,
 			    "STATUS=%s\n", optarg);
 			break;
+		case 'h':
+			usage(0);
+			break;
 		default:
-			usage();
+			usage(2);
 		}
 		if (add)
 			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s",
 			    add);
 		if (n >= sizeof(msg))
-			usage();
+			usage(2);
 	}
 	if (n == 0)
-		usage();
+		usage(2);
 	if (notify_send(msg) < 0 && optind == argc)
 		return 1;
 	if (optind == argc)

@@ -16,6 +16,8 @@
 #include "proto.h"
 
 #define CLIENT_TIMEOUT	30000	/* ms, for requests that do not wait */
+/* ms past --timeout: the daemon's own answer to a wait comes first */
+#define CLIENT_MARGIN	5000
 
 static const char	*prog = "pidvisorctl";
 
@@ -239,16 +241,20 @@ main(int argc, char **argv)
 
 	/* Our own options, anywhere; the rest is the request. */
 	for (i = 1, n = 0; i < argc; i++) {
-		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+		const char	*a = argv[i];
+
+		if (!strcmp(a, "-s") || !strcmp(a, "--socket")) {
+			if (i + 1 == argc)
+				die(CTL_EUSAGE, "%s needs a socket path", a);
 			sock = argv[++i];
-		else if (strncmp(argv[i], "--socket=", 9) == 0)
-			sock = argv[i] + 9;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+		} else if (strncmp(a, "--socket=", 9) == 0)
+			sock = a + 9;
+		else if (strncmp(a, "-s", 2) == 0 && a[2] != '\0')
+			sock = a + 2;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			help = true;
-		else if (strcmp(argv[i], "--version") == 0)
+		else if (strcmp(a, "--version") == 0)
 			version = true;
-		else if (strcmp(argv[i], "-s") == 0)
-			die(CTL_EUSAGE, "-s needs a socket path");
 		else
 			argv[n++] = argv[i];
 	}
@@ -294,8 +300,8 @@ main(int argc, char **argv)
 	if (a.follow)
 		deadline = INT64_MAX;	/* until Ctrl-C */
 	else
-		deadline = mono_ms() + ((a.wait || a.verb == VERB_WAIT) ?
-		    (int64_t)a.timeout + 5000 : CLIENT_TIMEOUT);
+		deadline = mono_ms() + (ctl_args_wait(&a) ?
+		    (int64_t)a.timeout + CLIENT_MARGIN : CLIENT_TIMEOUT);
 	fd = client_connect(sock, owner);
 	client_send(fd, &req, deadline);
 	buf_free(&req);

@@ -195,6 +195,41 @@ ctl_req_get(const struct ctl_frame *f, char **argv, int max)
 }
 
 /*
+ * An option that takes a value, either way: "--long=V", "--long V",
+ * "-xV" or "-x V" (short may be NULL).  Returns 1 with *v set (NULL if
+ * the value is missing) and *i past what it took, or 0 if argv[*i] is
+ * not this option.
+ */
+static int
+ctl_opt_value(int argc, char *const argv[], int *i, const char *lng,
+    const char *shrt, const char **v)
+{
+	const char	*s = argv[*i];
+	size_t		 n = strlen(lng);
+
+	if (strncmp(s, lng, n) == 0 && s[n] == '=') {
+		*v = s + n + 1;
+		return 1;
+	}
+	if (strcmp(s, lng) != 0 && (shrt == NULL || strncmp(s, shrt, 2)))
+		return 0;
+	if (shrt != NULL && strncmp(s, shrt, 2) == 0 && s[2] != '\0') {
+		*v = s + 2;
+		return 1;
+	}
+	*v = *i + 1 < argc ? argv[++*i] : NULL;
+	return 1;
+}
+
+/* Is argv[i] an option whose value is the next word? */
+static bool
+ctl_opt_takes_next(const char *s)
+{
+	return !strcmp(s, "-n") || !strcmp(s, "--lines") ||
+	    !strcmp(s, "--binary") || !strcmp(s, "--timeout");
+}
+
+/*
  * Parse VERB [ARGS] for both ends, with the verb's options anywhere
  * (before the verb too).  On error, err says what is wrong (with the
  * usage) and the result is -EINVAL.
@@ -204,6 +239,7 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
     size_t errlen)
 {
 	const struct ctl_verb	*v = NULL;
+	const char		*val;
 	int			 i, vi;
 
 	memset(a, 0, sizeof(*a));
@@ -215,8 +251,7 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 	}
 	/* The verb is the first word that is not an option. */
 	for (vi = 0; vi < argc; vi++) {
-		if (strcmp(argv[vi], "-n") == 0 ||
-		    strcmp(argv[vi], "--binary") == 0)
+		if (ctl_opt_takes_next(argv[vi]))
 			vi++;
 		else if (argv[vi][0] != '-' || argv[vi][1] == '\0')
 			break;
@@ -241,32 +276,31 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 			a->json = true;
 		} else if ((v->flags & VF_FOLLOW) && strcmp(s, "-f") == 0) {
 			a->follow = true;
-		} else if ((v->flags & VF_LINES) && strcmp(s, "-n") == 0) {
+		} else if ((v->flags & VF_LINES) && ctl_opt_value(argc, argv,
+		    &i, "--lines", "-n", &val)) {
 			uint64_t	n;
 
-			if (i + 1 == argc || parse_u64(argv[i + 1], UINT32_MAX - 1,
+			if (val == NULL || parse_u64(val, UINT32_MAX - 1,
 			    &n) < 0) {
 				snprintf(err, errlen, "-n needs a number of "
 				    "lines; usage: %s", v->usage);
 				return -EINVAL;
 			}
 			a->lines = (uint32_t)n;
-			i++;
-		} else if ((v->flags & VF_BINARY) && (strcmp(s, "--binary")
-		    == 0 || strncmp(s, "--binary=", 9) == 0)) {
-			a->binary = s[8] == '=' ? s + 9 : i + 1 < argc ?
-			    argv[++i] : NULL;
-			if (a->binary == NULL || a->binary[0] != '/') {
+		} else if ((v->flags & VF_BINARY) && ctl_opt_value(argc, argv,
+		    &i, "--binary", NULL, &val)) {
+			if (val == NULL || val[0] != '/') {
 				snprintf(err, errlen, "--binary needs an absolute "
 				    "path; usage: %s", v->usage);
 				return -EINVAL;
 			}
-		} else if ((v->flags & VF_TIMEOUT) &&
-		    strncmp(s, "--timeout=", 10) == 0) {
-			if (parse_duration(s + 10, &a->timeout) < 0 ||
+			a->binary = val;
+		} else if ((v->flags & VF_TIMEOUT) && ctl_opt_value(argc, argv,
+		    &i, "--timeout", NULL, &val)) {
+			if (val == NULL || parse_duration(val, &a->timeout) < 0 ||
 			    a->timeout == 0) {
-				snprintf(err, errlen, "invalid timeout '%.64s'",
-				    s + 10);
+				snprintf(err, errlen, "invalid timeout '%.64s'; "
+				    "usage: %s", val ? val : "", v->usage);
 				return -EINVAL;
 			}
 		} else if (s[0] == '-' && s[1] != '\0') {
@@ -286,6 +320,14 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Does the request wait up to its --timeout for the services? */
+bool
+ctl_args_wait(const struct ctl_args *a)
+{
+	return a->wait || a->verb == VERB_WAIT ||
+	    (a->verb == VERB_RELOAD && a->npos > 0);
 }
 
 /*

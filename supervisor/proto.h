@@ -140,5 +140,6 @@ struct ctl_args {
 
 int	ctl_args_parse(int argc, char *const argv[], struct ctl_args *a,
 	    char *err, size_t errlen);
+bool	ctl_args_wait(const struct ctl_args *a);
 
 #endif

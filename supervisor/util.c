@@ -351,46 +351,83 @@ real_ms(void)
 }
 
 /*
- * Parse "250ms", "1.5s", "2m" or a bare number of seconds into
- * milliseconds.  Returns 0, -EINVAL or -ERANGE.
+ * A duration: one or more NUMBER[.FRACTION]UNIT terms, largest unit
+ * first as written ("1h30m", "2m30s", "1.5s"), with units us, ms, s, m,
+ * h and d; or a bare number, alone, in bare_us units.  Into *us; -EINVAL
+ * for anything else, -ERANGE past max_us.
  */
+int
+parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
+    uint64_t *us)
+{
+	static const struct { const char *name; uint64_t us; } units[] = {
+		{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 },
+		{ "m", 60000000 }, { "h", 3600000000ULL },
+		{ "d", 86400000000ULL },
+	};
+	uint64_t	 total = 0, whole, frac, fscale, unit, last = UINT64_MAX;
+	const char	*p = s;
+	size_t		 i, len;
+
+	do {
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		for (whole = 0; isdigit((unsigned char)*p); p++) {
+			whole = whole * 10 + (uint64_t)(*p - '0');
+			if (whole > max_us)
+				return -ERANGE;
+		}
+		frac = 0;
+		fscale = 1;
+		if (*p == '.') {
+			if (!isdigit((unsigned char)*++p))
+				return -EINVAL;
+			for (; isdigit((unsigned char)*p); p++) {
+				if (fscale < 1000000) {
+					frac = frac * 10 + (uint64_t)(*p - '0');
+					fscale *= 10;
+				}
+			}
+		}
+		for (len = 0; isalpha((unsigned char)p[len]); len++)
+			;
+		if (len == 0) {
+			/* A bare number stands alone. */
+			if (last != UINT64_MAX || *p != '\0')
+				return -EINVAL;
+			unit = bare_us;
+		} else {
+			for (i = 0; i < ARRAY_SIZE(units); i++)
+				if (strlen(units[i].name) == len &&
+				    strncmp(p, units[i].name, len) == 0)
+					break;
+			if (i == ARRAY_SIZE(units) || units[i].us >= last)
+				return -EINVAL;	/* unknown, or out of order */
+			unit = last = units[i].us;
+			p += len;
+		}
+		if (whole > (max_us - total) / unit)
+			return -ERANGE;
+		total += whole * unit + frac * unit / fscale;
+		if (total > max_us)
+			return -ERANGE;
+	} while (*p != '\0');
+	*us = total;
+	return 0;
+}
+
+/* A duration in ms (a bare number is seconds), as parse_duration_us(). */
 int
 parse_duration(const char *s, uint32_t *ms)
 {
-	uint64_t	 whole = 0, frac = 0, fscale = 1, unit, v;
-	const char	*p = s;
+	uint64_t	us;
+	int		rc;
 
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		whole = whole * 10 + (uint64_t)(*p - '0');
-		if (whole > UINT32_MAX)
-			return -ERANGE;
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*p); p++) {
-			if (fscale < 1000000) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fscale *= 10;
-			}
-		}
-	}
-	if (strcmp(p, "ms") == 0)
-		unit = 1;
-	else if (*p == '\0' || strcmp(p, "s") == 0)
-		unit = 1000;
-	else if (strcmp(p, "m") == 0)
-		unit = 60000;
-	else
-		return -EINVAL;
-	v = whole * unit + frac * unit / fscale;
-	if (v > UINT32_MAX)
-		return -ERANGE;
-	*ms = (uint32_t)v;
-	return 0;
+	rc = parse_duration_us(s, 1000000, (uint64_t)UINT32_MAX * 1000 + 999,
+	    &us);
+	if (rc == 0)
+		*ms = (uint32_t)(us / 1000);
+	return rc;
 }
 
 /* Human-readable duration: 450ms, 12.3s, 4m03s, 2h05m, 3d04h. */

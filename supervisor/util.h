@@ -65,6 +65,8 @@ void	unix_unlink(const char *path, const struct file_id *id);
 int	read_file(int dirfd, const char *path, size_t max, struct buf *b);
 
 int	parse_duration(const char *s, uint32_t *ms);
+int	parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
+	    uint64_t *us);
 void	format_duration(char *out, size_t n, int64_t ms);
 void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);

@@ -371,6 +371,15 @@ test_pressure_keys(void **state)
 	assert_int_equal(c.sup.cgroup_memory_high, 1 << 30);
 	conf_free(&c);
 
+	/* Durations too; a bare number stays microseconds. */
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "pressure = some 150ms 1s\npressure_calm = 1h30m\n"), 0);
+	assert_int_equal(c.sup.pressure_stall, 150000);
+	assert_int_equal(c.sup.pressure_window, 1000000);
+	assert_int_equal(c.sup.pressure_calm, 5400000);
+	conf_free(&c);
+
 	conf_init(&c);
 	assert_int_equal(c.sup.pressure_calm, 10000);
 	assert_int_equal(c.sup.pressure_calm_max, 300000);
@@ -688,9 +697,9 @@ test_errors(void **state)
 	expect("[service]\nexec = x\nrestart = sometimes\n",
 	    "web.ini:3: restart: expected always, on-failure or never, not "
 	    "'sometimes'\n");
-	expect("[service]\nexec = x\nrestart_delay = 5h\n",
-	    "web.ini:3: restart_delay: invalid duration '5h' (use e.g. "
-	    "100ms, 5s, 1m)\n");
+	expect("[service]\nexec = x\nrestart_delay = 5w\n",
+	    "web.ini:3: restart_delay: invalid duration '5w' (use e.g. "
+	    "100ms, 5s, 1h30m)\n");
 	expect("[service]\nexec = x\nstop_timeout = 99999999999\n",
 	    "web.ini:3: stop_timeout: duration '99999999999' is too long\n");
 	expect("[service]\nexec = x\nrestart_delay = 5s\n"

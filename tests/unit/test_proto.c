@@ -237,6 +237,34 @@ test_args(void **state)
 	assert_non_null(strstr(err, "unknown option '--wait'"));
 	assert_int_equal(args("status --wait", &a, err), -EINVAL);
 	assert_non_null(strstr(err, "unknown option '--wait'"));
+	/* Every option takes its value either way. */
+	assert_int_equal(args("start a --wait --timeout 2s", &a, err), 0);
+	assert_int_equal(a.timeout, 2000);
+	assert_int_equal(a.npos, 1);
+	assert_int_equal(args("--timeout 1h30m reload a", &a, err), 0);
+	assert_int_equal(a.verb, VERB_RELOAD);
+	assert_int_equal(a.timeout, 5400000);
+	assert_int_equal(args("logs web -n7", &a, err), 0);
+	assert_int_equal(a.lines, 7);
+	assert_int_equal(args("logs web --lines=8", &a, err), 0);
+	assert_int_equal(a.lines, 8);
+	assert_int_equal(args("logs web --lines 9", &a, err), 0);
+	assert_int_equal(a.lines, 9);
+	assert_int_equal(args("reexec --binary=/x", &a, err), 0);
+	assert_string_equal(a.binary, "/x");
+	assert_int_equal(args("reexec --binary /y", &a, err), 0);
+	assert_string_equal(a.binary, "/y");
+	/* The client waits for --timeout where the daemon does. */
+	assert_int_equal(args("reload web", &a, err), 0);
+	assert_true(ctl_args_wait(&a));
+	assert_int_equal(args("reload", &a, err), 0);
+	assert_false(ctl_args_wait(&a));
+	assert_int_equal(args("start a", &a, err), 0);
+	assert_false(ctl_args_wait(&a));
+	assert_int_equal(args("start a --wait", &a, err), 0);
+	assert_true(ctl_args_wait(&a));
+	assert_int_equal(args("start a --timeout", &a, err), -EINVAL);
+	assert_non_null(strstr(err, "invalid timeout ''"));
 	assert_int_equal(args("start a --timeout=soon", &a, err), -EINVAL);
 	assert_int_equal(args("start a --timeout=0", &a, err), -EINVAL);
 	assert_int_equal(args("signal a", &a, err), -EINVAL);
