@@ -303,7 +303,15 @@ ctl_wait_settle(struct ctl_client *c)
 		struct svc	*s = c->wait_svc[i];
 
 		if (ctl_reload_failed(c, i)) {
-			if (s->reload_status < 0)
+			char	d[32];
+
+			format_duration(d, sizeof(d), svc_reload_limit(s));
+			if (s->reload_status == -ETIMEDOUT)
+				ctl_reply(c, CTL_EFAIL, "%s: reload failed: not "
+				    "over after %s (%s)", s->def->name, d,
+				    s->def->reload_exec ? "reload_exec did not "
+				    "exit; killed" : "no READY=1 came");
+			else if (s->reload_status < 0)
 				ctl_reply(c, CTL_EFAIL, "%s: reload failed: "
 				    "reload_exec: %s", s->def->name,
 				    strerror(-s->reload_status));
@@ -566,6 +574,15 @@ ctl_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 		if (ctl_wait_one(c, c->wait_svc[i], c->wait_starts[i]) == 0)
 			break;
 	s = c->wait_svc[i];
+	if (c->wait == WAIT_RELOAD && s->reload_asked) {
+		char	d[32];
+
+		format_duration(d, sizeof(d), s->reload_due - mono_ms());
+		ctl_reply(c, CTL_EFAIL, "timed out waiting for the reload of "
+		    "%s; it goes on, and fails in %s unless it ends",
+		    s->def->name, d);
+		return;
+	}
 	ctl_reply(c, CTL_EFAIL, "timed out waiting for %s (%s)", s->def->name,
 	    svc_state_name(s->state));
 }

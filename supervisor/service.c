@@ -582,6 +582,13 @@ service_op_now(struct svc_set *set)
 static void
 service_op_changed(struct svc *s, enum svc_state from)
 {
+	struct service	*ss = service_of(s);
+
+	/* A reload_exec outlived its reload (its deadline passed, or the
+	 * service left READY): it goes. */
+	if (ss->reload != NULL && !s->reload_asked &&
+	    (s->state != SVC_READY || s->reload_fails != ss->reload->fails))
+		svcreload_cancel(ss);
 	sup_changed(service_sup(s), s, from);
 }
 

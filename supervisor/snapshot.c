@@ -2,7 +2,7 @@
  * snapshot.c - what a re-exec hands the next binary: the supervisor as it
  * is, written to the state stream (st.h) and read back, in one order.
  *
- * Version 2 (STATE_VERSION): the header; who wrote it and when; the
+ * Version 3 (STATE_VERSION): the header; who wrote it and when; the
  * paths, log level, the RLIMIT_NOFILE we were given, container flag,
  * mounts and exit status; pidvisor.ini and every service definition in
  * force, key by key (conf_keys_save: the key table once, then each

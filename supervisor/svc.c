@@ -42,6 +42,25 @@ svc_disarm(struct svc *s)
 	s->set->ops->timer_stop(s);
 }
 
+/*
+ * READY: the one timer serves the watchdog and a reload's deadline, the
+ * sooner of the two.
+ */
+static void
+svc_arm_ready(struct svc *s)
+{
+	int64_t	next = s->watch_due;
+
+	if (s->reload_due && (next == 0 || s->reload_due < next))
+		next = s->reload_due;
+	if (next == 0) {
+		svc_disarm(s);
+		return;
+	}
+	next -= svc_now(s);
+	svc_arm(s, next > 0 ? (uint32_t)next : 0);
+}
+
 /* Queue a service to be stepped. */
 void
 svc_kick(struct svc *s)
@@ -434,6 +453,7 @@ svc_spawn(struct svc *s)
 	s->ready_at = 0;
 	s->ready_seen = s->reloading = s->reload_asked = false;
 	s->reload_ready = false;
+	s->reload_due = s->watch_due = 0;
 	s->err = 0;
 	free(s->status_text);
 	free(s->fail);
@@ -683,11 +703,20 @@ svc_spawn_timeout(struct svc *s)
 	svc_set_run(s->set);
 }
 
+/* How long a reload may take: ready_timeout, or SVC_EXTEND_MAX. */
+uint32_t
+svc_reload_limit(const struct svc *s)
+{
+	return s->def->ready_timeout ? s->def->ready_timeout : SVC_EXTEND_MAX;
+}
+
 /* A reload is over: counted, for those who wait on it (ctl.c). */
 static void
 svc_reload_end(struct svc *s, int status)
 {
 	s->reloading = s->reload_asked = s->reload_ready = false;
+	s->reload_due = 0;
+	svc_arm_ready(s);
 	if (status == 0) {
 		s->reloads++;
 	} else {
@@ -704,8 +733,9 @@ svc_up(struct svc *s)
 	s->ready_seen = false;
 	svc_disarm(s);
 	s->ready_at = svc_now(s);
-	if (s->def->watchdog)
-		svc_arm(s, s->def->watchdog);
+	s->reload_due = 0;
+	s->watch_due = s->def->watchdog ? s->ready_at + s->def->watchdog : 0;
+	svc_arm_ready(s);
 	svc_set_state(s, SVC_READY, why(WHY_READY, 0));
 	svc_set_run(s->set);
 }
@@ -742,8 +772,10 @@ svc_ready(struct svc *s)
 void
 svc_watchdog(struct svc *s)
 {
-	if (s->state == SVC_READY && s->def->watchdog)
-		svc_arm(s, s->def->watchdog);
+	if (s->state == SVC_READY && s->def->watchdog) {
+		s->watch_due = svc_now(s) + s->def->watchdog;
+		svc_arm_ready(s);
+	}
 }
 
 /* Event: WATCHDOG=trigger; the service asks for the watchdog's action. */
@@ -787,7 +819,9 @@ svc_extend(struct svc *s, uint32_t ms)
 
 /*
  * Event: a reload was sent to the service (its signal, its command); it
- * is over at its READY=1 (until_ready), or at svc_reload_done().
+ * is over at its READY=1 (until_ready), or at svc_reload_done(), or
+ * else, failed, at its deadline: ready_timeout (SVC_EXTEND_MAX if that
+ * is 0), as systemd bounds a reload by TimeoutStartSec.
  */
 void
 svc_reload_asked(struct svc *s, bool until_ready)
@@ -796,6 +830,8 @@ svc_reload_asked(struct svc *s, bool until_ready)
 		return;
 	s->reload_asked = true;
 	s->reload_ready = until_ready;
+	s->reload_due = svc_now(s) + svc_reload_limit(s);
+	svc_arm_ready(s);
 }
 
 /*
@@ -872,6 +908,8 @@ svc_status_text(struct svc *s, const char *text, size_t len)
 void
 svc_timeout(struct svc *s)
 {
+	int64_t	now;
+
 	s->deadline = 0;
 	switch (s->state) {
 	case SVC_STARTING:
@@ -884,6 +922,13 @@ svc_timeout(struct svc *s)
 		svc_set_state(s, SVC_STOPPING, s->pending);
 		break;
 	case SVC_READY:
+		now = svc_now(s);
+		if (s->reload_due && now >= s->reload_due)
+			svc_reload_end(s, -ETIMEDOUT);	/* arms again */
+		if (!s->watch_due || now < s->watch_due) {
+			svc_arm_ready(s);
+			break;
+		}
 		s->pending = why(WHY_WATCHDOG, 0);
 		svc_send_stop(s, SIGABRT);
 		svc_set_state(s, SVC_STOPPING, s->pending);
@@ -930,6 +975,7 @@ svc_died(struct svc *s, int code, int sig)
 	}
 	s->ready_seen = s->reloading = s->reload_asked = false;
 	s->reload_ready = false;
+	s->reload_due = s->watch_due = 0;
 
 	if (!s->want_up || s->restart_req || (s->state == SVC_STOPPING &&
 	    s->reason.why == WHY_STOPPED)) {

@@ -141,6 +141,8 @@ struct svc_ops {
 	X(int64_t, exited_at, I64)	/* last exit, real ms; 0: none */ \
 	X(int64_t, ran_at, I64)		/* last spawn, real ms; 0: none */ \
 	X(int64_t, deadline, I64)	/* the timer's, mono ms; 0: none */ \
+	X(int64_t, watch_due, I64)	/* READY: the watchdog's; 0: none */ \
+	X(int64_t, reload_due, I64)	/* READY: a reload's end, at most */ \
 	X(uint64_t, mem_need, U64)	/* what it held when killed for	\
 					 * memory (pressure.c) */	\
 	X(int32_t, exit_code, I32)	/* of the last process */	\
@@ -235,6 +237,7 @@ void		 svc_watchdog_trigger(struct svc *s);
 void		 svc_extend(struct svc *s, uint32_t ms);
 void		 svc_reload_asked(struct svc *s, bool until_ready);
 void		 svc_reload_done(struct svc *s, int status);
+uint32_t	 svc_reload_limit(const struct svc *s);
 void		 svc_reloading(struct svc *s);
 void		 svc_stopping(struct svc *s);
 void		 svc_pressure_killed(struct svc *s);

@@ -123,6 +123,24 @@ svcreload_reap(struct sup *sup, struct service *ss)
 	svcreload_end(sup, ss, status);
 }
 
+/*
+ * The reload is over without its reload_exec (its deadline passed, or
+ * the service left READY): kill the command; its death is reaped as
+ * any other, and counts for nothing.
+ */
+void
+svcreload_cancel(struct service *ss)
+{
+	struct svcreload	*rl = ss->reload;
+
+	if (rl->killed)
+		return;
+	rl->killed = true;
+	log_warn("%s: reload_exec (pid %d) outlived its reload: killed",
+	    ss->svc.def->name, (int)rl->pid);
+	pidfd_signal(rl->death.fd, SIGKILL);
+}
+
 static void
 svcreload_on_death(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -190,6 +208,7 @@ svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n)
 	}
 	rl->pid = res.pid;
 	rl->ss = ss;
+	rl->fails = s->reload_fails;
 	rl->pm.kind = PM_RELOAD;
 	pidmap_add(&sup->pids, &rl->pm, res.pid);
 	ev_io_init(&rl->io, svcreload_on_exec, rl->proc.errfd, EV_READ);

@@ -2,6 +2,7 @@
 #ifndef PIDVISOR_SVCRELOAD_H
 #define PIDVISOR_SVCRELOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -23,10 +24,13 @@ struct svcreload {
 	char			**argv;		/* $MAINPID put in */
 	struct service		*ss;		/* whose it is */
 	pid_t			 pid;
+	uint32_t		 fails;		/* svc.reload_fails at start */
+	bool			 killed;	/* svcreload_cancel() */
 };
 
 int	svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n);
 void	svcreload_reap(struct sup *sup, struct service *ss);
 void	svcreload_end(struct sup *sup, struct service *ss, int status);
+void	svcreload_cancel(struct service *ss);
 
 #endif

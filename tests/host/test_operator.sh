@@ -1,0 +1,37 @@
+# tests/host/test_operator.sh - an operator's day (issue 30): reloads
+# that end, stops that leave nothing, reports that say what happened,
+# command lines as systemd reads them, hooks, health checks, verbs.
+
+# A reload ends: done, or failed at its deadline (ready_timeout), and
+# leaves nothing pending; a reload_exec that hangs is killed.
+t_reload_ends() {
+	pv_dir
+	svc web <<-EOF
+	exec = $H ignore=1 notify=READY=1 sleep=forever
+	ready = notify
+	ready_timeout = 2s
+	EOF
+	svc hang <<-EOF
+	exec = $H sleep=forever
+	reload_exec = $H stamp=$T/rx:hung sleep=forever
+	ready_timeout = 2s
+	EOF
+	pv_up
+	ctl wait web ready --timeout=20s || fail "web not ready"
+	ctl wait hang ready --timeout=20s || fail "hang not ready"
+	expect_rc 1 ctl reload web --timeout=30s
+	expect_match "$OUT" "web: reload failed: not over after 2.0s \(no READY=1 came\)"
+	expect_eq "$(field web reloading)" false
+	# Nothing is left pending: the next reload runs, and ends the same.
+	expect_rc 1 ctl reload web --timeout=30s
+	expect_match "$OUT" "not over after 2.0s"
+	# The client's own time-out: the reload goes on, and says so.
+	expect_rc 1 ctl reload web --timeout 200ms
+	expect_match "$OUT" "timed out waiting for the reload of web; it goes on"
+	expect_rc 1 ctl reload hang --timeout=30s
+	expect_match "$OUT" "hang: reload failed: not over after 2.0s \(reload_exec did not exit; killed\)"
+	wait_until 10000 eval '! ns pgrep -f "rx:hung" >/dev/null' ||
+	    fail "the reload_exec outlived its reload"
+	expect_eq "$(field web state)/$(field hang state)" ready/ready
+	pv_down
+}
