@@ -256,7 +256,7 @@ check: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(UNIT_BIN) $(HELPERS) \
 unit-test: $(UNIT_BIN)
 	@tests/run.sh unit
 
-host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION) \
+host-test: $(B)/asan/pidvisor $(B)/asan/pidvisorctl $(HELPERS) $(COMPLETION) all \
     $(REEXEC_TEST)
 	@tests/run.sh host
 

@@ -35,3 +35,22 @@ t_reload_ends() {
 	expect_eq "$(field web state)/$(field hang state)" ready/ready
 	pv_down
 }
+
+# Every option takes its value either way; --help is an answer.
+t_cli_options() {
+	local n=$ROOT/build/bin/pidvisor-notify
+	expect_rc 0 "$n" --help
+	expect_match "$OUT" "usage: pidvisor-notify"
+	expect_rc 2 "$n" --frob
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 0 "$CTL" --socket "$T/ctl.sock" start a --wait --timeout 20s
+	expect_rc 0 "$CTL" "-s$T/ctl.sock" wait a ready --timeout 1m
+	expect_rc 0 ctl logs a -n0
+	expect_rc 2 ctl start a --wait --timeout
+	expect_match "$OUT" "invalid timeout"
+	pv_down
+}
