@@ -18,19 +18,29 @@
 #include "spawn.h"
 
 
-/* Name the services whose kill_mode acts as another here, on stderr. */
+/*
+ * On stderr, where it matters to the services shown: the keys that do
+ * nothing without cgroups (note: why there are none), and a kill_mode
+ * a file asked for that acts as another here.  A default kill_mode
+ * adapts in silence.
+ */
 static void
-ctl_kill_mode_note(struct ctl_client *c, const struct svc_status *v,
-    size_t n)
+ctl_svc_notes(struct ctl_client *c, const struct svc_status *v, size_t n,
+    const char *note)
 {
 	struct buf	b = { 0 };
 	size_t		i;
 
-	for (i = 0; i < n; i++)
-		if (v[i].kill_mode != v[i].kill_mode_real)
+	for (i = 0; i < n; i++) {
+		if (note != NULL && v[i].cgroup_keys[0] != '\0')
+			buf_printf(&b, "%s: %s: nothing without cgroups (%s)\n",
+			    v[i].name, v[i].cgroup_keys, note);
+		if (v[i].kill_mode != v[i].kill_mode_real &&
+		    v[i].kill_mode_given)
 			buf_printf(&b, "%s: kill_mode = %s acts as %s here\n",
 			    v[i].name, kill_mode_name(v[i].kill_mode),
 			    kill_mode_name(v[i].kill_mode_real));
+	}
 	if (b.len && !b.nomem)
 		ctl_frame_put(&c->out, CTL_NOTE, b.data, (uint32_t)b.len);
 	buf_free(&b);
@@ -80,14 +90,8 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 		status_text_header(&b, width);
 		for (i = 0; i < n; i++)
 			status_text(&b, &v[i], width);
-		if ((note = c->ctl->ops->cgroup_note(c->ctl->ctx)) != NULL) {
-			char	msg[256];
-
-			snprintf(msg, sizeof(msg), "services run without "
-			    "cgroups: %s\n", note);
-			ctl_note(c, msg);
-		}
-		ctl_kill_mode_note(c, v, n);
+		note = c->ctl->ops->cgroup_note(c->ctl->ctx);
+		ctl_svc_notes(c, v, n, note);
 	}
 	free(v);
 	ctl_output_buf(c, &b);
@@ -345,15 +349,16 @@ ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
 	};
 	size_t			i;
 
-	if (d->given & (1ULL << k))
+	if (keyset_has(&d->given, (unsigned)k))
 		return d->file;
 	for (i = 0; i < ARRAY_SIZE(log_keys); i++)
 		if (log_keys[i][0] == k &&
-		    (ctl->sc->given & (1ULL << log_keys[i][1])))
+		    keyset_has(&ctl->sc->given, (unsigned)log_keys[i][1]))
 			return "pidvisor.ini";
 	if (k == K_KILL_PRIORITY && d->console)
 		return "default for a console service";
-	if ((k == K_USER || k == K_GROUP) && !(d->given & (1ULL << k)))
+	if ((k == K_USER || k == K_GROUP) && !keyset_has(&d->given,
+	    (unsigned)k))
 		return "default: pidvisor's";
 	return "default";
 }

@@ -105,6 +105,9 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->stop_signal = SIGTERM;
 	d->reload_signal = SIGHUP;
 	d->stop_timeout = 10000;
+	/* Nothing a service forked outlives its stop: cgroup, where there
+	 * are cgroups, else group (service_kill_mode()). */
+	d->kill_mode = KILL_CGROUP;
 	d->enabled = true;
 	d->log = sc->log;
 }
@@ -489,7 +492,7 @@ conf_key(void *user, const char *section, const char *name,
 	}
 	if (!p->cont)
 		p->key_line[i] = p->line;
-	p->given |= 1ULL << i;
+	keyset_add(&p->given, (unsigned)i);
 	p->key = k;
 	if ((why = k->parse(p, p->obj, value)) != NULL)
 		conf_error(p->c, p->file, p->line, "%s", why);
@@ -835,7 +838,8 @@ conf_parse_sup(struct conf *c, const char *file, const char *text)
 	p.obj = &c->sup;
 	p.section = SEC_SUPERVISOR;
 	conf_ini(&p, text, conf_key);
-	c->sup.given |= p.given;
+	c->sup.given.w[0] |= p.given.w[0];
+	c->sup.given.w[1] |= p.given.w[1];
 	if (c->sup.control_group)
 		conf_group_find(&p, K_CONTROL_GROUP, c->sup.control_group,
 		    &c->sup.control_gid);

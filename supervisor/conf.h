@@ -149,6 +149,23 @@ enum conf_key_id {
 
 enum conf_section { SEC_SERVICE, SEC_SUPERVISOR };
 
+/* A set of keys by K_ id: the ones a file gave. */
+struct keyset {
+	uint64_t	w[2];
+};
+
+static inline bool
+keyset_has(const struct keyset *s, unsigned k)
+{
+	return (s->w[k / 64] >> (k % 64)) & 1;
+}
+
+static inline void
+keyset_add(struct keyset *s, unsigned k)
+{
+	s->w[k / 64] |= 1ULL << (k % 64);
+}
+
 /* What a key sets: a field of struct svc_def or of struct sup_conf. */
 enum conf_field_kind {
 	F_NONE,			/* the end of a key's fields */
@@ -247,7 +264,7 @@ struct svc_def {
 	bool		  console;	/* stdio is pidvisor's console */
 	bool		  essential;	/* its end is pidvisor's end */
 	bool		  dynamic;	/* an instance made by a command */
-	uint64_t	  given;	/* keys its file gave, by K_ bit */
+	struct keyset	  given;	/* keys its file gave */
 };
 
 /* Supervisor-wide settings from pidvisor.ini. */
@@ -277,7 +294,7 @@ struct sup_conf {
 	uint32_t	 shutdown_timeout;	/* ms; 0: none */
 	int		 log_level;
 	bool		 set_log_level;
-	uint64_t	 given;		/* keys pidvisor.ini gave, by K_ bit */
+	struct keyset	 given;		/* keys pidvisor.ini gave */
 };
 
 struct conf_err {

@@ -715,7 +715,7 @@ kill_mode_name(enum kill_mode m)
  * key is applied at once (KEY_LIVE) or reported as needing a restart of
  * pidvisor.  KEY_CONT: the value may go on over indented lines.
  */
-_Static_assert(K__COUNT <= 64, "svc_def.given and sup_conf.given are 64-bit masks");
+_Static_assert(K__COUNT <= 128, "struct keyset holds 128 keys");
 
 const struct conf_key conf_keys[K__COUNT] = {
 	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,

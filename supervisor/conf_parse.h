@@ -32,7 +32,7 @@ struct parse_ctx {
 	struct buf	 exec;
 	int		 exec_line;
 	int		 key_line[K__COUNT];	/* of each key in the table */
-	uint64_t	 given;		/* keys given, by table index */
+	struct keyset	 given;		/* keys given */
 	char		 why[256];
 };
 

@@ -732,8 +732,8 @@ ctl_listen(struct ctl *ctl)
 		log_warn("directory of %s: %s", path, strerror(-rc));
 	/* control_group: its members may connect, as 0660 says unless
 	 * control_mode says otherwise. */
-	if (ctl->sc->control_group && !(ctl->sc->given &
-	    (1ULL << K_CONTROL_MODE)))
+	if (ctl->sc->control_group && !keyset_has(&ctl->sc->given,
+	    K_CONTROL_MODE))
 		mode = 0660;
 	if ((fd = unix_bind(path, SOCK_STREAM, mode, ctl->sc->control_group ?
 	    ctl->sc->control_gid : (gid_t)-1, &ctl->id)) < 0) {

@@ -793,7 +793,8 @@ service_kill_modes_check(struct sup *sup)
 		struct service	*ss = service_of(sup->set.v[i]);
 		enum kill_mode	 m = service_kill_mode(sup, ss);
 
-		if (m != ss->svc.def->kill_mode)
+		if (m != ss->svc.def->kill_mode &&
+		    keyset_has(&ss->svc.def->given, K_KILL_MODE))
 			log_warn("%s: kill_mode = %s acts as %s here (%s)",
 			    ss->svc.def->name,
 			    kill_mode_name(ss->svc.def->kill_mode),
@@ -801,6 +802,26 @@ service_kill_modes_check(struct sup *sup)
 			    "kernel has no PIDFD_SIGNAL_PROCESS_GROUP: the main "
 			    "process alone gets signals" : "no cgroups: the "
 			    "process group gets signals");
+	}
+}
+
+/* The keys a service gave that only a cgroup can do, into out. */
+static void
+service_cgroup_keys(const struct svc_def *d, char *out, size_t n)
+{
+	static const unsigned	cg[] = {
+		K_MEMORY_MAX, K_MEMORY_HIGH, K_PIDS_MAX,
+	};
+	size_t			i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(cg); i++) {
+		if (!keyset_has(&d->given, cg[i]))
+			continue;
+		len += (size_t)snprintf(out + len, n - len, "%s%s",
+		    len ? ", " : "", conf_keys[cg[i]].name);
+		if (len >= n)
+			break;
 	}
 }
 
@@ -827,6 +848,8 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 	st->ring = ss->out ? ss->out->ring : NULL;
 	st->kill_mode = s->def->kill_mode;
 	st->kill_mode_real = service_kill_mode(s->set->ctx, ss);
+	st->kill_mode_given = keyset_has(&s->def->given, K_KILL_MODE);
+	service_cgroup_keys(s->def, st->cgroup_keys, sizeof(st->cgroup_keys));
 	st->essential = s->def->essential;
 	st->log_dropped = ss->out ? ss->out->dropped : 0;
 	if ((st->exited_at_ms = s->exited_at) != 0) {

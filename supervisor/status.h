@@ -26,6 +26,8 @@ struct svc_status {
 	const struct svclog_ring	*ring;		/* its lines, or NULL */
 	uint8_t			 kill_mode;	/* enum kill_mode, as set */
 	uint8_t			 kill_mode_real; /* as this system does it */
+	bool			 kill_mode_given; /* its file says it */
+	char			 cgroup_keys[64]; /* given, needing a cgroup */
 	bool			 essential;
 	uint64_t		 log_dropped;	/* lines no sink took */
 	int64_t			 exited_at_ms;	/* last exit, real; 0: none */

@@ -54,3 +54,42 @@ t_cli_options() {
 	expect_match "$OUT" "invalid timeout"
 	pv_down
 }
+
+# helpers: how many processes inside the namespace match a pattern.
+ns_count() {
+	ns pgrep -fc "$1" || true
+}
+
+ns_count_is() {
+	[ "$(ns_count "$1")" = "$2" ]
+}
+
+# By default nothing a service forked outlives its stop, restart, a
+# reload's restart or the shutdown (kill_mode cgroup, else group).
+t_stop_leaves_nothing() {
+	pv_dir
+	svc leaky <<-EOF
+	exec = /bin/sh -c "$H on-term=$T/term:helper sleep=forever & exec $H sleep=forever"
+	EOF
+	pv_up
+	ctl wait leaky ready --timeout=20s || fail "leaky not ready"
+	wait_until 10000 ns_count_is "term helper" 1 || fail "no helper"
+	expect_rc 0 ctl stop leaky --wait --timeout=20s
+	wait_until 10000 ns_count_is "term helper" 0 ||
+	    fail "stop left the helper: $(ns ps -ef)"
+	expect_rc 0 ctl start leaky --wait --timeout=20s
+	wait_until 10000 ns_count_is "term helper" 1 || fail "no helper"
+	expect_rc 0 ctl restart leaky --wait --timeout=20s
+	wait_until 10000 ns_count_is "term helper" 1 ||
+	    fail "restart left the helper: $(ns ps -ef)"
+	echo "env = X=1" >>"$T/conf/services/leaky.ini"
+	expect_rc 0 ctl reload
+	wait_until 10000 ns_count_is "term helper" 1 ||
+	    fail "a reload's restart left the helper: $(ns ps -ef)"
+	local n
+	n=$(grep -c helper "$T/term")
+	pv_down
+	# The shutdown's TERM reached the helper too (the namespace's end
+	# would only have killed it).
+	expect_eq "$(grep -c helper "$T/term")" $((n + 1)) "helpers told at shutdown"
+}

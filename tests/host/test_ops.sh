@@ -387,7 +387,7 @@ t_cli() {
 	expect_eq "$(grep -c . "$T/out")" 3 "lines of status"
 	if [ -s "$T/err" ]; then
 		expect_match "$(cat "$T/err")" \
-		    "^pidvisorctl: services run without cgroups: " "the note"
+		    "^pidvisorctl: [a-z]+: .*: nothing without cgroups" "the note"
 	fi
 	# show: every key in effect, and whence; cat: the file.
 	expect_rc 0 ctl show a

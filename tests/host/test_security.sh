@@ -288,6 +288,10 @@ t_sec_kill_mode_degraded() {
 	EOF
 	svc pr <<-EOF
 	exec = $H sleep=forever
+	kill_mode = process
+	EOF
+	svc df <<-EOF
+	exec = $H sleep=forever
 	EOF
 	pv_up
 	expect_rc 0 ctl wait cg ready --timeout=5s
@@ -295,11 +299,17 @@ t_sec_kill_mode_degraded() {
 	real=$(field cg kill_mode_effective)
 	expect_eq "$(field cg kill_mode)" cgroup "as set"
 	expect_eq "$(field pr kill_mode_effective)" process "pr"
+	# The default is cgroup too, and adapts in silence.
+	expect_eq "$(field df kill_mode)/$(field df kill_mode_effective)" \
+	    "cgroup/$real" "the default"
 	if [ "$real" != cgroup ]; then
 		expect_match "$(ctl status 2>&1 >/dev/null)" \
 		    "cg: kill_mode = cgroup acts as $real here" "the note"
 		grep -q "cg: kill_mode = cgroup acts as $real here" "$T/log" ||
 		    fail "no warning at start: $(cat "$T/log")"
+		! ctl status 2>&1 >/dev/null | grep -q "df:" ||
+		    fail "a note on the default"
+		! grep -q "df: kill_mode" "$T/log" || fail "a warning on the default"
 	fi
 	pv_down
 }

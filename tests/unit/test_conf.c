@@ -320,7 +320,7 @@ test_memory_keys(void **state)
 	assert_int_equal(c.defs[1]->kill_priority, KILL_PRIORITY_NEVER);
 	assert_int_equal(c.defs[2]->kill_priority, KILL_PRIORITY_NEVER);
 	assert_int_equal(c.defs[3]->kill_priority, 0);
-	assert_int_equal(c.defs[3]->kill_mode, KILL_PROCESS);
+	assert_int_equal(c.defs[3]->kill_mode, KILL_CGROUP);	/* default */
 	conf_free(&c);
 
 	expect("[service]\nexec = x\nmemory_max = 12\n", "web.ini:3: "
@@ -438,7 +438,7 @@ static const struct {
 	{ SEC_SERVICE, "memory_max", "64M" },
 	{ SEC_SERVICE, "memory_high", "32M" },
 	{ SEC_SERVICE, "pids_max", "10" },
-	{ SEC_SERVICE, "kill_mode", "cgroup" },
+	{ SEC_SERVICE, "kill_mode", "process" },
 	{ SEC_SERVICE, "kill_priority", "never" },
 	{ SEC_SERVICE, "oom_score_adj", "-5" },
 	{ SEC_SUPERVISOR, "control_socket", "/run/x/c.sock" },

@@ -174,6 +174,8 @@ o_status(void *ctx, struct svc *s, int64_t now, struct svc_status *st)
 	st->pid = svc_has_process(s) ? s->pid : 0;
 	st->restarts = s->restarts;
 	svc_reason_format(s, st->reason, sizeof(st->reason));
+	if (strcmp(st->name, "a") == 0)
+		strcpy(st->cgroup_keys, "memory_max");
 }
 
 static const char *
@@ -506,8 +508,11 @@ test_status(void **state)
 	cli_expect(&c, CTL_OK, "status");
 	assert_non_null(strstr(c.out.data, "a "));
 	assert_non_null(strstr(c.out.data, "b "));
-	/* The core's note goes to stderr, not into what a script reads. */
-	assert_non_null(strstr(c.note.data, "no writable cgroup2"));
+	/* The core's note goes to stderr, not into what a script reads,
+	 * and only for a service it matters to. */
+	assert_non_null(strstr(c.note.data, "a: memory_max: nothing without "
+	    "cgroups (no writable cgroup2)"));
+	assert_null(strstr(c.note.data, "b:"));
 	cli_free(&c);
 
 	cli_expect(&c, CTL_ENOTREADY, "status", "a");
