@@ -126,7 +126,82 @@ cmd_start(struct ctl_client *c, const struct ctl_args *a)
 		ctl_ok(c);
 }
 
-/* stop NAME... [--wait] */
+/* What a stop or restart takes along, besides the services named. */
+struct cmd_also {
+	struct ctl_client	 *c;
+	struct svc		**v;	/* each with the one it requires */
+	struct svc		**via;
+	size_t			  n;
+};
+
+static void
+cmd_also_add(struct svc *x, struct svc *via, void *arg)
+{
+	struct cmd_also	*al = arg;
+	size_t		 i;
+
+	for (i = 0; i < al->c->nwait; i++)
+		if (al->c->wait_svc[i] == x)
+			return;			/* named: not "also" */
+	for (i = 0; i < al->n; i++)
+		if (al->v[i] == x)
+			return;
+	al->v[al->n] = x;
+	al->via[al->n++] = via;
+}
+
+/*
+ * Say what the command takes along ("also stopped: web (requires db)"):
+ * a note on stderr, and with --json, on stdout, the services named and
+ * those with what they require.  Before the command: it changes wants.
+ */
+static void
+cmd_also(struct ctl_client *c, const struct ctl_args *a, bool restart)
+{
+	const char	*verb = restart ? "restarted" : "stopped";
+	struct cmd_also	 al = { .c = c };
+	struct buf	 b = { 0 };
+	size_t		 i, n = c->ctl->set->n;
+
+	al.v = calloc(n + 1, sizeof(*al.v));
+	al.via = calloc(n + 1, sizeof(*al.via));
+	if (al.v != NULL && al.via != NULL)
+		for (i = 0; i < c->nwait; i++)
+			svc_dependents(c->wait_svc[i], restart, cmd_also_add,
+			    &al);
+	if (al.n > 0) {
+		buf_printf(&b, "also %s:", verb);
+		for (i = 0; i < al.n; i++)
+			buf_printf(&b, "%s %s (requires %s)", i ? "," : "",
+			    al.v[i]->def->name, al.via[i]->def->name);
+		buf_puts(&b, "\n");
+		if (!b.nomem)
+			ctl_note(c, b.data);
+		b.len = 0;
+	}
+	if (a->json) {
+		buf_printf(&b, "{\"%s\":[", verb);
+		for (i = 0; i < c->nwait; i++) {
+			buf_puts(&b, i ? "," : "");
+			buf_json_str(&b, c->wait_svc[i]->def->name);
+		}
+		buf_puts(&b, "],\"also\":[");
+		for (i = 0; i < al.n; i++) {
+			buf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+			buf_json_str(&b, al.v[i]->def->name);
+			buf_puts(&b, ",\"requires\":");
+			buf_json_str(&b, al.via[i]->def->name);
+			buf_puts(&b, "}");
+		}
+		buf_puts(&b, "]}\n");
+		ctl_output_buf(c, &b);
+	}
+	buf_free(&b);
+	free(al.v);
+	free(al.via);
+}
+
+/* stop NAME... [--wait] [--json] */
 static void
 cmd_stop(struct ctl_client *c, const struct ctl_args *a)
 {
@@ -134,6 +209,7 @@ cmd_stop(struct ctl_client *c, const struct ctl_args *a)
 
 	if (!ctl_svcs(c, a, 0))
 		return;
+	cmd_also(c, a, false);
 	for (i = 0; i < c->nwait; i++)
 		svc_stop(c->wait_svc[i]);
 	if (a->wait)
@@ -142,7 +218,7 @@ cmd_stop(struct ctl_client *c, const struct ctl_args *a)
 		ctl_ok(c);
 }
 
-/* restart NAME... [--wait] */
+/* restart NAME... [--wait] [--json] */
 static void
 cmd_restart(struct ctl_client *c, const struct ctl_args *a)
 {
@@ -150,6 +226,7 @@ cmd_restart(struct ctl_client *c, const struct ctl_args *a)
 
 	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
 		return;
+	cmd_also(c, a, true);
 	for (i = 0; i < c->nwait; i++)
 		svc_restart(c->wait_svc[i]);
 	if (a->wait)

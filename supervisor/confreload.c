@@ -80,7 +80,20 @@ confreload_swap(struct sup *sup, struct service *ss, struct svc_def *d)
 	return service_env(sup, ss);
 }
 
-enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED };
+enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED, R_RESTARTED };
+
+/* An unchanged service that a changed one's restart takes along. */
+static void
+confreload_along(struct svc *x, struct svc *via, void *arg)
+{
+	struct service	*ss = service_of(x);
+
+	(void)arg;
+	if (ss->fate == R_UNCHANGED) {
+		ss->fate = R_RESTARTED;
+		ss->fate_via = via;
+	}
+}
 
 /*
  * Reload.  0 with what was done in report; -EINVAL (nothing changed)
@@ -92,10 +105,11 @@ confreload(struct sup *sup, struct buf *report)
 	static const char *const what[] = {
 		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",
 		[R_UNCHANGED] = "unchanged", [R_REMOVED] = "removed",
+		[R_RESTARTED] = "restarted",
 	};
 	struct conf	  nc;
 	struct svc	**v, *s;
-	size_t		  i, n = 0, count[4] = { 0 };
+	size_t		  i, n = 0, count[5] = { 0 };
 
 	if (sup->phase != SUP_RUNNING) {
 		buf_puts(report, "shutting down\n");
@@ -180,9 +194,18 @@ confreload(struct sup *sup, struct buf *report)
 	sup_relink(sup);
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
-		count[service_of(s)->fate]++;
-		buf_printf(report, "%s %s\n", what[service_of(s)->fate],
-		    s->def->name);
+		if (service_of(s)->fate == R_CHANGED)
+			svc_dependents(s, true, confreload_along, NULL);
+	}
+	for (i = 0; i < sup->set.n; i++) {
+		struct service	*ss = service_of(sup->set.v[i]);
+
+		count[ss->fate]++;
+		buf_printf(report, "%s %s", what[ss->fate], ss->svc.def->name);
+		if (ss->fate == R_RESTARTED)
+			buf_printf(report, " (requires %s)",
+			    ss->fate_via->def->name);
+		buf_puts(report, "\n");
 	}
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
@@ -204,7 +227,8 @@ confreload(struct sup *sup, struct buf *report)
 	}
 	service_kill_modes_check(sup);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
-	    "unchanged", count[R_ADDED], count[R_CHANGED], count[R_REMOVED],
+	    "restarted with them, %zu unchanged", count[R_ADDED],
+	    count[R_CHANGED], count[R_REMOVED], count[R_RESTARTED],
 	    count[R_UNCHANGED]);
 	conf_free(&nc);
 	return 0;

@@ -93,7 +93,8 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK };	/* pidmap_node.kind */
 	X(int64_t, mainpid_warned, SKIP) /* last warned at */		\
 	X(uint32_t, mainpid_count, SKIP)				\
 	X(uint32_t, mainpid_quiet, SKIP) /* not warned of since */	\
-	X(uint8_t, fate, SKIP)		/* confreload.c's, while it runs */
+	X(uint8_t, fate, SKIP)		/* confreload.c's, while it runs */ \
+	X(struct svc *, fate_via, SKIP)	/* ... and why it restarts */
 
 struct service {
 	SERVICE_FIELDS(SVC_MEMBER)

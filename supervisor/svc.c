@@ -318,6 +318,39 @@ svc_stop(struct svc *s)
 	svc_set_run(s->set);
 }
 
+/*
+ * What a stop (running: a restart) of s takes along: every service that
+ * requires it, directly or not, and is up or wants up (running: has a
+ * process), each once, with the one it requires that brought it in:
+ * cb(x, via, arg).  Call it before the command, which changes the wants.
+ */
+void
+svc_dependents(struct svc *s, bool running,
+    void (*cb)(struct svc *, struct svc *, void *), void *arg)
+{
+	struct svc_set	 *set = s->set;
+	struct svc	**stack = set->stack, *x;
+	size_t		  top = 0;
+	uint32_t	  i;
+
+	set->round++;
+	stack[top++] = s;
+	s->mark = set->round;
+	while (top > 0) {
+		x = stack[--top];
+		for (i = 0; i < x->nreq_by; i++) {
+			struct svc	*y = x->req_by[i];
+
+			if (y->mark == set->round || !(svc_has_process(y) ||
+			    (!running && y->want_up)))
+				continue;
+			y->mark = set->round;
+			stack[top++] = y;
+			cb(y, x, arg);
+		}
+	}
+}
+
 /* Command: stop everything, dependents first (shutdown). */
 void
 svc_set_stop_all(struct svc_set *set)

@@ -226,6 +226,8 @@ void		 svc_start(struct svc *s);
 void		 svc_stop(struct svc *s);
 void		 svc_restart(struct svc *s);
 void		 svc_set_stop_all(struct svc_set *set);
+void		 svc_dependents(struct svc *s, bool running,
+		     void (*cb)(struct svc *, struct svc *, void *), void *arg);
 
 void		 svc_exec(struct svc *s, int stage, int err);
 void		 svc_spawn_timeout(struct svc *s);

@@ -93,3 +93,47 @@ t_stop_leaves_nothing() {
 	# would only have killed it).
 	expect_eq "$(grep -c helper "$T/term")" $((n + 1)) "helpers told at shutdown"
 }
+
+# What a command or a reload takes along is said: stop db stops web
+# (which requires it), a change to db restarts web.
+t_cascade_said() {
+	pv_dir
+	svc db <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc web <<-EOF
+	exec = $H sleep=forever
+	requires = db
+	EOF
+	svc api <<-EOF
+	exec = $H sleep=forever
+	requires = web
+	EOF
+	svc other <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	ctl wait api ready --timeout=20s || fail "api not ready"
+	local pid
+	pid=$(field web pid)
+	echo "env = X=1" >>"$T/conf/services/db.ini"
+	expect_rc 0 ctl reload
+	expect_match "$OUT" "changed \(restarted\) db"
+	expect_match "$OUT" "restarted web \(requires db\)"
+	expect_match "$OUT" "restarted api \(requires web\)"
+	expect_match "$OUT" "unchanged other"
+	ctl wait web ready --timeout=20s || fail "web not back"
+	[ "$(field web pid)" != "$pid" ] || fail "web was not restarted"
+	ctl wait api ready --timeout=20s || fail "api not back"
+	ctl stop db --wait --timeout=20s >"$T/out" 2>"$T/err" || fail "stop db"
+	expect_eq "$(cat "$T/out")" "" "stdout of stop"
+	expect_eq "$(cat "$T/err")" "pidvisorctl: also stopped: web (requires db), api (requires web)"
+	expect_eq "$(field web state)/$(field api state)" stopped/stopped
+	expect_rc 0 ctl start api --wait --timeout=20s
+	expect_rc 0 ctl restart web --json --wait --timeout=20s
+	expect_eq "$(echo "$OUT" | grep "^{" | jq -c .)" \
+	    '{"restarted":["web"],"also":[{"name":"api","requires":"web"}]}'
+	expect_rc 0 ctl stop other --json
+	expect_eq "$(echo "$OUT" | grep "^{" | jq -c .)" '{"stopped":["other"],"also":[]}'
+	pv_down
+}
