@@ -137,3 +137,28 @@ t_cascade_said() {
 	expect_eq "$(echo "$OUT" | grep "^{" | jq -c .)" '{"stopped":["other"],"also":[]}'
 	pv_down
 }
+
+# Every verb's usage, as `pidvisorctl help VERB` prints it, is the line
+# pidvisorctl(8) lists the verb under (lower case, as mandoc sets it);
+# what shutdown does is said alike in both.
+t_help_matches_manual() {
+	local man verb usage part n=0
+	man=$(mandoc -T ascii "$ROOT/man/pidvisorctl.8" | col -b)
+	for verb in $(sed -n 's/^	\[VERB_[A-Z]*\] = { "\([a-z]*\)".*/\1/p' \
+	    "$ROOT/supervisor/proto.c"); do
+		usage=$("$CTL" help "$verb" | sed -n 's/^usage: pidvisorctl //p')
+		[ -n "$usage" ] || fail "no usage for $verb"
+		while IFS= read -r part; do
+			part=$(echo "$part" | tr 'A-Z' 'a-z' |
+			    sed 's/\([^ ]\)\.\.\./\1 .../g')
+			echo "$man" | grep -qxF "     $part" ||
+			    echo "$man" | grep -qF "     $part  " ||
+			    fail "$verb: '$part' is not a line of pidvisorctl(8)"
+			n=$((n + 1))
+		done < <(echo "$usage" | sed 's/ | /\n/g')
+	done
+	[ "$n" -ge 17 ] || fail "only $n usage lines"
+	# shutdown: power off as process 1, both say.
+	expect_match "$("$CTL" help shutdown)" "as PID 1: power off"
+	expect_match "$(echo "$man" | grep -A2 '^     shutdown')" "power off"
+}
