@@ -440,6 +440,38 @@ ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
 	return "default";
 }
 
+/*
+ * A key a service did not give whose value is ours (umask, limit_nofile,
+ * oom_score_adj): what it gets, into v.  false for any other key.
+ */
+static bool
+ctl_show_inherited(const struct ctl *ctl, const struct svc_def *d, size_t k,
+    struct buf *v, char *from, size_t n)
+{
+	uint64_t	nofile, nofile_max;
+	mode_t		mask;
+	int		adj;
+
+	if (keyset_has(&d->given, (unsigned)k) || (k != K_UMASK &&
+	    k != K_LIMIT_NOFILE && k != K_OOM_SCORE_ADJ) ||
+	    ctl->ops->inherited == NULL)
+		return false;
+	ctl->ops->inherited(ctl->ctx, &mask, &nofile, &nofile_max, &adj);
+	v->len = 0;
+	if (k == K_UMASK)
+		buf_printf(v, "%04o", (unsigned)mask);
+	else if (k == K_OOM_SCORE_ADJ)
+		buf_printf(v, "%d", adj);
+	else
+		buf_printf(v, "%llu", (unsigned long long)nofile);
+	if (k == K_LIMIT_NOFILE && nofile != nofile_max)
+		snprintf(from, n, "inherited: pidvisor's (hard limit %llu)",
+		    (unsigned long long)nofile_max);
+	else
+		snprintf(from, n, "inherited: pidvisor's");
+	return true;
+}
+
 /* One line of show: KEY = VALUE, then where it comes from. */
 static void
 ctl_show_line(struct buf *b, const char *key, const char *val, size_t len,
@@ -466,6 +498,7 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 	const struct svc_def	*d;
 	struct buf		 b = { 0 }, v = { 0 };
 	struct svc		*s;
+	char			 why[64];
 	size_t			 i, j;
 
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
@@ -485,7 +518,10 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 			continue;
 		}
 		v.len = 0;
-		conf_key_show(&v, k, d);
+		if (ctl_show_inherited(c->ctl, d, i, &v, why, sizeof(why)))
+			from = why;
+		else
+			conf_key_show(&v, k, d);
 		ctl_show_line(&b, k->name, v.data ? v.data : "", v.len, from);
 	}
 	if (v.nomem)

@@ -43,6 +43,10 @@ struct ctl_ops {
 	int		 (*pressure_kill)(void *ctx, struct svc *s);
 	/* The killer's report (pressure [--json]). */
 	void		 (*pressure_report)(void *ctx, struct buf *b, bool json);
+	/* What a service that does not say gets from us: a umask, a limit
+	 * of open files (soft, hard), an oom_score_adj. */
+	void		 (*inherited)(void *ctx, mode_t *umask, uint64_t *nofile,
+			    uint64_t *nofile_max, int *oom_score_adj);
 	/* Begin a re-exec (binary NULL: ourselves). */
 	int		 (*reexec)(void *ctx, const char *binary, char *err,
 			    size_t n);

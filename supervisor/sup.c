@@ -756,6 +756,23 @@ sup_cgroup_note(const struct sup *sup)
 }
 
 /* ctl_ops: what the control socket may ask of us (ctl.h). */
+static void
+sup_ctl_inherited(void *ctx, mode_t *mask, uint64_t *nofile,
+    uint64_t *nofile_max, int *oom_score_adj)
+{
+	struct sup	*sup = ctx;
+	struct buf	 b = { 0 };
+
+	*mask = umask(0);
+	umask(*mask);
+	*nofile = sup->nofile_cur;
+	*nofile_max = sup->nofile_max;
+	/* Our own file under /proc: read at once, never blocks. */
+	*oom_score_adj = read_file(AT_FDCWD, "/proc/self/oom_score_adj", 32,
+	    &b) == 0 && b.len > 0 ? atoi(b.data) : 0;
+	buf_free(&b);
+}
+
 static struct svc *
 sup_ctl_instance(void *ctx, const char *name, struct buf *err)
 {
@@ -836,6 +853,7 @@ static const struct ctl_ops sup_ctl_ops = {
 	.running = sup_ctl_running,
 	.shutdown = sup_ctl_shutdown,
 	.reload = sup_ctl_reload,
+	.inherited = sup_ctl_inherited,
 	.svc_reload = sup_ctl_svc_reload,
 	.pressure_kill = sup_ctl_pressure_kill,
 	.pressure_report = sup_ctl_pressure_report,

@@ -162,3 +162,34 @@ t_help_matches_manual() {
 	expect_match "$("$CTL" help shutdown)" "as PID 1: power off"
 	expect_match "$(echo "$man" | grep -A2 '^     shutdown')" "power off"
 }
+
+# show says what a service gets of what it does not set: pidvisor's
+# umask, limit of open files and oom_score_adj, each "# inherited".
+t_show_inherited() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc b <<-EOF
+	exec = $H sleep=forever
+	umask = 0077
+	EOF
+	umask 0027
+	ulimit -Sn 3000
+	echo 100 >/proc/self/oom_score_adj
+	pv_up
+	ctl wait a ready --timeout=20s || fail "a not ready"
+	local pid
+	pid=$(field a pid)
+	expect_eq "$(ns awk '/^Umask/ { print $2 }' /proc/"$pid"/status)" 0027 "a's umask"
+	expect_rc 0 ctl show a
+	expect_match "$OUT" "umask = 0027 +# inherited: pidvisor's"
+	expect_match "$OUT" "limit_nofile = 3000 +# inherited: pidvisor's \(hard limit [0-9]+\)"
+	expect_eq "$(ns awk '/^Max open files/ { print $4 }' /proc/"$pid"/limits)" \
+	    3000 "a's limit of open files"
+	expect_eq "$(ns cat /proc/"$pid"/oom_score_adj)" 100 "a's oom_score_adj"
+	expect_match "$OUT" "oom_score_adj = 100 +# inherited: pidvisor's"
+	expect_rc 0 ctl show b
+	expect_match "$OUT" "umask = 0077 +# $T/conf/services/b.ini"
+	pv_down
+}
