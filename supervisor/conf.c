@@ -140,6 +140,19 @@ svc_def_free(struct svc_def *d)
 	free(d);
 }
 
+/* Keep a warning: what is not wrong, but is likely not what was meant. */
+static void
+conf_warn(struct conf *c, const char *fmt, ...)
+{
+	char	msg[600];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->warns = strv_add(c->warns, msg);	/* lost with memory */
+}
+
 /* Free everything the tree holds. */
 void
 conf_free(struct conf *c)
@@ -149,6 +162,7 @@ conf_free(struct conf *c)
 	for (i = 0; i < c->ndefs; i++)
 		svc_def_free(c->defs[i]);
 	free(c->defs);
+	strv_free(c->warns);
 	for (i = 0; i < c->nerrs; i++) {
 		free(c->errs[i].file);
 		free(c->errs[i].msg);
@@ -1067,9 +1081,14 @@ conf_load(struct conf *c, const char *dir)
 	}
 	while ((e = readdir(dp)) != NULL) {
 		len = strlen(e->d_name);
-		if (e->d_name[0] == '.' || len < 5 ||
-		    strcmp(e->d_name + len - 4, ".ini") != 0)
+		if (e->d_name[0] == '.')
 			continue;
+		if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0) {
+			/* web.ini~, web.conf, README: said, not read. */
+			conf_warn(c, "%s/%s: ignored: not a NAME.ini file",
+			    path, e->d_name);
+			continue;
+		}
 		/* A file left out would be a service removed: refuse. */
 		if ((nn = realloc(names, (n + 1) * sizeof(*nn))) == NULL ||
 		    (names = nn, names[n] = strdup(e->d_name)) == NULL) {

@@ -320,6 +320,7 @@ struct conf {
 	size_t		  dedup;	/* errors from here on: one per line */
 	struct conf_err	 *errs;
 	size_t		  nerrs;
+	char		**warns;	/* "FILE: what", NULL-ended, or NULL */
 	bool		  nomem;	/* out of memory: not all is known */
 	const char	 *etc;		/* where passwd and group are read */
 };

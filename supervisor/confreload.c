@@ -139,6 +139,10 @@ confreload(struct sup *sup, struct buf *report)
 		conf_free(&nc);
 		return -EINVAL;
 	}
+	for (i = 0; nc.warns && nc.warns[i]; i++) {
+		log_warn("%s", nc.warns[i]);
+		buf_printf(report, "warning: %s\n", nc.warns[i]);
+	}
 	if ((v = calloc(nc.ndefs + sup->set.n + 1, sizeof(*v))) == NULL) {
 		conf_free(&nc);
 		buf_puts(report, "out of memory; nothing changed\n");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -63,12 +64,84 @@ check_env_files(struct conf *c)
 	return bad;
 }
 
+/* May uid (in gid and groups) execute the file st says? */
+static bool
+check_exec_mode(const struct stat *st, uid_t uid, gid_t gid,
+    const gid_t *groups, size_t ngroups)
+{
+	size_t	i;
+
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (uid == 0)
+		return (st->st_mode & 0111) != 0;
+	if (st->st_uid == uid)
+		return (st->st_mode & 0100) != 0;
+	if (st->st_gid == gid)
+		return (st->st_mode & 0010) != 0;
+	for (i = 0; i < ngroups; i++)
+		if (st->st_gid == groups[i])
+			return (st->st_mode & 0010) != 0;
+	return (st->st_mode & 0001) != 0;
+}
+
+/*
+ * --check: a service's program, found as its exec would find it (its
+ * PATH, else ours), must be a file its user may execute; else a
+ * warning (it may be installed by the time the service starts).
+ * Programs named through $VARIABLES are not known until then.
+ */
+static void
+check_execs(const struct conf *c)
+{
+	const char	*path, *prog, *p, *end;
+	char		 file[4096];
+	struct stat	 st;
+	size_t		 i, j;
+	bool		 found, ok;
+
+	for (i = 0; i < c->ndefs; i++) {
+		const struct svc_def	*d = c->defs[i];
+		uid_t			 uid = d->set_uid ? d->uid : geteuid();
+		gid_t			 gid = d->set_gid ? d->gid : getegid();
+
+		if (d->argv == NULL || (prog = d->argv[0]) == NULL ||
+		    strchr(prog, '$') != NULL)
+			continue;
+		path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT;
+		for (j = 0; d->env && d->env[j]; j++)
+			if (strncmp(d->env[j], "PATH=", 5) == 0)
+				path = d->env[j] + 5;
+		found = ok = false;
+		for (p = strchr(prog, '/') ? "" : path; p != NULL && !ok;
+		    p = *end ? end + 1 : NULL) {
+			end = strchrnul(p, ':');
+			if (strchr(prog, '/'))
+				snprintf(file, sizeof(file), "%s", prog);
+			else
+				snprintf(file, sizeof(file), "%.*s/%s",
+				    (int)(end - p), p, prog);
+			if (stat(file, &st) < 0)
+				continue;
+			found = true;
+			ok = check_exec_mode(&st, uid, gid, d->groups,
+			    d->ngroups);
+		}
+		if (!ok)
+			fprintf(stderr, "%s: warning: exec: %s %s\n", d->file,
+			    prog, found ? "is not a file its user may execute" :
+			    strchr(prog, '/') ? "does not exist" :
+			    "is not found in PATH");
+	}
+}
+
 /* --check: load the tree as pidvisor would, say what is wrong. */
 static int
 check(const char *confdir)
 {
 	struct conf	c;
 	struct buf	errs = { 0 };
+	size_t		i;
 	int		rc;
 
 	conf_init(&c);
@@ -76,8 +149,12 @@ check(const char *confdir)
 	conf_errors(&c, &errs);
 	if (errs.len)
 		fwrite(errs.data, 1, errs.len, stderr);
+	for (i = 0; c.warns && c.warns[i]; i++)
+		fprintf(stderr, "warning: %s\n", c.warns[i]);
 	if (rc == 0 && check_env_files(&c) > 0)
 		rc = -EINVAL;
+	if (rc == 0)
+		check_execs(&c);
 	if (rc < 0)
 		fprintf(stderr, "pidvisor: %zu error%s in %s\n", c.nerrs,
 		    c.nerrs == 1 ? "" : "s", confdir);

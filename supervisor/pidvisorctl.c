@@ -4,7 +4,9 @@
  * print what comes back, exit with the code the server gave.
  */
 #include <errno.h>
+#include <glob.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,8 @@ die(int code, const char *fmt, ...)
 	exit(code);
 }
 
+static const char	*others_hint(const char *tried);
+
 /*
  * Connect, mapping failures to our exit codes; then make sure that who
  * answers is root, us, or owner (whose the socket's place is), before
@@ -87,7 +91,7 @@ die(int code, const char *fmt, ...)
  * take the request and answer what it likes.
  */
 static int
-client_connect(const char *path, uid_t owner)
+client_connect(const char *path, uid_t owner, bool named)
 {
 	struct sockaddr_un	sa = { .sun_family = AF_UNIX };
 	struct ucred		cr;
@@ -100,10 +104,12 @@ client_connect(const char *path, uid_t owner)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		die(CTL_EFAIL, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (errno == EACCES || errno == EPERM)
+		int	err = errno;
+
+		if (err == EACCES || err == EPERM)
 			die(CTL_EPERM, "permission denied: %s", path);
-		die(CTL_EUNREACH, "cannot reach pidvisor at %s: %s", path,
-		    strerror(errno));
+		die(CTL_EUNREACH, "cannot reach pidvisor at %s: %s%s", path,
+		    strerror(err), named ? "" : others_hint(path));
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
 		die(CTL_EUNREACH, "%s: SO_PEERCRED: %s", path, strerror(errno));
@@ -112,6 +118,42 @@ client_connect(const char *path, uid_t owner)
 		    "nor uid %u: nothing sent", path, (unsigned)cr.uid,
 		    (unsigned)owner);
 	return fd;
+}
+
+/*
+ * Where no socket answers in our places: the sockets of pidvisors in
+ * the other known places (another user's), as a hint for -s.
+ */
+static const char *
+others_hint(const char *tried)
+{
+	static const char *const places[] = {
+		CTL_SOCKET_DEFAULT, "/tmp/pidvisor-*/control.sock",
+		"/run/user/*/pidvisor/control.sock",
+	};
+	static char	 hint[1024];
+	struct stat	 st;
+	glob_t		 g;
+	size_t		 i, j, len = 0;
+
+	hint[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(places); i++) {
+		if (glob(places[i], GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (j = 0; j < g.gl_pathc; j++) {
+			const char	*p = g.gl_pathv[j];
+
+			if (strcmp(p, tried) == 0 || lstat(p, &st) < 0 ||
+			    !S_ISSOCK(st.st_mode) || len >= sizeof(hint))
+				continue;
+			len += (size_t)snprintf(hint + len, sizeof(hint) - len,
+			    "%s%s (uid %u)", len ? ", " : "; sockets found "
+			    "elsewhere (pidvisorctl -s PATH): ", p,
+			    (unsigned)st.st_uid);
+		}
+		globfree(&g);
+	}
+	return hint;
 }
 
 /* Wait until fd is ready for events, or die at the deadline. */
@@ -237,7 +279,7 @@ main(int argc, char **argv)
 	int64_t		 deadline;
 	uid_t		 owner;
 	int		 i, n, fd, code;
-	bool		 help = false, version = false;
+	bool		 help = false, version = false, named;
 
 	/* Our own options, anywhere; the rest is the request. */
 	for (i = 1, n = 0; i < argc; i++) {
@@ -287,7 +329,8 @@ main(int argc, char **argv)
 	if (a.verb == VERB_VERSION)
 		printf("pidvisorctl %s (protocol %d)\n", PIDVISOR_VERSION,
 		    CTL_VERSION);
-	if (sock == NULL || *sock == '\0') {
+	named = sock != NULL && *sock != '\0';
+	if (!named) {
 		sock = default_socket(sockbuf, sizeof(sockbuf), &owner);
 	} else {
 		struct stat	st;
@@ -302,7 +345,7 @@ main(int argc, char **argv)
 	else
 		deadline = mono_ms() + (ctl_args_wait(&a) ?
 		    (int64_t)a.timeout + CLIENT_MARGIN : CLIENT_TIMEOUT);
-	fd = client_connect(sock, owner);
+	fd = client_connect(sock, owner, named);
 	client_send(fd, &req, deadline);
 	buf_free(&req);
 	code = client_recv(fd, deadline);

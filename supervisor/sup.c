@@ -50,9 +50,6 @@
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
 #endif
 
-#define PATH_DEFAULT	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:" \
-			"/sbin:/bin"
-
 extern char **environ;
 
 static const int sup_signals[] = {
@@ -527,6 +524,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
     struct sup_restore *rs)
 {
 	struct buf	errs = { 0 };
+	size_t		i;
 	int		rc;
 
 	memset(sup, 0, sizeof(*sup));
@@ -555,6 +553,8 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	rc = conf_load(&sup->conf, confdir);
 	console_set_format(sup->conf.sup.log_format);
 	sup_mode(sup);
+	for (i = 0; sup->conf.warns && sup->conf.warns[i]; i++)
+		log_warn("%s", sup->conf.warns[i]);
 	if (rc < 0) {
 		conf_errors(&sup->conf, &errs);
 		(void)!write(STDERR_FILENO, errs.data, errs.len);

@@ -2,6 +2,10 @@
 #ifndef PIDVISOR_SUP_H
 #define PIDVISOR_SUP_H
 
+/* The PATH of services when we have none. */
+#define PATH_DEFAULT	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:" \
+			"/sbin:/bin"
+
 #include <sys/queue.h>
 #include <signal.h>
 #include <stdbool.h>

@@ -29,6 +29,12 @@ bg() {
 	BG_PIDS="$BG_PIDS $1"
 }
 
+# scratch PATH: a path outside $T the test made, removed when it ends.
+CLEAN_PATHS=
+scratch() {
+	CLEAN_PATHS="$CLEAN_PATHS $1"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
@@ -60,6 +66,10 @@ pv_cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	BG_PIDS=
+	for p in $CLEAN_PATHS; do
+		rm -rf "$p"
+	done
+	CLEAN_PATHS=
 	if [ -n "$UNSHARE_PID" ] && kill -0 "$UNSHARE_PID" 2>/dev/null; then
 		kill -KILL "$UNSHARE_PID" 2>/dev/null
 		wait "$UNSHARE_PID" 2>/dev/null

@@ -193,3 +193,59 @@ t_show_inherited() {
 	expect_match "$OUT" "umask = 0077 +# $T/conf/services/b.ini"
 	pv_down
 }
+
+# A word where silence would mislead: files services/ ignores, programs
+# that are not there, a socket of another user's pidvisor; and no
+# note on status where no service's key needs cgroups.
+t_warnings() {
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc typo <<-EOF
+	exec = /usr/bin/sleeep 1
+	enabled = no
+	EOF
+	svc nopath <<-EOF
+	exec = sleeep 1
+	enabled = no
+	EOF
+	svc noexec <<-EOF
+	exec = /etc/passwd
+	enabled = no
+	EOF
+	svc fine <<-EOF
+	exec = sleep 1
+	enabled = no
+	EOF
+	echo "[service]" >"$T/conf/services/web.ini~"
+	echo "read me" >"$T/conf/services/README"
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "warning: $T/conf/services/README: ignored: not a NAME.ini file"
+	expect_match "$OUT" "warning: $T/conf/services/web.ini~: ignored"
+	expect_match "$OUT" "typo.ini: warning: exec: /usr/bin/sleeep does not exist"
+	expect_match "$OUT" "nopath.ini: warning: exec: sleeep is not found in PATH"
+	expect_match "$OUT" "noexec.ini: warning: exec: /etc/passwd is not a file its user may execute"
+	[[ "$OUT" != *fine.ini* ]] || fail "a warning on a program that is there"
+	expect_match "$OUT" "5 services, no errors"
+	pv_up
+	ctl wait a ready --timeout=20s || fail "a not ready"
+	grep -q "services/web.ini~: ignored: not a NAME.ini file" "$T/log" ||
+	    fail "no warning at load: $(cat "$T/log")"
+	expect_eq "$(ctl status 2>&1 >/dev/null)" "" "notes on status"
+	echo "x" >"$T/conf/services/b.ini.bak"
+	expect_rc 0 ctl reload
+	expect_match "$OUT" "warning: $T/conf/services/b.ini.bak: ignored"
+	pv_down
+	# Root's pidvisorctl, with no pidvisor in root's places, names the
+	# sockets it found in the others'.
+	local d=/tmp/pidvisor-t$$
+	mkdir -m 700 "$d"
+	scratch "$d"
+	"$H" listen="$d/control.sock:$T/l:0" >"$T/listen" &
+	bg $!
+	wait_until 10000 test -S "$d/control.sock" || fail "no socket"
+	expect_rc 6 env -u PIDVISOR_SOCKET unshare -m sh -c \
+	    "mount -t tmpfs none /run && exec $CTL status"
+	expect_match "$OUT" "sockets found elsewhere \(pidvisorctl -s PATH\): .*$d/control.sock \(uid 0\)"
+}
