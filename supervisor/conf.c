@@ -98,7 +98,10 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->restart = RESTART_ALWAYS;
 	d->restart_delay = 100;
 	d->restart_delay_max = 30000;
-	d->start_limit_burst = 5;
+	/* A crashing service is retried for ever, the wait doubling to
+	 * restart_delay_max (runit, s6, Kubernetes); start_limit_burst
+	 * gives up instead (systemd). */
+	d->start_limit_burst = 0;
 	d->start_limit_interval = 10000;
 	d->ready = READY_EXEC;
 	d->ready_timeout = 30000;

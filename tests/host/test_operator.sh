@@ -249,3 +249,27 @@ t_warnings() {
 	    "mount -t tmpfs none /run && exec $CTL status"
 	expect_match "$OUT" "sockets found elsewhere \(pidvisorctl -s PATH\): .*$d/control.sock \(uid 0\)"
 }
+
+# A crashing service is retried for ever by default, its wait growing
+# (runit, s6); start_limit_burst gives up instead (systemd).
+t_crash_loop_default() {
+	pv_dir
+	svc crash <<-EOF
+	exec = $H exit=1
+	restart_delay = 10ms
+	EOF
+	svc giveup <<-EOF
+	exec = $H exit=1
+	restart_delay = 10ms
+	start_limit_burst = 5
+	EOF
+	pv_up
+	restarts_at_least() {
+		[ "$(field crash restarts)" -ge "$1" ]
+	}
+	wait_until 60000 restarts_at_least 8 || fail "$(ctl status crash)"
+	[ "$(field crash state)" != failed ] || fail "crash failed"
+	expect_rc 0 ctl wait giveup failed --timeout=30s
+	expect_match "$(field giveup reason)" "start limit hit \(5 starts in 10.0s\)"
+	pv_down
+}

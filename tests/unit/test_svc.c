@@ -336,7 +336,36 @@ test_backoff_resets_when_stable(void **state)
 	assert_int_equal(T(a)->timer - W.now, 100);
 }
 
-/* Five starts in ten seconds, then failed, with the last exit shown. */
+/*
+ * By default a crashing service is retried for ever, the wait doubling
+ * from 100 ms to its ceiling of 30 s, where it stays.
+ */
+static void
+test_crash_loop_default(void **state)
+{
+	struct svc	*a;
+	int64_t		 wait = 0;
+	int		 i;
+
+	(void)state;
+	world("a", "[service]\nexec = x\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	for (i = 0; i < 40; i++) {
+		die(a, 2, 0);
+		assert_int_equal(a->state, SVC_BACKOFF);
+		wait = T(a)->timer - W.now;
+		if (i < 9)
+			assert_int_equal(wait, 100 << i);
+		fire(a);
+	}
+	assert_int_equal(wait, 30000);
+	assert_int_equal(a->state, SVC_READY);
+	assert_int_equal(a->restarts, 40);
+}
+
+/* start_limit_burst: five starts in ten seconds, then failed, with the
+ * last exit shown (systemd's way). */
 static void
 test_start_limit(void **state)
 {
@@ -344,7 +373,7 @@ test_start_limit(void **state)
 	int		 i;
 
 	(void)state;
-	world("a", "[service]\nexec = x\n", NULL);
+	world("a", "[service]\nexec = x\nstart_limit_burst = 5\n", NULL);
 	a = S("a");
 	EV(svc_start(a));
 	for (i = 0; i < 4; i++) {
@@ -463,7 +492,8 @@ test_spawn_shortage(void **state)
 	int		 i;
 
 	(void)state;
-	world("a", "[service]\nexec = x\nrestart_delay_max = 1s\n", NULL);
+	world("a", "[service]\nexec = x\nrestart_delay_max = 1s\n"
+	    "start_limit_burst = 5\n", NULL);
 	a = S("a");
 	W.spawn_rc = -EMFILE;
 	EV(svc_start(a));
@@ -1251,6 +1281,7 @@ main(void)
 		T_(test_exec_seen_later),
 		T_(test_busy_holds_spawns),
 		T_(test_backoff_resets_when_stable),
+		T_(test_crash_loop_default),
 		T_(test_start_limit),
 		T_(test_start_limit_window),
 		T_(test_restart_policies),
