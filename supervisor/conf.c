@@ -238,6 +238,35 @@ conf_long_key(struct parse_ctx *p, const char *s, size_t len)
 	}
 }
 
+/* What a ';' inside quotes is, while inih reads the line. */
+#define CONF_SEMI	'\x1f'
+#define CONF_LINE_MAX	1024	/* more than inih's lines (200 bytes) */
+
+/*
+ * inih cuts a value at a ';' after a blank (an inline comment), quotes
+ * or not.  A quoted value must arrive whole: in a KEY = VALUE line, such
+ * a ';' inside quotes (as argv_split reads them) is hidden from inih,
+ * and conf_key() puts it back.
+ */
+static void
+conf_hide_semis(struct parse_ctx *p, char *line)
+{
+	char	*s = line + strcspn(line, "=:"), quote = 0;
+
+	for (; *s; s++) {
+		if (*s == '\\' && s[1] != '\0')
+			s++;
+		else if (*s == quote)
+			quote = 0;
+		else if (!quote && (*s == '"' || *s == '\''))
+			quote = *s;
+		else if (quote && *s == ';' && (s[-1] == ' ' || s[-1] == '\t')) {
+			*s = CONF_SEMI;
+			p->semi_line = p->line;
+		}
+	}
+}
+
 /*
  * inih's reader: hand out the next line, without its newline.  A line
  * that does not fit inih's buffer is reported and truncated; the rest of
@@ -291,6 +320,7 @@ conf_read_line(char *str, int num, void *stream)
 		p->bad_line = p->line;
 	} else {
 		p->have_key = true;
+		conf_hide_semis(p, str);
 	}
 	return str;
 }
@@ -483,10 +513,19 @@ conf_key(void *user, const char *section, const char *name,
 	struct parse_ctx	*p = user;
 	const struct conf_key	*k;
 	const char		*why;
+	char			 whole[CONF_LINE_MAX + 1];
 	size_t			 i;
 
 	if (p->line == p->bad_line)
 		return 1;
+	if (p->line == p->semi_line && strlen(value) < sizeof(whole)) {
+		char	*s;
+
+		strcpy(whole, value);
+		for (s = whole; (s = strchr(s, CONF_SEMI)) != NULL; s++)
+			*s = ';';
+		value = whole;
+	}
 	if (strcmp(section, section_names[p->section]) != 0) {
 		conf_misplaced(p, section, name);
 		return 1;

@@ -19,6 +19,7 @@ struct parse_ctx {
 	size_t		 pos;
 	int		 line;		/* line the reader handed out last */
 	int		 bad_line;	/* already reported: ignore its keys */
+	int		 semi_line;	/* its quoted ';' hidden from inih */
 	int		 section_line;
 	bool		 cont;		/* that line continues a value */
 	bool		 have_key;	/* a key was seen in this section */

@@ -538,6 +538,136 @@ env_path(char *const *envp)
 	return NULL;
 }
 
+/* Does a command line name a variable ($NAME, ${NAME}, $$)? */
+bool
+env_argv_has_vars(char *const *argv)
+{
+	size_t	i;
+
+	for (i = 0; argv && argv[i]; i++)
+		if (strchr(argv[i], '$') != NULL)
+			return true;
+	return false;
+}
+
+/* The value of the variable name[0..n) in envp, or NULL. */
+static const char *
+env_get(char *const *envp, const char *name, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+/* Is c a letter, '_', or (not first) a digit?  (No locale: the child.) */
+static bool
+env_name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	    (!first && c >= '0' && c <= '9');
+}
+
+/* The length of the variable name at s, 0 if there is none. */
+static size_t
+env_name_len(const char *s)
+{
+	size_t	n = 0;
+
+	while (env_name_char(s[n], n == 0))
+		n++;
+	return n;
+}
+
+/*
+ * Expand the variables of a command line as systemd does when the
+ * service starts: a word that is $NAME alone becomes the value's words,
+ * split at blanks (none if it is unset or blank); ${NAME} anywhere in a
+ * word is the value, whole (empty if unset); $$ is a $; any other $
+ * stays.  Into x's room: no allocation (the spawn child calls it, once
+ * its env files are read).  0; -E2BIG if the room is short (it is made
+ * big enough: env_expand_room); -ENOEXEC if no word is left.
+ */
+int
+env_expand_argv(char *const *argv, char *const *envp, struct env_expand *x)
+{
+	char		*b = x->buf, *end = x->buf + x->buflen;
+	const char	*w, *v;
+	size_t		 i, k = 0, n;
+
+	for (i = 0; argv[i]; i++) {
+		w = argv[i];
+		if (w[0] == '$' && (n = env_name_len(w + 1)) > 0 &&
+		    w[1 + n] == '\0') {
+			v = env_get(envp, w + 1, n);
+			while (v && *v) {
+				v += strspn(v, " \t\n");
+				if ((n = strcspn(v, " \t\n")) == 0)
+					break;
+				if (k + 1 >= x->cap || (size_t)(end - b) <= n)
+					return -E2BIG;
+				x->argv[k++] = memcpy(b, v, n);
+				b += n;
+				*b++ = '\0';
+				v += n;
+			}
+			continue;
+		}
+		if (k + 1 >= x->cap)
+			return -E2BIG;
+		x->argv[k++] = b;
+		for (; *w; w++) {
+			v = NULL;
+			n = 0;
+			if (w[0] == '$' && w[1] == '$') {
+				v = "$";
+				w++;
+			} else if (w[0] == '$' && w[1] == '{' &&
+			    (n = env_name_len(w + 2)) > 0 && w[2 + n] == '}') {
+				v = env_get(envp, w + 2, n);
+				w += 2 + n;
+				if (v == NULL)
+					v = "";
+			}
+			n = v ? strlen(v) : 1;
+			if ((size_t)(end - b) <= n)
+				return -E2BIG;
+			memcpy(b, v ? v : w, n);
+			b += n;
+		}
+		if (b == end)
+			return -E2BIG;
+		*b++ = '\0';
+	}
+	x->argv[k] = NULL;
+	return k == 0 ? -ENOEXEC : 0;
+}
+
+/*
+ * The room env_expand_argv needs for argv, with values of at most
+ * maxval bytes: each $ may become a whole value, of up to maxval / 2 + 1
+ * words.
+ */
+void
+env_expand_room(char *const *argv, size_t maxval, size_t *cap, size_t *len)
+{
+	const char	*s;
+	size_t		 i, refs = 0;
+
+	*cap = 1;
+	*len = 0;
+	for (i = 0; argv[i]; i++) {
+		for (s = argv[i]; (s = strchr(s, '$')) != NULL; s++)
+			refs++;
+		*len += strlen(argv[i]) + 1;
+		(*cap)++;
+	}
+	*len += refs * (maxval + 1);
+	*cap += refs * (maxval / 2 + 1);
+}
+
 /* Say what *f says of the env files (as written) in out. */
 void
 env_fail_format(const struct env_fail *f, char *const *files, char *out,

@@ -66,6 +66,19 @@ struct env_load {
 
 #define ENV_LOAD_BUF(nfiles)	(ENV_FILES_MAX + (size_t)(nfiles) + 1)
 
+/* Where env_expand_argv() puts a command line: the caller's room. */
+struct env_expand {
+	char	**argv;		/* room for cap pointers */
+	size_t	  cap;
+	char	 *buf;
+	size_t	  buflen;
+};
+
+bool	env_argv_has_vars(char *const *argv);
+int	env_expand_argv(char *const *argv, char *const *envp,
+	    struct env_expand *x);
+void	env_expand_room(char *const *argv, size_t maxval, size_t *cap,
+	    size_t *len);
 int	env_build(const struct env_req *r, char ***out, const char **path,
 	    char **pid_slot);
 void	env_free(char **env);

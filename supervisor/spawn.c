@@ -216,7 +216,10 @@ spawn_stack_new(void)
 	return p + 4096;
 }
 
-/* Unmap the room for env files (only once the child is done with it). */
+/*
+ * Unmap the room for env files and for a command line's variables (only
+ * once the child is done with them).
+ */
 static void
 spawn_env_unmap(struct spawn_proc *p)
 {
@@ -225,6 +228,43 @@ spawn_env_unmap(struct spawn_proc *p)
 	p->env_map = NULL;
 	p->env_maplen = 0;
 	memset(&p->env, 0, sizeof(p->env));
+	if (p->argx_map != NULL)
+		munmap(p->argx_map, p->argx_maplen);
+	p->argx_map = NULL;
+	p->argx_maplen = 0;
+	memset(&p->argx, 0, sizeof(p->argx));
+}
+
+/*
+ * Room for the child to expand the variables of its command line into
+ * (env_expand_argv), once its env files are read: each value is at most
+ * the environment we give it and what the files may add.  Mapped: only
+ * what is written is taken.  0, or -ENOMEM.
+ */
+static int
+spawn_argx_map(struct spawn_proc *p, const struct spawn_req *req)
+{
+	size_t	maxval = req->env_files ? ENV_FILES_MAX : 0, i, cap, len, ptrs;
+	char	*m;
+
+	for (i = 0; req->envp && req->envp[i]; i++)
+		maxval += strlen(req->envp[i]);
+	env_expand_room(req->argv, maxval, &cap, &len);
+	ptrs = cap * sizeof(char *);
+	p->argx_maplen = (ptrs + len + 4095) & ~(size_t)4095;
+	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
+	m = mmap(NULL, p->argx_maplen, PROT_READ | PROT_WRITE, SPAWN_ANON |
+	    MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		p->argx_maplen = 0;
+		return -ENOMEM;
+	}
+	p->argx_map = m;
+	p->argx.argv = (char **)(void *)m;
+	p->argx.cap = cap;
+	p->argx.buf = m + ptrs;
+	p->argx.buflen = len;
+	return 0;
 }
 
 /*
@@ -412,8 +452,9 @@ spawn_child(void *arg)
 	uint64_t		 none = 0;
 	const struct ksigaction	 dfl = { .handler = SIG_DFL };
 	struct env_load		 env = p->env;
+	struct env_expand	 argx = p->argx;
 	struct env_fail		 fail;
-	char *const		*envp = r->envp;
+	char *const		*envp = r->envp, *const *argv = r->argv;
 	const char		*path = r->path, *own;
 	int			 fd = p->wfd, i, top = fd, need[6], n = 0;
 	long			 rc;
@@ -526,6 +567,12 @@ spawn_child(void *arg)
 		if ((own = env_path(envp)) != NULL)
 			path = own;
 	}
+	/* $VARIABLES of its command line, from all of that. */
+	if (argx.buf != NULL) {
+		if ((rc = env_expand_argv(r->argv, envp, &argx)) < 0)
+			spawn_fail(fd, STAGE_EXEC, rc);
+		argv = argx.argv;
+	}
 
 	/*
 	 * Our blocked signals are the signalfd's, not the service's.  But
@@ -542,8 +589,8 @@ spawn_child(void *arg)
 		SYS(SYS_exit_group, r->fn(r->fn_arg));
 	if (r->exec_at)		/* the file opened once, not its path */
 		spawn_fail(fd, STAGE_EXEC, SYS(SYS_execveat, r->exec_fd, "",
-		    r->argv, envp, AT_EMPTY_PATH));
-	spawn_fail(fd, STAGE_EXEC, spawn_exec(r->argv, envp, path));
+		    argv, envp, AT_EMPTY_PATH));
+	spawn_fail(fd, STAGE_EXEC, spawn_exec(argv, envp, path));
 }
 
 /*
@@ -627,7 +674,10 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	if (req->ready_pipe >= 0)
 		p->keep[p->nkeep++] = req->ready_pipe;
 	spawn_env_unmap(p);
-	if (req->env_files != NULL && spawn_env_map(p, req) < 0) {
+	if ((req->env_files != NULL && spawn_env_map(p, req) < 0) ||
+	    (req->fn == NULL && env_argv_has_vars(req->argv) &&
+	    spawn_argx_map(p, req) < 0)) {
+		spawn_env_unmap(p);
 		spawn_close_keep(p);
 		return -ENOMEM;
 	}

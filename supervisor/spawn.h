@@ -82,6 +82,9 @@ struct spawn_proc {
 	struct env_load		 env;		/* with env files: its room */
 	char			*env_map;	/* ... mapped here */
 	size_t			 env_maplen;
+	struct env_expand	 argx;		/* $VARIABLES: the room for argv */
+	char			*argx_map;	/* ... mapped here */
+	size_t			 argx_maplen;
 };
 
 /*

@@ -571,23 +571,55 @@ mkdir_parent(const char *path, mode_t mode)
 }
 
 /*
- * Split a command line into a NULL-terminated argv: words are separated
- * by blanks, "double quotes" group, a backslash takes the next character
- * literally.  No shell, no expansion.  On error *why says what is wrong.
+ * One backslash escape of a command line at s (after the backslash), as
+ * systemd reads them: \n \t \r \a \b \f \v, \s (a blank), \xHH,
+ * else the character itself.  Into *c; the bytes it spans, 0 if none.
+ */
+static size_t
+argv_escape(const char *s, char *c)
+{
+	static const char	from[] = "ntrabfvs", to[] = "\n\t\r\a\b\f\v ";
+	const char		*e;
+	unsigned		 v;
+
+	if (*s == '\0')
+		return 0;
+	if ((e = strchr(from, *s)) != NULL) {
+		*c = to[e - from];
+		return 1;
+	}
+	if (*s == 'x' && isxdigit((unsigned char)s[1]) &&
+	    isxdigit((unsigned char)s[2]) && sscanf(s + 1, "%2x", &v) == 1 &&
+	    v != 0) {
+		*c = (char)v;
+		return 3;
+	}
+	*c = *s;
+	return 1;
+}
+
+/*
+ * Split a command line into a NULL-terminated argv, by systemd's rules
+ * (systemd.service(5), COMMAND LINES): words are separated by blanks;
+ * 'single' and "double" quotes, anywhere in a word, group; a backslash
+ * escape (argv_escape) is one character, in quotes too.  Variables are
+ * not expanded here but when the service starts (env_expand_argv).  On
+ * error *why says what is wrong.
  */
 int
 argv_split(const char *s, char ***argvp, const char **why)
 {
-	char	**argv = NULL, **nargv, *word = NULL;
-	size_t	  argc = 0, len = 0;
-	bool	  inword = false, quoted = false;
+	char	**argv = NULL, **nargv, *word = NULL, quote = 0, c;
+	size_t	  argc = 0, len = 0, n;
+	bool	  inword = false;
 
 	if ((word = malloc(strlen(s) + 1)) == NULL)
 		goto nomem;
 	for (;; s++) {
-		if (*s == '\0' || (!quoted && (*s == ' ' || *s == '\t'))) {
-			if (*s == '\0' && quoted) {
-				*why = "unterminated quote";
+		if (*s == '\0' || (!quote && (*s == ' ' || *s == '\t'))) {
+			if (*s == '\0' && quote) {
+				*why = quote == '"' ? "unterminated quote (\")" :
+				    "unterminated quote (')";
 				goto fail;
 			}
 			if (inword) {
@@ -607,14 +639,17 @@ argv_split(const char *s, char ***argvp, const char **why)
 			continue;
 		}
 		inword = true;
-		if (*s == '"') {
-			quoted = !quoted;
+		if (*s == quote) {
+			quote = 0;
+		} else if (!quote && (*s == '"' || *s == '\'')) {
+			quote = *s;
 		} else if (*s == '\\') {
-			if (*++s == '\0') {
+			if ((n = argv_escape(s + 1, &c)) == 0) {
 				*why = "trailing backslash";
 				goto fail;
 			}
-			word[len++] = *s;
+			word[len++] = c;
+			s += n;
 		} else {
 			word[len++] = *s;
 		}

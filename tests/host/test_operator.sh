@@ -273,3 +273,22 @@ t_crash_loop_default() {
 	expect_match "$(field giveup reason)" "start limit hit \(5 starts in 10.0s\)"
 	pv_down
 }
+
+# Command lines by systemd's rules: quotes of both kinds, a " ;" inside
+# them, escapes, and $VAR / ${VAR} / $$ from the service's environment,
+# its env_file's too.
+t_command_lines() {
+	pv_dir
+	printf 'OPTS="-a  -b"\nWORD=one two\n' >"$T/env"
+	svc q <<-EOF
+	exec = /bin/sh -c 'echo a; echo b ; printf "%s|" "\$@" >$T/q' sh "x ;y" \$OPTS \${WORD} \$\$ \${OPTS} --w=\${WORD}\\s
+	env_file = $T/env
+	ready = exit
+	EOF
+	pv_up
+	ctl wait q done --timeout=20s || fail "q: $(ctl status q)"
+	expect_eq "$(cat "$T/q")" 'x ;y|-a|-b|one two|$|-a  -b|--w=one two |' "argv"
+	expect_rc 0 ctl logs q
+	expect_match "$OUT" "a"
+	pv_down
+}

@@ -107,7 +107,7 @@ test_defaults(void **state)
 	assert_int_equal(d->restart, RESTART_ALWAYS);
 	assert_int_equal(d->restart_delay, 100);
 	assert_int_equal(d->restart_delay_max, 30000);
-	assert_int_equal(d->start_limit_burst, 5);
+	assert_int_equal(d->start_limit_burst, 0);	/* for ever */
 	assert_int_equal(d->start_limit_interval, 10000);
 	assert_int_equal(d->ready, READY_EXEC);
 	assert_int_equal(d->ready_timeout, 30000);
@@ -684,12 +684,23 @@ test_errors(void **state)
 	expect("[service]\nexec = x\njust words\n",
 	    "web.ini:3: expected KEY = VALUE\n");
 	expect("[service]\nexec = echo \"open\n",
-	    "web.ini:2: exec: unterminated quote\n");
-	/* inih cut it at an inline comment: say so. */
-	expect("[service]\nexec = sh -c \"a ; b\"\n",
-	    "web.ini:2: exec: unterminated quote (a ';' after a blank "
-	    "begins a comment in an ini file, and the rest of the line was "
-	    "cut: write it without the blank)\n");
+	    "web.ini:2: exec: unterminated quote (\")\n");
+	/* A quoted value arrives whole, its " ;" too; a bare one is a
+	 * comment. */
+	{
+		struct conf	c;
+		char		*errs;
+
+		conf_init(&c);
+		errs = parse(&c, "q", "[service]\nexec = /bin/sh -c \"echo a ; "
+		    "echo b\" 'x ;y' ; a comment\n");
+		assert_string_equal(errs, "");
+		free(errs);
+		assert_string_equal(c.defs[0]->argv[2], "echo a ; echo b");
+		assert_string_equal(c.defs[0]->argv[3], "x ;y");
+		assert_null(c.defs[0]->argv[4]);
+		conf_free(&c);
+	}
 	expect("[service]\nexec = echo x\\\n",
 	    "web.ini:2: exec: trailing backslash\n");
 	expect("[service]\nexec = \"\"\"\"\n",
@@ -1035,7 +1046,7 @@ test_task_keys(void **state)
 	expect("[service]\nexec = /bin/true\nreload_signal = KILL\n",
 	    "web.ini:3: reload_signal: KILL would not reload it\n");
 	expect("[service]\nexec = /bin/true\nreload_exec = \"open\n",
-	    "web.ini:3: reload_exec: unterminated quote\n");
+	    "web.ini:3: reload_exec: unterminated quote (\")\n");
 	expect("[service]\nexec = /bin/true\nenv_file = etc/x\n",
 	    "web.ini:3: env_file: 'etc/x' is not an absolute path (a leading "
 	    "'-' makes it optional: -/etc/default/NAME)\n");

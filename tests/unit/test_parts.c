@@ -321,6 +321,51 @@ struct pm_item {
 	int			id;
 };
 
+/* Expand with room from env_expand_room; the words joined with '|'. */
+static int
+expand(const char *const *argv, char *const *envp, char *out, size_t n)
+{
+	struct env_expand	x;
+	size_t			i, len = 0;
+	int			rc;
+
+	env_expand_room((char *const *)argv, 64, &x.cap, &x.buflen);
+	x.argv = calloc(x.cap, sizeof(char *));
+	x.buf = malloc(x.buflen);
+	assert_non_null(x.argv);
+	assert_non_null(x.buf);
+	out[0] = '\0';
+	if ((rc = env_expand_argv((char *const *)argv, envp, &x)) == 0)
+		for (i = 0; x.argv[i]; i++)
+			len += (size_t)snprintf(out + len, n - len, "%s%s",
+			    i ? "|" : "", x.argv[i]);
+	free(x.argv);
+	free(x.buf);
+	return rc;
+}
+
+/* $VAR alone: its words; ${VAR}: one word's part; $$: a dollar. */
+static void
+test_env_expand(void **state)
+{
+	char *const	 envp[] = { "OPTS=-o  a -p\tb ", "ONE=x y", "EMPTY=",
+			    "N2=v", NULL };
+	char		 out[256];
+
+	(void)state;
+	assert_false(env_argv_has_vars((char *const []){ "a", "b", NULL }));
+	assert_true(env_argv_has_vars((char *const []){ "a", "$$", NULL }));
+	assert_int_equal(expand((const char *[]){ "sshd", "-D", "$OPTS",
+	    NULL }, envp, out, sizeof(out)), 0);
+	assert_string_equal(out, "sshd|-D|-o|a|-p|b");
+	assert_int_equal(expand((const char *[]){ "a", "--x=${ONE}", "${ONE}",
+	    "$EMPTY", "$UNSET", "${UNSET}", "$$ONE", "$ONE.", "${N2}${N2}",
+	    "${bad-name}", "$", NULL }, envp, out, sizeof(out)), 0);
+	assert_string_equal(out, "a|--x=x y|x y||$ONE|$ONE.|vv|${bad-name}|$");
+	assert_int_equal(expand((const char *[]){ "$UNSET", NULL }, envp, out,
+	    sizeof(out)), -ENOEXEC);
+}
+
 static void
 test_pidmap(void **state)
 {
@@ -569,6 +614,7 @@ main(void)
 		cmocka_unit_test(test_env_load),
 		cmocka_unit_test(test_env_symlinks),
 		cmocka_unit_test(test_env_file_parse),
+		cmocka_unit_test(test_env_expand),
 		cmocka_unit_test(test_pidmap),
 		cmocka_unit_test(test_split_lines),
 		cmocka_unit_test(test_split_long),

@@ -102,6 +102,15 @@ test_argv_split(void **state)
 	check_split("pre\"mid dle\"post", (const char *[]){ "premid dlepost",
 	    NULL });
 	check_split("back\\\\slash", (const char *[]){ "back\\slash", NULL });
+	/* systemd's rules: single quotes, escapes, quotes in a word. */
+	check_split("/bin/sh -c 'echo a; echo b'", (const char *[]){
+	    "/bin/sh", "-c", "echo a; echo b", NULL });
+	check_split("'it''s' \"don't\"", (const char *[]){ "its", "don't",
+	    NULL });
+	check_split("a\\tb \\x41\\s 'x\\ny' --opt=\"a b\"", (const char *[]){
+	    "a\tb", "A ", "x\ny", "--opt=a b", NULL });
+	check_split("$VAR ${X}y $$", (const char *[]){ "$VAR", "${X}y", "$$",
+	    NULL });
 }
 
 static void
@@ -112,7 +121,9 @@ test_argv_split_errors(void **state)
 
 	(void)state;
 	assert_int_equal(argv_split("echo \"open", &argv, &why), -EINVAL);
-	assert_string_equal(why, "unterminated quote");
+	assert_string_equal(why, "unterminated quote (\")");
+	assert_int_equal(argv_split("echo 'open", &argv, &why), -EINVAL);
+	assert_string_equal(why, "unterminated quote (')");
 	assert_int_equal(argv_split("echo x\\", &argv, &why), -EINVAL);
 	assert_string_equal(why, "trailing backslash");
 	assert_int_equal(argv_split("   ", &argv, &why), -EINVAL);
