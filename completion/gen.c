@@ -26,6 +26,8 @@ opts(const struct ctl_verb *v, char *out, size_t n)
 		strncat(out, " -f", n - strlen(out) - 1);
 	if (v->flags & VF_BINARY)
 		strncat(out, " --binary", n - strlen(out) - 1);
+	if (v->flags & VF_ALL)
+		strncat(out, " --all", n - strlen(out) - 1);
 }
 
 /* Does its first argument name a service: 1; NAME..., every one: 2. */
@@ -113,8 +115,8 @@ bash(void)
 			    names(&ctl_verbs[i]) == 2 ? "*" : "0");
 	printf("\tpressure:0)\n\t\tCOMPREPLY=($(compgen -W kill -- "
 	    "\"$cur\")) ;;\n"
-	    "\tsignal:1)\n\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\")) "
-	    ";;\n"
+	    "\tsignal:1|kill:1)\n\t\tCOMPREPLY=($(compgen -W \"%s\" -- "
+	    "\"$cur\")) ;;\n"
 	    "\twait:1)\n\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\")) "
 	    ";;\n\tesac\n}\ncomplete -F _pidvisorctl pidvisorctl\n",
 	    signals, states);
@@ -152,7 +154,7 @@ zsh(void)
 			printf(" '*:service:_pidvisorctl_names'");
 		else if (names(&ctl_verbs[i]))
 			printf(" '1:service:_pidvisorctl_names'");
-		if (i == VERB_SIGNAL)
+		if (i == VERB_SIGNAL || i == VERB_KILL)
 			printf(" '2:signal:(%s)'", signals);
 		if (i == VERB_WAIT)
 			printf(" '2:state:(%s)'", states);
@@ -204,7 +206,7 @@ fish(void)
 		}
 	}
 	printf("complete -c pidvisorctl -n '__fish_seen_subcommand_from "
-	    "signal' -a '%s'\n", signals);
+	    "signal kill' -a '%s'\n", signals);
 	printf("complete -c pidvisorctl -n '__fish_seen_subcommand_from "
 	    "wait' -a '%s'\n", states);
 	printf("complete -c pidvisorctl -n '__fish_seen_subcommand_from "

@@ -258,6 +258,35 @@ cmd_signal(struct ctl_client *c, const struct ctl_args *a)
 		ctl_ok(c);
 }
 
+/*
+ * kill NAME [SIGNAL] [--all]: TERM by default, to the main process, or
+ * to every process of the service (systemctl kill).
+ */
+static void
+cmd_kill(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc	*s;
+	int		 sig = SIGTERM, rc;
+
+	if (a->npos > 1 && (sig = signal_parse(a->pos[1])) < 0) {
+		ctl_reply(c, CTL_EUSAGE, "unknown signal '%.32s'", a->pos[1]);
+		return;
+	}
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	if (!svc_has_process(s) || s->pidfd < 0) {
+		ctl_reply(c, CTL_EFAIL, "%s is not running", s->def->name);
+		return;
+	}
+	if ((rc = c->ctl->ops->kill(c->ctl->ctx, s, sig, a->all)) < 0)
+		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name,
+		    rc == -EOPNOTSUPP ? "--all: it has no cgroup, and this "
+		    "kernel cannot signal its process group through a pidfd" :
+		    strerror(-rc));
+	else
+		ctl_ok(c);
+}
+
 /* wait NAME STATE [--timeout=D] */
 static void
 cmd_wait(struct ctl_client *c, const struct ctl_args *a)
@@ -316,60 +345,113 @@ cmd_halt(struct ctl_client *c, const struct ctl_args *a)
 	ctl->ops->shutdown(ctl->ctx, cmd);
 }
 
-struct logs_walk {
-	struct buf	*b;
-	const char	*name;
-	bool		 json;
-	bool		 follow;
-	bool		 first;
+/* The lines of the services `logs` names, to be merged by time. */
+struct logs_line {
+	struct svclog_line	 l;	/* its text: at off in the walk's text */
+	size_t			 off;
+	const char		*name;
+	size_t			 svc;	/* which of the names */
 };
 
-/* One line of `logs`: text, an array element, or a JSON line. */
+struct logs_walk {
+	struct logs_line	*v;
+	size_t			 n, cap;
+	struct buf		 text;	/* a walk's lines are not kept */
+	const char		*name;
+	size_t			 svc;
+	bool			 nomem;
+};
+
 static void
-logs_one(const struct svclog_line *l, void *arg)
+logs_take(const struct svclog_line *l, void *arg)
 {
 	struct logs_walk	*w = arg;
+	struct logs_line	*nv;
 
-	if (w->json && !w->follow && !w->first)
-		buf_puts(w->b, ",");
-	w->first = false;
-	svclog_format(w->b, w->name, l, w->json ? SVCLOG_JSON : SVCLOG_TEXT);
-	if (w->json && w->follow)
-		buf_puts(w->b, "\n");
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		if ((nv = realloc(w->v, w->cap * sizeof(*nv))) == NULL) {
+			w->nomem = true;
+			return;
+		}
+		w->v = nv;
+	}
+	w->v[w->n].l = *l;
+	w->v[w->n].off = w->text.len;
+	if (buf_add(&w->text, l->text, l->len) < 0)
+		w->nomem = true;
+	w->v[w->n].name = w->name;
+	w->v[w->n++].svc = w->svc;
+}
+
+/* By time; lines of one time in the order of the names, then of seq. */
+static int
+logs_cmp(const void *x, const void *y)
+{
+	const struct logs_line	*a = x, *b = y;
+
+	if (a->l.ts_ms != b->l.ts_ms)
+		return a->l.ts_ms < b->l.ts_ms ? -1 : 1;
+	if (a->svc != b->svc)
+		return a->svc < b->svc ? -1 : 1;
+	return a->l.seq < b->l.seq ? -1 : a->l.seq > b->l.seq;
 }
 
 /*
- * logs NAME [-n N] [-f] [--json]: the last lines of the ring buffer; with
- * -f the connection stays and new lines follow as they come.  --json is
- * an array, or with -f one object per line.
+ * logs NAME... [-n N] [-f] [--json]: the last lines of the services'
+ * ring buffers, interleaved by time; with -f the connection stays and
+ * new lines of any of them follow as they come.  --json is an array,
+ * or with -f one object per line.
  */
 static void
 cmd_logs(struct ctl_client *c, const struct ctl_args *a)
 {
-	struct logs_walk	 w = { .json = a->json, .follow = a->follow,
-				    .first = true };
+	struct logs_walk	 w = { 0 };
 	struct buf		 b = { 0 };
 	struct svc_status	 st;
-	struct svc		*s;
+	size_t			 i, from;
 
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+	if (!ctl_svcs(c, a, 0))
 		return;
-	c->ctl->ops->status(c->ctl->ctx, s, mono_ms(), &st);
-	w.b = &b;
-	w.name = s->def->name;
+	for (i = 0; i < c->nwait; i++) {
+		c->ctl->ops->status(c->ctl->ctx, c->wait_svc[i], mono_ms(),
+		    &st);
+		w.name = c->wait_svc[i]->def->name;
+		w.svc = i;
+		if (st.ring)
+			ring_walk(st.ring, a->lines, logs_take, &w);
+	}
+	if (w.nomem) {
+		free(w.v);
+		buf_free(&w.text);
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
+	}
+	if (w.n > 1)
+		qsort(w.v, w.n, sizeof(*w.v), logs_cmp);
+	from = a->lines != UINT32_MAX && w.n > a->lines ? w.n - a->lines : 0;
 	if (a->json && !a->follow)
 		buf_puts(&b, "[");
-	if (st.ring)
-		ring_walk(st.ring, a->lines, logs_one, &w);
+	for (i = from; i < w.n; i++) {
+		if (a->json && !a->follow && i > from)
+			buf_puts(&b, ",");
+		w.v[i].l.text = w.text.data + w.v[i].off;
+		svclog_format(&b, w.v[i].name, &w.v[i].l, a->json ?
+		    SVCLOG_JSON : SVCLOG_TEXT);
+		if (a->json && a->follow)
+			buf_puts(&b, "\n");
+	}
 	if (a->json && !a->follow)
 		buf_puts(&b, "]\n");
+	free(w.v);
+	buf_free(&w.text);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	if (!a->follow) {
 		ctl_ok(c);
 		return;
 	}
-	c->follow = s;
+	c->follow = true;		/* the services in c->wait_svc */
 	c->follow_json = a->json;
 	ev_timer_stop(c->ctl->loop, &c->timer);
 	ctl_flush(c);
@@ -655,4 +737,5 @@ ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_SHOW] = cmd_show,
 	[VERB_CAT] = cmd_cat,
 	[VERB_REEXEC] = cmd_reexec,
+	[VERB_KILL] = cmd_kill,
 };

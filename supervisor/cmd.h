@@ -38,7 +38,7 @@ struct ctl_client {
 	uint32_t		 wait_starts[CTL_NAMES_MAX];
 	uint32_t		 wait_fails[CTL_NAMES_MAX];	/* reload */
 	uint8_t			 nwait;
-	struct svc		*follow;	/* logs -f */
+	bool			 follow;	/* logs -f: of wait_svc */
 	bool			 follow_json;
 	uint8_t			 wait;		/* enum ctl_wait */
 	uint8_t			 wait_state;

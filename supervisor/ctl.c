@@ -171,7 +171,7 @@ ctl_reply(struct ctl_client *c, int code, const char *fmt, ...)
 	va_end(ap);
 	c->wait = WAIT_NONE;
 	c->nwait = 0;
-	c->follow = NULL;
+	c->follow = false;
 	c->replied = true;
 	if (c->out.nomem) {
 		/* Part of the answer could not be made: an error instead,
@@ -404,7 +404,7 @@ ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l)
 
 	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
-		if (c->follow != s)
+		if (!c->follow || !ctl_waits_on(c, s))
 			continue;
 		if (c->out.len - c->outoff > FOLLOW_MAX) {
 			log_warn("logs -f of %s: a client that does not read "
@@ -423,6 +423,23 @@ ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l)
 	buf_free(&b);
 }
 
+/* A client follows s no more (it is gone), but goes on with the rest. */
+static void
+ctl_forget(struct ctl_client *c, struct svc *s)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nwait; i++)
+		if (c->wait_svc[i] == s)
+			break;
+	for (; i + 1 < c->nwait; i++) {
+		c->wait_svc[i] = c->wait_svc[i + 1];
+		c->wait_fails[i] = c->wait_fails[i + 1];
+		c->wait_starts[i] = c->wait_starts[i + 1];
+	}
+	c->nwait--;
+}
+
 /* A service is gone: end the waits and the follows on it. */
 void
 ctl_svc_removed(struct ctl *ctl, struct svc *s)
@@ -431,7 +448,9 @@ ctl_svc_removed(struct ctl *ctl, struct svc *s)
 
 	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
-		if (c->follow == s)
+		if (c->follow && ctl_waits_on(c, s) && c->nwait > 1)
+			ctl_forget(c, s);
+		else if (c->follow && ctl_waits_on(c, s))
 			ctl_reply(c, CTL_OK, "%s was removed", s->def->name);
 		else if (c->wait != WAIT_NONE && ctl_waits_on(c, s))
 			ctl_reply(c, CTL_EFAIL, "%s was removed", s->def->name);

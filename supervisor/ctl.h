@@ -39,6 +39,9 @@ struct ctl_ops {
 	/* A service's own reload. */
 	int		 (*svc_reload)(void *ctx, struct svc *s, char *err,
 			    size_t n);
+	/* Signal a service's main process, or every process of it (all:
+	 * its cgroup, else its process group); -errno. */
+	int		 (*kill)(void *ctx, struct svc *s, int sig, bool all);
 	/* Kill it as the low-memory killer would (pressure kill NAME). */
 	int		 (*pressure_kill)(void *ctx, struct svc *s);
 	/* The killer's report (pressure [--json]). */

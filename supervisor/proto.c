@@ -43,9 +43,10 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	[VERB_POWEROFF] = { "poweroff", 0, 0, VF_ROOT,
 	    "poweroff",
 	    "PID 1: stop every service, then power off" },
-	[VERB_LOGS] = { "logs", 1, 1, VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
-	    "logs NAME [-n LINES] [-f] [--json]",
-	    "the last lines a service printed; -f follows" },
+	[VERB_LOGS] = { "logs", 1, CTL_NAMES_MAX,
+	    VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
+	    "logs NAME... [-n LINES] [-f] [--json]",
+	    "the last lines services printed, by time; -f follows" },
 	[VERB_RELOAD] = { "reload", 0, CTL_NAMES_MAX, VF_ROOT | VF_TIMEOUT,
 	    "reload [NAME...] [--timeout=DURATION]",
 	    "apply the configuration on disk, or refuse it whole; with "
@@ -59,6 +60,10 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	[VERB_CAT] = { "cat", 1, 1, VF_ROOT,
 	    "cat NAME",
 	    "the file that defines a service" },
+	[VERB_KILL] = { "kill", 1, 2, VF_ROOT | VF_ALL,
+	    "kill NAME [SIGNAL] [--all]",
+	    "send a signal (TERM) to a service's main process, or with "
+	    "--all to every process of the service" },
 	[VERB_REEXEC] = { "reexec", 0, 0, VF_ROOT | VF_BINARY,
 	    "reexec [--binary PATH]",
 	    "run a new pidvisor binary in place, every service kept running" },
@@ -274,6 +279,8 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 			a->wait = true;
 		} else if ((v->flags & VF_JSON) && strcmp(s, "--json") == 0) {
 			a->json = true;
+		} else if ((v->flags & VF_ALL) && strcmp(s, "--all") == 0) {
+			a->all = true;
 		} else if ((v->flags & VF_FOLLOW) && strcmp(s, "-f") == 0) {
 			a->follow = true;
 		} else if ((v->flags & VF_LINES) && ctl_opt_value(argc, argv,

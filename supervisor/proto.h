@@ -99,6 +99,7 @@ enum ctl_verb_id {
 	VERB_SHOW,
 	VERB_CAT,
 	VERB_REEXEC,
+	VERB_KILL,
 	VERB__COUNT
 };
 
@@ -109,6 +110,7 @@ enum ctl_verb_id {
 #define VF_LINES	0x10	/* takes -n N */
 #define VF_FOLLOW	0x20	/* takes -f */
 #define VF_BINARY	0x40	/* takes --binary PATH */
+#define VF_ALL		0x80	/* takes --all */
 
 struct ctl_verb {
 	const char	*name;
@@ -133,6 +135,7 @@ struct ctl_args {
 	bool		 wait;
 	bool		 json;
 	bool		 follow;
+	bool		 all;		/* --all */
 	uint32_t	 timeout;	/* ms */
 	uint32_t	 lines;		/* -n; UINT32_MAX: all */
 	const char	*binary;	/* --binary; NULL: none */

@@ -541,6 +541,32 @@ service_send_signal(struct sup *sup, struct service *ss, int sig)
 	return pidfd_signal(s->pidfd, sig);
 }
 
+/*
+ * `kill`: sig to the main process through its pidfd, or (all) to every
+ * process of the service, its cgroup, else its process group through
+ * the pidfd.  -EOPNOTSUPP where neither is.
+ */
+int
+service_kill(struct sup *sup, struct service *ss, int sig, bool all)
+{
+	struct svc	*s = &ss->svc;
+	int		 n;
+
+	if (!all)
+		return pidfd_signal(s->pidfd, sig);
+	if (ss->cgfd >= 0) {
+		n = sig == SIGKILL ? cgroup_kill(ss->cgfd) :
+		    cgroup_signal(ss->cgfd, sig);
+		return n < 0 ? n : 0;
+	}
+	if (!sup->pgrp_signal)
+		return -EOPNOTSUPP;
+	if (ev_is_active(&ss->prev))
+		pidfd_signal(ss->prev.fd, sig);
+	return sys_pidfd_send_signal(s->pidfd, sig,
+	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 ? -errno : 0;
+}
+
 /* svc_ops: signal the service (for stop, timeouts, the watchdog). */
 int
 service_signal(struct svc *s, int sig)

@@ -118,6 +118,8 @@ bool		 service_reap(struct sup *sup, struct service *ss);
 bool		 service_pidfd_exited(int fd);
 void		 service_prev_forget(struct sup *sup, struct service *ss);
 int		 service_signal(struct svc *s, int sig);
+int		 service_kill(struct sup *sup, struct service *ss, int sig,
+		     bool all);
 enum kill_mode	 service_kill_mode(const struct sup *sup,
 		     const struct service *ss);
 void		 service_kill_modes_check(struct sup *sup);

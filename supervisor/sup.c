@@ -756,6 +756,12 @@ sup_cgroup_note(const struct sup *sup)
 }
 
 /* ctl_ops: what the control socket may ask of us (ctl.h). */
+static int
+sup_ctl_kill(void *ctx, struct svc *s, int sig, bool all)
+{
+	return service_kill(ctx, service_of(s), sig, all);
+}
+
 static void
 sup_ctl_inherited(void *ctx, mode_t *mask, uint64_t *nofile,
     uint64_t *nofile_max, int *oom_score_adj)
@@ -853,6 +859,7 @@ static const struct ctl_ops sup_ctl_ops = {
 	.running = sup_ctl_running,
 	.shutdown = sup_ctl_shutdown,
 	.reload = sup_ctl_reload,
+	.kill = sup_ctl_kill,
 	.inherited = sup_ctl_inherited,
 	.svc_reload = sup_ctl_svc_reload,
 	.pressure_kill = sup_ctl_pressure_kill,

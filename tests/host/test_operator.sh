@@ -292,3 +292,84 @@ t_command_lines() {
 	expect_match "$OUT" "a"
 	pv_down
 }
+
+# logs A B: both, interleaved by time, -n over them together, -f too.
+t_logs_several() {
+	pv_dir
+	cat >"$T/a.sh" <<-EOF
+	echo a1; $H waitfile=$T/go1:1:20000; echo a2
+	$H waitfile=$T/go2:1:20000; echo a3; exec sleep 1000
+	EOF
+	cat >"$T/b.sh" <<-EOF
+	$H waitfile=$T/b1:1:20000; echo b1; $H waitfile=$T/b2:1:20000
+	echo b2; $H waitfile=$T/b3:1:20000; echo b3; exec sleep 1000
+	EOF
+	svc a <<-EOF
+	exec = /bin/sh $T/a.sh
+	EOF
+	svc b <<-EOF
+	exec = /bin/sh $T/b.sh
+	EOF
+	pv_up
+	# a1, then b1, then a2, then b2: each waits for the one before.
+	line_in() {
+		ctl logs "$1" | grep -q "$2"
+	}
+	wait_until 20000 line_in a a1 || fail "no a1"
+	echo >"$T/b1"
+	wait_until 20000 line_in b b1 || fail "no b1"
+	echo >"$T/go1"
+	wait_until 20000 line_in a a2 || fail "no a2"
+	echo >"$T/b2"
+	wait_until 20000 line_in b b2 || fail "no b2"
+	expect_rc 0 ctl logs a b
+	expect_eq "$(echo "$OUT" | sed 's/.*: //' | tr '\n' ' ')" "a1 b1 a2 b2 " "merged"
+	expect_rc 0 ctl logs b a -n 3
+	expect_eq "$(echo "$OUT" | sed 's/.*: //' | tr '\n' ' ')" "b1 a2 b2 " "last 3"
+	expect_rc 0 ctl logs a b --json
+	expect_eq "$(echo "$OUT" | jq -r '[.[].service] | join(" ")')" "a b a b"
+	# -f: what there is, then the new lines of both (in one turn of
+	# the loop: none is lost between).
+	ctl logs a b -f >"$T/follow" 2>&1 &
+	bg $!
+	echo >"$T/go2"
+	echo >"$T/b3"
+	"$H" waitfile="$T/follow:6:20000" || fail "follow: $(cat "$T/follow")"
+	expect_eq "$(tail -n 2 "$T/follow" | sed 's/.*: //' | sort | tr '\n' ' ')" \
+	    "a3 b3 " "followed"
+	pv_down
+}
+
+# kill NAME [SIGNAL] [--all]: the main process, or every process.
+t_kill_verb() {
+	pv_dir
+	svc k <<-EOF
+	exec = /bin/sh -c "$H on-term=$T/helper:term sleep=forever & exec $H on-term=$T/main:term sleep=forever"
+	restart = never
+	EOF
+	svc u <<-EOF
+	exec = $H on-term=$T/usr1:term sleep=forever
+	restart = never
+	EOF
+	pv_up
+	ctl wait k ready --timeout=20s || fail "k not ready"
+	ctl wait u ready --timeout=20s || fail "u not ready"
+	wait_until 10000 ns_count_is "helper term" 1 || fail "no helper"
+	expect_rc 0 ctl kill k
+	"$H" waitfile="$T/main:1:20000" || fail "main not told"
+	ctl wait k stopped --timeout=20s || fail "k did not end: $(ctl status k)"
+	[ ! -e "$T/helper" ] || fail "the helper got the TERM meant for main"
+	expect_rc 0 ctl start k --wait --timeout=20s
+	# The first helper went with its main process (kill_mode).
+	wait_until 10000 ns_count_is "helper term" 1 || fail "no second helper"
+	expect_rc 0 ctl kill k TERM --all
+	"$H" waitfile="$T/helper:1:20000" || fail "--all did not reach the helper"
+	expect_rc 2 ctl kill u FROB
+	expect_match "$OUT" "unknown signal 'FROB'"
+	expect_rc 0 ctl kill u USR1
+	ctl wait u failed --timeout=20s || fail "u did not end on USR1"
+	[ ! -e "$T/usr1" ] || fail "u got TERM, not USR1"
+	expect_rc 1 ctl kill u
+	expect_match "$OUT" "u is not running"
+	pv_down
+}

@@ -870,7 +870,7 @@ test_follow(void **state)
 	(void)state;
 	world("a", task, NULL);
 	cli_ask(&c, "logs", "-f", "a");
-	RUN_UNTIL(CLIENT && CLIENT->follow != NULL);
+	RUN_UNTIL(CLIENT && CLIENT->follow);
 	ctl_svc_line(&W.ctl, S("a"), &l);
 	RUN_UNTIL(c.out.len > 0 || c.closed);
 	assert_non_null(strstr(c.out.data, "hello"));
