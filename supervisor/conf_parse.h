@@ -42,6 +42,13 @@ void		 conf_error(struct conf *c, const char *file, int line,
 const char	*bad(struct parse_ctx *p, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 int		 conf_user(struct parse_ctx *p, struct svc_def *d);
+/* conf.c's and conf_tmpl.c's, to each other. */
+int		 conf_parse_def(struct conf *c, const char *file,
+		    const char *name, const char *text, bool tmpl,
+		    struct svc_def **out);
+int		 conf_tmpl_add(struct conf *c, const char *file,
+		    const char *name, char *text);
+void		 conf_instances(struct conf *c);
 int		 conf_group(struct parse_ctx *p, struct svc_def *d);
 int		 conf_group_find(struct parse_ctx *p, enum conf_key_id key,
 		    const char *name, gid_t *gid);

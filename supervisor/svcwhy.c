@@ -1,0 +1,250 @@
+/*
+ * svcwhy.c - a service's state and its reasons in words (status, the
+ * log), and in a re-exec's state (SVC_FIELDS, svc.h).  svc.c makes the
+ * transitions; this file only says them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "st.h"
+#include "svc.h"
+
+/* The name of a state, as status shows it. */
+const char *
+svc_state_name(enum svc_state st)
+{
+	static const char *const names[] = {
+		[SVC_STOPPED] = "stopped", [SVC_STARTING] = "starting",
+		[SVC_READY] = "ready", [SVC_STOPPING] = "stopping",
+		[SVC_BACKOFF] = "backoff", [SVC_FAILED] = "failed",
+		[SVC_DONE] = "done",
+	};
+
+	return st < SVC__STATES ? names[st] : "?";
+}
+
+/* The name of a child set-up stage, as the reason shows it. */
+const char *
+spawn_stage_name(enum spawn_stage st)
+{
+	static const char *const names[] = {
+		[STAGE_EXEC] = "exec", [STAGE_SETSID] = "setsid",
+		[STAGE_FDS] = "fds", [STAGE_RLIMIT] = "limit_nofile",
+		[STAGE_CHDIR] = "chdir", [STAGE_SETGROUPS] = "setgroups",
+		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
+		[STAGE_CGROUP] = "cgroup",
+		[STAGE_OOM_SCORE_ADJ] = "oom_score_adj",
+		[STAGE_ENV_FILE] = "env_file",
+	};
+
+	return st < STAGE__COUNT ? names[st] : "spawn";
+}
+
+/* One reason in words. */
+static void
+reason_format(const struct svc *s, const struct svc_reason *r, char *out,
+    size_t n)
+{
+	const char	*sig;
+
+	switch (r->why) {
+	case WHY_NONE:
+		snprintf(out, n, "not started");
+		break;
+	case WHY_WAITING:
+		snprintf(out, n, "waiting for %s", r->dep ?
+		    r->dep->def->name : "?");
+		break;
+	case WHY_DEP_FAILED:
+		snprintf(out, n, "requires %s, which failed", r->dep ?
+		    r->dep->def->name : "?");
+		break;
+	case WHY_STARTED:
+		snprintf(out, n, "waiting for readiness");
+		break;
+	case WHY_READY:
+		snprintf(out, n, "ready");
+		break;
+	case WHY_EXITED:
+		snprintf(out, n, "exited with code %d", r->code);
+		break;
+	case WHY_KILLED:
+		if ((sig = signal_name(r->code)) != NULL)
+			snprintf(out, n, "killed by signal %s", sig);
+		else
+			snprintf(out, n, "killed by signal %d", r->code);
+		break;
+	case WHY_EXEC:
+		snprintf(out, n, "%s: %s", spawn_stage_name(r->stage),
+		    strerror(r->code));
+		break;
+	case WHY_SPAWN:
+		snprintf(out, n, "spawn: %s", strerror(r->code));
+		break;
+	case WHY_SPAWN_TIMEOUT:
+		snprintf(out, n, "spawn timed out");
+		break;
+	case WHY_READY_TIMEOUT:
+		snprintf(out, n, "ready timeout");
+		break;
+	case WHY_WATCHDOG:
+		snprintf(out, n, "watchdog timeout");
+		break;
+	case WHY_START_LIMIT:
+		snprintf(out, n, "start limit hit");
+		break;
+	case WHY_STOPPED:
+		snprintf(out, n, "stopped");
+		break;
+	case WHY_STOP_KILLED:
+		snprintf(out, n, "stopped; killed after stop_timeout");
+		break;
+	case WHY_SELF_STOPPING:
+		snprintf(out, n, "service reported stopping");
+		break;
+	case WHY_PRESSURE:
+		snprintf(out, n, "killed for memory pressure");
+		break;
+	case WHY_OOM:
+		snprintf(out, n, "killed by the kernel's OOM killer");
+		break;
+	case WHY_ENV_FILE:
+		snprintf(out, n, "env_file: %s", s->fail ? s->fail : "?");
+		break;
+	case WHY_WATCHDOG_TRIGGER:
+		snprintf(out, n, "watchdog triggered by the service");
+		break;
+	case WHY_GONE:
+		snprintf(out, n, "main process gone (not our child: no exit "
+		    "status)");
+		break;
+	default:
+		snprintf(out, n, "?");
+	}
+	if (r->early && strlen(out) < n)
+		snprintf(out + strlen(out), n - strlen(out), " before it "
+		    "settled");
+}
+
+/* Why the service is where it is, in words. */
+void
+svc_reason_format(const struct svc *s, char *out, size_t n)
+{
+	char	last[160], when[32];
+
+	if (s->state == SVC_STARTING && s->ready_seen) {
+		format_duration(when, sizeof(when), s->started_at +
+		    s->def->settle - s->set->ops->now(s->set));
+		snprintf(out, n, "settling, ready in %s", when);
+		return;
+	}
+	reason_format(s, &s->reason, out, n);
+	if (s->state == SVC_READY && s->reloading && strlen(out) < n)
+		snprintf(out + strlen(out), n - strlen(out), "; reloading");
+	if (s->reason.why == WHY_START_LIMIT) {
+		reason_format(s, &s->last, last, sizeof(last));
+		format_duration(when, sizeof(when), s->def->start_limit_interval);
+		snprintf(out, n, "start limit hit (%u starts in %s); last: %s",
+		    s->limit_count, when, last);
+	} else if (s->state == SVC_BACKOFF) {
+		format_duration(when, sizeof(when), s->due ? 0 :
+		    s->due_at - s->set->ops->now(s->set));
+		snprintf(out + strlen(out), n - strlen(out), s->mem_wait ?
+		    "; waiting for memory, restart in at most %s" :
+		    "; restart in %s", when);
+	}
+}
+
+/*
+ * A re-exec's state of a service, field by field as SVC_FIELDS says
+ * (svc.h): the next binary takes the service over from it.  A reason's
+ * dependency goes by name.
+ */
+static void
+svc_reason_save(struct st_w *w, const struct svc_reason *r)
+{
+	st_u8(w, r->why);
+	st_u8(w, r->stage);
+	st_u8(w, r->early);
+	st_u32(w, (uint32_t)r->code);
+	st_str(w, r->dep ? r->dep->def->name : NULL);
+}
+
+static void
+svc_reason_load(struct st_r *r, struct svc_set *set, struct svc_reason *v)
+{
+	char	*dep;
+
+	v->why = st_get_u8(r);
+	v->stage = st_get_u8(r);
+	v->early = st_get_u8(r) != 0;
+	v->code = (int32_t)st_get_u32(r);
+	st_get_str(r, &dep);
+	v->dep = dep ? svc_find(set, dep) : NULL;
+	free(dep);
+}
+
+#define SVC_SAVE_SKIP(v)
+#define SVC_SAVE_U8(v)		st_u8(w, (uint8_t)(v));
+#define SVC_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
+#define SVC_SAVE_I32(v)		st_u32(w, (uint32_t)(v));
+#define SVC_SAVE_U32(v)		st_u32(w, (v));
+#define SVC_SAVE_I64(v)		st_i64(w, (v));
+#define SVC_SAVE_U64(v)		st_u64(w, (v));
+#define SVC_SAVE_STR(v)		st_str(w, (v));
+#define SVC_SAVE_FD(v)		st_fd_kept(w, (v));
+#define SVC_SAVE_REASON(v)	svc_reason_save(w, &(v));
+#define SVC_SAVE(type, name, how)	SVC_SAVE_##how(s->name)
+
+/* Write what s is now (apart from its definition) to w. */
+void
+svc_save(const struct svc *s, struct st_w *w)
+{
+	st_str(w, s->def->name);
+	SVC_FIELDS(SVC_SAVE)
+	st_u8(w, s->queued);		/* was to be stepped: is again */
+}
+
+#define SVC_LOAD_SKIP(v)
+#define SVC_LOAD_U8(v)		(v) = st_get_u8(r);
+#define SVC_LOAD_BOOL(v)	(v) = st_get_u8(r) != 0;
+#define SVC_LOAD_I32(v)		(v) = (int32_t)st_get_u32(r);
+#define SVC_LOAD_U32(v)		(v) = st_get_u32(r);
+#define SVC_LOAD_I64(v)		(v) = st_get_i64(r);
+#define SVC_LOAD_U64(v)		(v) = st_get_u64(r);
+#define SVC_LOAD_STR(v)		st_get_str(r, &(v));
+#define SVC_LOAD_FD(v)		(v) = st_get_fd_kept(r);
+#define SVC_LOAD_REASON(v)	svc_reason_load(r, s->set, &(v));
+#define SVC_LOAD(type, name, how)	SVC_LOAD_##how(s->name)
+
+/*
+ * Read what svc_save() wrote into s, already made of its definition (the
+ * same name comes first).  0, or -EINVAL with the error in r.
+ */
+int
+svc_load(struct svc *s, struct st_r *r)
+{
+	char	*name;
+	bool	 queued;
+
+	if (!st_get_str(r, &name) || name == NULL ||
+	    strcmp(name, s->def->name) != 0) {
+		st_fail(r, "service %s where %s was expected", name ? name :
+		    "(none)", s->def->name);
+		free(name);
+		return -EINVAL;
+	}
+	free(name);
+	SVC_FIELDS(SVC_LOAD)
+	queued = st_get_u8(r) != 0;
+	if (s->state >= SVC__STATES)
+		st_fail(r, "%s: state %d", s->def->name, s->state);
+	if (st_bad(r))
+		return -EINVAL;
+	if (queued)
+		svc_kick(s);
+	return 0;
+}
