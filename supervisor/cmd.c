@@ -278,7 +278,7 @@ cmd_kill(struct ctl_client *c, const struct ctl_args *a)
 		ctl_reply(c, CTL_EFAIL, "%s is not running", s->def->name);
 		return;
 	}
-	if ((rc = c->ctl->ops->kill(c->ctl->ctx, s, sig, a->all)) < 0)
+	if ((rc = c->ctl->ops->send(c->ctl->ctx, s, sig, a->all)) < 0)
 		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name,
 		    rc == -EOPNOTSUPP ? "--all: it has no cgroup, and this "
 		    "kernel cannot signal its process group through a pidfd" :

@@ -107,6 +107,9 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->ready_timeout = 30000;
 	d->stop_signal = SIGTERM;
 	d->reload_signal = SIGHUP;
+	d->health_interval = 30000;	/* Docker's HEALTHCHECK defaults */
+	d->health_timeout = 30000;
+	d->health_retries = 3;
 	d->stop_timeout = 10000;
 	/* Nothing a service forked outlives its stop: cgroup, where there
 	 * are cgroups, else group (service_kill_mode()). */
@@ -129,6 +132,12 @@ svc_def_free(struct svc_def *d)
 	strv_free(d->env);
 	strv_free(d->env_files);
 	strv_free(d->reload_exec);
+	strv_free(d->start_pre_exec);
+	strv_free(d->start_post_exec);
+	strv_free(d->stop_exec);
+	strv_free(d->stop_post_exec);
+	strv_free(d->on_failure_exec);
+	strv_free(d->health_exec);
 	strv_free(d->instances);
 	for (i = 0; i < d->nrequires; i++)
 		free(d->requires[i].name);
@@ -555,6 +564,35 @@ conf_key(void *user, const char *section, const char *name,
 	return 1;
 }
 
+/* The health keys, together: a check needs its command and a pace. */
+static void
+conf_health_finish(struct parse_ctx *p, struct svc_def *d)
+{
+	static const int	keys[] = {
+		K_HEALTH_INTERVAL, K_HEALTH_TIMEOUT, K_HEALTH_RETRIES,
+		K_HEALTH_START_PERIOD,
+	};
+	size_t			i;
+
+	if (d->ready == READY_HEALTH && d->health_exec == NULL)
+		conf_error(p->c, p->file, p->key_line[K_READY], "ready: "
+		    "health needs health_exec");
+	for (i = 0; i < ARRAY_SIZE(keys) && d->health_exec == NULL; i++)
+		if (p->key_line[keys[i]])
+			conf_error(p->c, p->file, p->key_line[keys[i]], "%s: "
+			    "no health_exec to pace", conf_keys[keys[i]].name);
+	if (d->health_exec && d->health_interval == 0)
+		conf_error(p->c, p->file, p->key_line[K_HEALTH_INTERVAL],
+		    "health_interval: must be more than 0");
+	if (d->health_exec && d->health_timeout == 0)
+		conf_error(p->c, p->file, p->key_line[K_HEALTH_TIMEOUT],
+		    "health_timeout: must be more than 0");
+	if (d->health_exec && d->ready == READY_EXIT)
+		conf_error(p->c, p->file, p->key_line[K_HEALTH_EXEC],
+		    "health_exec: a task (ready = exit) has nothing running "
+		    "to check");
+}
+
 /* Checks that need the whole file: exec, limits, credentials. */
 static void
 conf_service_finish(struct parse_ctx *p, struct svc_def *d)
@@ -611,6 +649,7 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 			    "exit) has nothing running to reload",
 			    d->reload_exec ? "reload_exec" : "reload_signal");
 	}
+	conf_health_finish(p, d);
 	if (d->reload_exec && p->key_line[K_RELOAD_SIGNAL])
 		conf_error(p->c, p->file, p->key_line[K_RELOAD_SIGNAL],
 		    "reload_signal: give reload_signal or reload_exec, not "

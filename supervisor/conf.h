@@ -26,6 +26,7 @@ enum ready_kind {
 	READY_FD,		/* s6: a newline on fd N */
 	READY_NOTIFY,		/* sd_notify: READY=1 */
 	READY_EXIT,		/* a task: done when it exits 0 */
+	READY_HEALTH,		/* its health_exec passed once */
 };
 
 /* Where a service's output lines go, besides its ring buffer. */
@@ -144,6 +145,16 @@ enum conf_key_id {
 	K_RELOAD_SIGNAL,
 	K_RELOAD_EXEC,
 	K_SHUTDOWN_TIMEOUT,
+	K_START_PRE_EXEC,
+	K_START_POST_EXEC,
+	K_STOP_EXEC,
+	K_STOP_POST_EXEC,
+	K_ON_FAILURE_EXEC,
+	K_HEALTH_EXEC,
+	K_HEALTH_INTERVAL,
+	K_HEALTH_TIMEOUT,
+	K_HEALTH_RETRIES,
+	K_HEALTH_START_PERIOD,
 	K__COUNT
 };
 
@@ -221,6 +232,18 @@ struct svc_def {
 	char		**env;		/* KEY=VALUE overrides, or NULL */
 	char		**env_files;	/* as written: "-" first if optional */
 	char		**reload_exec;	/* NULL: reload_signal */
+	/* Hooks (hook.c): command lines as written, each checked by
+	 * argv_split(), run in order; NULL if none. */
+	char		**start_pre_exec;
+	char		**start_post_exec;
+	char		**stop_exec;
+	char		**stop_post_exec;
+	char		**on_failure_exec;
+	char		**health_exec;	/* argv; NULL: no health check */
+	uint32_t	  health_interval;	/* ms */
+	uint32_t	  health_timeout;	/* ms */
+	uint32_t	  health_start_period;	/* ms: failures do not count */
+	uint32_t	  health_retries;	/* failures in a row: unhealthy */
 	char		**instances;	/* a template's, as listed */
 	struct svc_dep	 *requires;
 	size_t		  nrequires;

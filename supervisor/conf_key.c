@@ -217,7 +217,8 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 			    &k->f[1]));
 		else
 			buf_puts(b, v == READY_NOTIFY ? "notify" :
-			    v == READY_EXIT ? "exit" : "exec");
+			    v == READY_EXIT ? "exit" : v == READY_HEALTH ?
+			    "health" : "exec");
 		break;
 	case SHOW_PRIORITY:
 		if (v == KILL_PRIORITY_NEVER)

@@ -163,13 +163,15 @@ k_ready(struct parse_ctx *p, void *obj, const char *v)
 		d->ready = READY_EXIT;
 	} else if (!strcmp(v, "notify")) {
 		d->ready = READY_NOTIFY;
+	} else if (!strcmp(v, "health")) {
+		d->ready = READY_HEALTH;
 	} else if (!strncmp(v, "fd:", 3) && parse_u64(v + 3, 1023, &n) == 0 &&
 	    n >= 3) {
 		d->ready = READY_FD;
 		d->ready_fd = (int)n;
 	} else {
-		return bad(p, "ready: expected exec, notify, exit or fd:N with "
-		    "N from 3 to 1023, not '%s'", v);
+		return bad(p, "ready: expected exec, notify, exit, health or "
+		    "fd:N with N from 3 to 1023, not '%s'", v);
 	}
 	return NULL;
 }
@@ -227,6 +229,55 @@ k_reload_exec(struct parse_ctx *p, void *obj, const char *v)
 		return bad(p, "reload_exec: %s", why);
 	if (d->reload_exec[0][0] == '\0')
 		return bad(p, "reload_exec: the program name is empty");
+	return NULL;
+}
+
+/*
+ * start_pre_exec and the other hooks: a command, as exec is written,
+ * kept as written (its words are made when it runs); repeatable: each
+ * runs after the one before exited 0.
+ */
+static const char *
+k_hook(struct parse_ctx *p, void *obj, const char *v)
+{
+	char		**argv = NULL;
+	const char	 *why;
+
+	if (argv_split(v, &argv, &why) < 0)
+		return bad(p, "%s: %s", p->key->name, why);
+	if (argv[0][0] == '\0') {
+		strv_free(argv);
+		return bad(p, "%s: the program name is empty", p->key->name);
+	}
+	strv_free(argv);
+	return key_strv_add((char ***)(void *)((char *)obj +
+	    p->key->f[0].off), v);
+}
+
+/* health_exec: a command, as exec is written. */
+static const char *
+k_health_exec(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	const char	*why;
+
+	if (argv_split(v, &d->health_exec, &why) < 0)
+		return bad(p, "health_exec: %s", why);
+	if (d->health_exec[0][0] == '\0')
+		return bad(p, "health_exec: the program name is empty");
+	return NULL;
+}
+
+static const char *
+k_health_retries(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	uint64_t	n;
+
+	if (parse_u64(v, 1000, &n) < 0 || n == 0)
+		return bad(p, "health_retries: expected a number from 1 to "
+		    "1000, not '%s'", v);
+	d->health_retries = (uint32_t)n;
 	return NULL;
 }
 
@@ -868,6 +919,30 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_SIGNAL, NULL, SF(reload_signal, F_I32)),
 	[K_RELOAD_EXEC] = SVC("reload_exec", k_reload_exec, KEY_LIVE,
 	    SHOW_ARGV, NULL, SF(reload_exec, F_STRV)),
+	[K_START_PRE_EXEC] = SVC("start_pre_exec", k_hook,
+	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
+	    SF(start_pre_exec, F_STRV)),
+	[K_START_POST_EXEC] = SVC("start_post_exec", k_hook,
+	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
+	    SF(start_post_exec, F_STRV)),
+	[K_STOP_EXEC] = SVC("stop_exec", k_hook, KEY_REPEAT | KEY_LIVE,
+	    SHOW_ENV, NULL, SF(stop_exec, F_STRV)),
+	[K_STOP_POST_EXEC] = SVC("stop_post_exec", k_hook,
+	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
+	    SF(stop_post_exec, F_STRV)),
+	[K_ON_FAILURE_EXEC] = SVC("on_failure_exec", k_hook,
+	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
+	    SF(on_failure_exec, F_STRV)),
+	[K_HEALTH_EXEC] = SVC("health_exec", k_health_exec, 0, SHOW_ARGV,
+	    NULL, SF(health_exec, F_STRV)),
+	[K_HEALTH_INTERVAL] = SVC("health_interval", key_dur, 0,
+	    SHOW_DURATION, NULL, SF(health_interval, F_U32)),
+	[K_HEALTH_TIMEOUT] = SVC("health_timeout", key_dur, 0,
+	    SHOW_DURATION, NULL, SF(health_timeout, F_U32)),
+	[K_HEALTH_RETRIES] = SVC("health_retries", k_health_retries, 0,
+	    SHOW_NUMBER, NULL, SF(health_retries, F_U32)),
+	[K_HEALTH_START_PERIOD] = SVC("health_start_period", key_dur, 0,
+	    SHOW_DURATION, NULL, SF(health_start_period, F_U32)),
 };
 
 #undef SF

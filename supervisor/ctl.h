@@ -41,7 +41,7 @@ struct ctl_ops {
 			    size_t n);
 	/* Signal a service's main process, or every process of it (all:
 	 * its cgroup, else its process group); -errno. */
-	int		 (*kill)(void *ctx, struct svc *s, int sig, bool all);
+	int		 (*send)(void *ctx, struct svc *s, int sig, bool all);
 	/* Kill it as the low-memory killer would (pressure kill NAME). */
 	int		 (*pressure_kill)(void *ctx, struct svc *s);
 	/* The killer's report (pressure [--json]). */

@@ -75,6 +75,16 @@ reaper_reap(struct sup *sup)
 				break;
 			continue;
 		}
+		if (e != NULL && e->kind == PM_HOOK) {
+			/* A hook: through its pidfd too. */
+			struct hookrun	*hr = container_of(e, struct hookrun,
+					    pm);
+
+			hook_reap(sup, hr);
+			if (pidmap_get(&sup->pids, pid) == e)
+				break;
+			continue;
+		}
 		if (e != NULL) {
 			/* A reload_exec: through its pidfd too. */
 			ss = container_of(e, struct svcreload, pm)->ss;

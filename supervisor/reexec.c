@@ -218,6 +218,8 @@ reexec_busy(struct sup *sup)
 			return "a spawn";
 		if (ss->reload != NULL)
 			return "a reload_exec";
+		if (hook_busy(ss))
+			return "a hook";
 	}
 	return NULL;
 }

@@ -34,6 +34,8 @@
 #include "sup.h"
 #include "st.h"
 #include "svcreload.h"
+#include "health.h"
+#include "hook.h"
 #include "sys.h"
 
 
@@ -394,7 +396,35 @@ service_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	svc_timeout(&container_of(w, struct service, timer)->svc);
 }
 
-/* What a process of the service is started as (its own, reload_exec). */
+/*
+ * What any process of the service runs in, made once it first needs
+ * them: its cgroup and its output pipes.  Without them it runs all the
+ * same (in ours, its output to /dev/null), which is said.
+ */
+void
+service_prepare(struct sup *sup, struct service *ss)
+{
+	const struct svc_def	*d = ss->svc.def;
+	uint64_t		 oom;
+	int			 rc;
+
+	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
+		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg,
+		    d))) < 0) {
+			log_warn("%s: no cgroup: %s", d->name,
+			    strerror(-ss->cgfd));
+			ss->cgfd = -1;
+		} else {
+			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
+		}
+	}
+	if (!d->console && output_wanted(d) && ss->out == NULL &&
+	    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
+		log_warn("%s: no pipes for its output: %s", d->name,
+		    strerror(-rc));
+}
+
+/* What a process of the service is started as (its own, a hook's). */
 void
 service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 {
@@ -452,22 +482,7 @@ service_op_spawn(struct svc *s)
 		}
 		notifysock_drain(&ss->nsock);
 	}
-	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
-		uint64_t	oom;
-
-		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg,
-		    d))) < 0) {
-			log_warn("%s: no cgroup: %s", d->name,
-			    strerror(-ss->cgfd));
-			ss->cgfd = -1;
-		} else {
-			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
-		}
-	}
-	if (!d->console && output_wanted(d) && ss->out == NULL &&
-	    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
-		log_warn("%s: no pipes for its output: %s", d->name,
-		    strerror(-rc));
+	service_prepare(sup, ss);
 	service_spawn_req(sup, ss, &req);
 	req.pid_slot = ss->pid_slot;
 	if (d->ready == READY_FD) {
@@ -610,6 +625,10 @@ service_op_changed(struct svc *s, enum svc_state from)
 {
 	struct service	*ss = service_of(s);
 
+	/* It failed: its on_failure_exec, beside the rest. */
+	if (s->state == SVC_FAILED && from != SVC_FAILED)
+		hook_start(service_sup(s), ss, HOOK_ON_FAILURE);
+	health_changed(service_sup(s), ss, from);
 	/* A reload_exec outlived its reload (its deadline passed, or the
 	 * service left READY): it goes. */
 	if (ss->reload != NULL && !s->reload_asked &&
@@ -671,6 +690,19 @@ service_op_hold(struct svc *s, int64_t *until)
 }
 
 /* svc.c's hooks into the world: each sup_op_ is called by svc.c. */
+/* svc_ops: run the commands of a step of the state machine (hook.c). */
+static int
+service_op_hook(struct svc *s, int kind)
+{
+	return hook_start(service_sup(s), service_of(s), kind);
+}
+
+static void
+service_op_hook_stop(struct svc *s)
+{
+	hook_cancel(service_sup(s), service_of(s), HOOK_SLOT_STEP);
+}
+
 const struct svc_ops service_ops = {
 	.spawn = service_op_spawn,
 	.busy = service_op_busy,
@@ -681,6 +713,8 @@ const struct svc_ops service_ops = {
 	.now = service_op_now,
 	.defer = service_op_defer,
 	.hold = service_op_hold,
+	.hook = service_op_hook,
+	.hook_stop = service_op_hook_stop,
 };
 
 /*
@@ -752,6 +786,7 @@ service_new(struct sup *sup, struct svc_def *d)
 	ev_io_init(&ss->prev, mainpid_on_prev_death, -1, EV_READ);
 	ev_io_init(&ss->ready, service_on_ready, -1, EV_READ);
 	ev_init(&ss->timer, service_on_timer);
+	health_init(ss);
 	if (service_env(sup, ss) < 0) {
 		free(ss->notify_path);
 		free(ss);
@@ -774,6 +809,8 @@ service_free(struct sup *sup, struct service *ss)
 		service_spawn_end(sup, ss->spawn);
 	if (ss->reload != NULL)		/* at exit only: left to run */
 		svcreload_end(sup, ss, -ECANCELED);
+	hook_end_all(sup, ss);
+	health_end(sup, ss);
 	ev_io_stop(sup->loop, &ss->death);
 	ev_timer_stop(sup->loop, &ss->timer);
 	service_prev_forget(sup, ss);
@@ -890,6 +927,7 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->ready_at_ms = s->exited_at;
 	st->err = s->err;
 	st->reloading = s->reloading;
+	st->health = health_name((enum health_state)ss->health);
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||
 	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
 }
@@ -972,5 +1010,6 @@ service_load(struct sup *sup, struct service *ss, struct st_r *r,
 	}
 	if (ss->removing)
 		ev_prepare_start(sup->loop, &sup->gc_w);
+	health_changed(sup, ss, SVC__STATES);	/* its checks, afresh */
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <ev.h>
 
+#include "hook.h"
 #include "notifysock.h"
 #include "output.h"
 #include "pidmap.h"
@@ -55,7 +56,7 @@ struct service_spawn {
 	char			**old_envp;
 };
 
-enum { PM_MAIN, PM_RELOAD, PM_CHECK };	/* pidmap_node.kind */
+enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 
 /*
  * A service as the supervisor holds it: the state plus its watchers.
@@ -78,6 +79,13 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK };	/* pidmap_node.kind */
 	X(char *, notify_path, SKIP)	/* NOTIFY_SOCKET */		\
 	/* a re-exec waits until none is in flight */			\
 	X(struct svcreload *, reload, SKIP) /* its reload_exec */	\
+	X(struct hookrun *, hooks[HOOK_SLOTS], SKIP) /* its hooks */	\
+	X(struct hookrun *, dying, SKIP) /* ... killed, not yet reaped */ \
+	/* health checks start afresh after a re-exec (health.c) */	\
+	X(ev_timer, health_w, SKIP)	/* the next check */		\
+	X(uint8_t, health, SKIP)	/* enum health_state */		\
+	X(uint32_t, health_fails, SKIP)	/* in a row */			\
+	X(int32_t, health_status, SKIP)	/* of the last failed check */ \
 	X(struct service_spawn *, spawn, SKIP) /* until it exec'd */	\
 	X(struct pidmap_node, pm, SKIP)	/* made again from svc.pid */	\
 	X(struct svc_out *, out, OUT)	/* NULL until it first runs */	\
@@ -109,6 +117,7 @@ void		 service_free(struct sup *sup, struct service *ss);
 void		 service_loop_init(struct sup *sup);
 int		 service_env(struct sup *sup, struct service *ss);
 void		 service_env_free(struct service *ss);
+void		 service_prepare(struct sup *sup, struct service *ss);
 void		 service_spawn_req(struct sup *sup, struct service *ss,
 		     struct spawn_req *req);
 void		 service_spawn_check(struct sup *sup,

@@ -56,6 +56,9 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 	}
 	if (st->err)
 		buf_printf(b, "; errno %d (%s)", st->err, strerror(st->err));
+	if (st->health != NULL && st->health[0] != '\0')
+		buf_printf(b, "; %s%s", st->health[0] == 's' ? "health: " : "",
+		    st->health);
 	if (st->have_memory)
 		buf_printf(b, " (memory %.1fM, oom %llu, oom_kill %llu)",
 		    st->memory / 1048576.0, (unsigned long long)st->oom,
@@ -112,6 +115,10 @@ status_json(struct buf *b, const struct svc_status *st)
 	    st->essential ? "true" : "false",
 	    (unsigned long long)st->log_dropped);
 	buf_printf(b, ",\"reloading\":%s", st->reloading ? "true" : "false");
+	if (st->health != NULL && st->health[0] != '\0')
+		buf_printf(b, ",\"health\":\"%s\"", st->health);
+	else
+		buf_puts(b, ",\"health\":null");
 	if (st->err)
 		buf_printf(b, ",\"errno\":%d", st->err);
 	else

@@ -38,6 +38,7 @@ struct svc_status {
 	int64_t			 ready_at_ms;	/* ready, or done, real; 0: not */
 	int32_t			 err;		/* sd_notify ERRNO=; 0: none */
 	bool			 reloading;	/* RELOADING=1 until READY=1 */
+	const char		*health;	/* its checks say; NULL, "": none */
 };
 
 int	status_width(const struct svc_status *v, size_t n);

@@ -300,7 +300,8 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 	for (i = j = 0; i < sup->set.n; i++) {
 		struct svc	*s = sup->set.v[i];
 
-		if (service_of(s)->removing && !svc_has_process(s)) {
+		if (service_of(s)->removing && !svc_has_process(s) &&
+		    !hook_busy(service_of(s))) {
 			log_info("%s: removed", s->def->name);
 			service_free(sup, service_of(s));
 		} else {
@@ -757,7 +758,7 @@ sup_cgroup_note(const struct sup *sup)
 
 /* ctl_ops: what the control socket may ask of us (ctl.h). */
 static int
-sup_ctl_kill(void *ctx, struct svc *s, int sig, bool all)
+sup_ctl_send(void *ctx, struct svc *s, int sig, bool all)
 {
 	return service_kill(ctx, service_of(s), sig, all);
 }
@@ -859,7 +860,7 @@ static const struct ctl_ops sup_ctl_ops = {
 	.running = sup_ctl_running,
 	.shutdown = sup_ctl_shutdown,
 	.reload = sup_ctl_reload,
-	.kill = sup_ctl_kill,
+	.send = sup_ctl_send,
 	.inherited = sup_ctl_inherited,
 	.svc_reload = sup_ctl_svc_reload,
 	.pressure_kill = sup_ctl_pressure_kill,

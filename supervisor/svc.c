@@ -20,6 +20,10 @@
 
 static void	svc_step(struct svc *);
 static void	svc_backoff(struct svc *, struct svc_reason, bool);
+static void	svc_spawn_main(struct svc *, bool);
+static void	svc_after_death(struct svc *, struct svc_reason);
+static void	svc_hook_failed(struct svc *, int, int);
+static void	svc_up(struct svc *);
 
 static int64_t
 svc_now(struct svc *s)
@@ -166,81 +170,6 @@ svc_release(struct svc *s)
 	s->queued = s->held = false;
 }
 
-static int
-svc_cmp(const void *a, const void *b)
-{
-	const struct svc *const *x = a, *const *y = b;
-
-	return strcmp((*x)->def->name, (*y)->def->name);
-}
-
-/* The service named name, or NULL. */
-struct svc *
-svc_find(const struct svc_set *set, const char *name)
-{
-	struct svc_def	 d = { .name = (char *)name };
-	struct svc	 key = { .def = &d }, *kp = &key, **r;
-
-	r = bsearch(&kp, set->v, set->n, sizeof(*set->v), svc_cmp);
-	return r ? *r : NULL;
-}
-
-/* Append s to a list of services. */
-static int
-svc_list_add(struct svc ***v, uint32_t *n, struct svc *s)
-{
-	struct svc	**nv;
-
-	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
-		return -ENOMEM;
-	nv[(*n)++] = s;
-	*v = nv;
-	return 0;
-}
-
-/*
- * Sort the set and resolve every dependency name to its service, in both
- * directions.  The configuration was checked: every name exists.
- */
-int
-svc_set_link(struct svc_set *set)
-{
-	size_t		 i, j;
-	struct svc	*s, *t;
-	int		 rc = 0;
-
-	if (set->n > 1)
-		qsort(set->v, set->n, sizeof(*set->v), svc_cmp);
-	free(set->stack);
-	if ((set->stack = calloc(set->n + 1, sizeof(*set->stack))) == NULL)
-		return -ENOMEM;
-	for (i = 0; i < set->n; i++) {
-		s = set->v[i];
-		free(s->reqs);
-		free(s->afters);
-		free(s->req_by);
-		free(s->after_by);
-		s->reqs = s->afters = s->req_by = s->after_by = NULL;
-		s->nreqs = s->nafters = s->nreq_by = s->nafter_by = 0;
-	}
-	for (i = 0; i < set->n; i++) {
-		s = set->v[i];
-		for (j = 0; j < s->def->nrequires; j++) {
-			if ((t = svc_find(set, s->def->requires[j].name)) == NULL)
-				continue;
-			rc |= svc_list_add(&s->reqs, &s->nreqs, t);
-			rc |= svc_list_add(&t->req_by, &t->nreq_by, s);
-		}
-		for (j = 0; j < s->def->nafter; j++) {
-			if ((t = svc_find(set, s->def->after[j].name)) == NULL)
-				continue;
-			rc |= svc_list_add(&s->afters, &s->nafters, t);
-			rc |= svc_list_add(&t->after_by, &t->nafter_by, s);
-		}
-	}
-	return rc ? -ENOMEM : 0;
-}
-
 /* A command wants the service up: forget earlier failures. */
 static void
 svc_fresh(struct svc *s)
@@ -316,39 +245,6 @@ svc_stop(struct svc *s)
 		return;
 	svc_want(s, false);
 	svc_set_run(s->set);
-}
-
-/*
- * What a stop (running: a restart) of s takes along: every service that
- * requires it, directly or not, and is up or wants up (running: has a
- * process), each once, with the one it requires that brought it in:
- * cb(x, via, arg).  Call it before the command, which changes the wants.
- */
-void
-svc_dependents(struct svc *s, bool running,
-    void (*cb)(struct svc *, struct svc *, void *), void *arg)
-{
-	struct svc_set	 *set = s->set;
-	struct svc	**stack = set->stack, *x;
-	size_t		  top = 0;
-	uint32_t	  i;
-
-	set->round++;
-	stack[top++] = s;
-	s->mark = set->round;
-	while (top > 0) {
-		x = stack[--top];
-		for (i = 0; i < x->nreq_by; i++) {
-			struct svc	*y = x->req_by[i];
-
-			if (y->mark == set->round || !(svc_has_process(y) ||
-			    (!running && y->want_up)))
-				continue;
-			y->mark = set->round;
-			stack[top++] = y;
-			cb(y, x, arg);
-		}
-	}
 }
 
 /* Command: stop everything, dependents first (shutdown). */
@@ -491,6 +387,34 @@ svc_spawn(struct svc *s)
 	free(s->status_text);
 	free(s->fail);
 	s->status_text = s->fail = NULL;
+	/* start_pre_exec first, within ready_timeout. */
+	if (ops->hook != NULL && (rc = ops->hook(s, HOOK_START_PRE)) != 1) {
+		if (rc < 0) {
+			s->last = why(WHY_HOOK, rc);
+			s->last.stage = HOOK_START_PRE;
+			svc_backoff(s, s->last, true);
+			return;
+		}
+		s->hook = HOOK_START_PRE;
+		s->starts++;
+		s->started_at = now;
+		if (s->def->ready_timeout)
+			svc_arm(s, s->def->ready_timeout);
+		svc_set_state(s, SVC_STARTING, why(WHY_IN_HOOK,
+		    HOOK_START_PRE));
+		return;
+	}
+	svc_spawn_main(s, false);
+}
+
+/* Spawn the main process, its start_pre_exec done (counted: as a start). */
+static void
+svc_spawn_main(struct svc *s, bool counted)
+{
+	const struct svc_ops	*ops = s->set->ops;
+	int64_t			 now = svc_now(s);
+	int			 rc;
+
 	if ((rc = ops->spawn(s)) < 0) {
 		/* Our own shortage (fds, PIDs, memory) is not the service
 		 * failing: it does not count against the start limit, and
@@ -502,7 +426,8 @@ svc_spawn(struct svc *s)
 		svc_backoff(s, s->last, true);
 		return;
 	}
-	s->starts++;
+	if (!counted)
+		s->starts++;
 	s->started_at = now;
 	s->execing = true;
 	if (s->def->ready_timeout)
@@ -668,6 +593,114 @@ svc_step_down(struct svc *s)
 	svc_spawn(s);
 }
 
+/* Kill the hooks of the steps that run, and forget them. */
+static void
+svc_hook_cancel(struct svc *s)
+{
+	if (s->hook == HOOK_NONE)
+		return;
+	s->set->ops->hook_stop(s);
+	s->hook = HOOK_NONE;
+}
+
+/*
+ * A stop asked for: its stop_exec, or its stop_signal; the stop_timeout
+ * runs from here either way.  A start still in its start_pre_exec has
+ * no process: it is stopped at once.
+ */
+static void
+svc_stop_begin(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	if (s->hook == HOOK_START_PRE) {
+		svc_hook_cancel(s);
+		svc_disarm(s);
+		svc_set_state(s, SVC_STOPPED, why(WHY_STOPPED, 0));
+		svc_kick(s);
+		return;
+	}
+	svc_hook_cancel(s);
+	if (ops->hook != NULL && ops->hook(s, HOOK_STOP) == 0) {
+		s->hook = HOOK_STOP;
+		if (s->def->stop_timeout)
+			svc_arm(s, s->def->stop_timeout);
+		else
+			svc_disarm(s);
+	} else {
+		svc_send_stop(s, s->def->stop_signal);
+	}
+	svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
+}
+
+/*
+ * A hook of the steps failed (status: its exit status, 128 + a signal,
+ * or -errno): a start_pre_exec fails the start; a start_post_exec stops
+ * the service, a failed start.
+ */
+static void
+svc_hook_failed(struct svc *s, int kind, int status)
+{
+	struct svc_reason	r = why(WHY_HOOK, status);
+
+	r.stage = (uint8_t)kind;
+	s->hook = HOOK_NONE;
+	svc_disarm(s);
+	if (kind == HOOK_START_PRE) {
+		s->last = r;
+		if (s->def->restart != RESTART_NEVER) {
+			svc_backoff(s, r, false);
+			return;
+		}
+		s->want_up = false;
+		svc_set_state(s, SVC_FAILED, r);
+		return;
+	}
+	s->pending = r;
+	svc_send_stop(s, s->def->stop_signal);
+	svc_set_state(s, SVC_STOPPING, r);
+}
+
+/*
+ * Event: the hooks of a step ended, with status 0 (all exited 0) or as
+ * svc_hook_failed() says.  Each step goes on from where it waited.
+ */
+void
+svc_hook_done(struct svc *s, int kind, int status)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	if (s->hook != kind || kind == HOOK_NONE)
+		return;
+	switch (kind) {
+	case HOOK_START_PRE:
+	case HOOK_START_POST:
+		if (status != 0)
+			svc_hook_failed(s, kind, status);
+		else if (kind == HOOK_START_PRE) {
+			s->hook = HOOK_NONE;
+			svc_disarm(s);
+			svc_spawn_main(s, true);
+		} else
+			svc_up(s);
+		break;
+	case HOOK_STOP:
+		/* stop_exec failed: the stop_signal, as without it. */
+		s->hook = HOOK_NONE;
+		if (status != 0 && svc_has_process(s) && !s->kill_sent) {
+			ops->signal(s, s->def->stop_signal);
+			ops->signal(s, SIGCONT);
+		}
+		break;
+	case HOOK_STOP_POST:
+		s->hook = HOOK_NONE;
+		svc_disarm(s);
+		svc_after_death(s, s->last);
+		break;
+	}
+	svc_set_run(s->set);
+}
+
 /* Move one service toward its want. */
 static void
 svc_step(struct svc *s)
@@ -684,8 +717,7 @@ svc_step(struct svc *s)
 			break;
 		if (svc_blocking_stop(s) != NULL)
 			break;
-		svc_send_stop(s, s->def->stop_signal);
-		svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
+		svc_stop_begin(s);
 		break;
 	case SVC_STOPPING:
 	case SVC_DONE:
@@ -759,12 +791,32 @@ svc_reload_end(struct svc *s, int status)
 	s->set->ops->changed(s, SVC_READY);
 }
 
-/* STARTING -> READY: readiness was reported and it has settled. */
+/*
+ * STARTING -> READY: readiness was reported and it has settled; its
+ * start_post_exec first, within ready_timeout.
+ */
 static void
 svc_up(struct svc *s)
 {
+	const struct svc_ops	*ops = s->set->ops;
+	int			 rc;
+
 	s->ready_seen = false;
 	svc_disarm(s);
+	if (s->hook != HOOK_START_POST && ops->hook != NULL &&
+	    (rc = ops->hook(s, HOOK_START_POST)) != 1) {
+		if (rc < 0) {
+			svc_hook_failed(s, HOOK_START_POST, rc);
+			return;
+		}
+		s->hook = HOOK_START_POST;
+		if (s->def->ready_timeout)
+			svc_arm(s, s->def->ready_timeout);
+		svc_set_state(s, SVC_STARTING, why(WHY_IN_HOOK,
+		    HOOK_START_POST));
+		return;
+	}
+	s->hook = HOOK_NONE;
 	s->ready_at = svc_now(s);
 	s->reload_due = 0;
 	s->watch_due = s->def->watchdog ? s->ready_at + s->def->watchdog : 0;
@@ -789,7 +841,7 @@ svc_ready(struct svc *s)
 		return;
 	}
 	if (s->state != SVC_STARTING || s->pending.why != WHY_NONE ||
-	    svc_is_task(s) || s->ready_seen)
+	    svc_is_task(s) || s->ready_seen || s->hook != HOOK_NONE)
 		return;
 	left = s->started_at + s->def->settle - svc_now(s);
 	if (left > 0) {
@@ -809,6 +861,21 @@ svc_watchdog(struct svc *s)
 		s->watch_due = svc_now(s) + s->def->watchdog;
 		svc_arm_ready(s);
 	}
+}
+
+/*
+ * Event: its health checks failed health_retries times in a row (the
+ * last with status): stopped, and restarted as its policy says.
+ */
+void
+svc_unhealthy(struct svc *s, int status)
+{
+	if (s->state != SVC_READY || s->pending.why != WHY_NONE)
+		return;
+	s->pending = why(WHY_UNHEALTHY, status);
+	svc_send_stop(s, s->def->stop_signal);
+	svc_set_state(s, SVC_STOPPING, s->pending);
+	svc_set_run(s->set);
 }
 
 /* Event: WATCHDOG=trigger; the service asks for the watchdog's action. */
@@ -937,6 +1004,30 @@ svc_status_text(struct svc *s, const char *text, size_t len)
 	return 0;
 }
 
+/*
+ * The timer fired while hooks of a step run: a start's fail it, a stop's
+ * stop_exec gives way to SIGKILL, a stop_post_exec is given up.
+ */
+static void
+svc_hook_timeout(struct svc *s)
+{
+	int	kind = s->hook;
+
+	svc_hook_cancel(s);
+	switch (kind) {
+	case HOOK_START_PRE:
+	case HOOK_START_POST:
+		svc_hook_failed(s, kind, -ETIMEDOUT);
+		break;
+	case HOOK_STOP:
+		svc_send_stop(s, SIGKILL);
+		break;
+	case HOOK_STOP_POST:
+		svc_after_death(s, s->last);
+		break;
+	}
+}
+
 /* Event: the timer of the service fired; what it means depends on state. */
 void
 svc_timeout(struct svc *s)
@@ -944,6 +1035,11 @@ svc_timeout(struct svc *s)
 	int64_t	now;
 
 	s->deadline = 0;
+	if (s->hook != HOOK_NONE) {
+		svc_hook_timeout(s);
+		svc_set_run(s->set);
+		return;
+	}
 	switch (s->state) {
 	case SVC_STARTING:
 		if (s->ready_seen) {	/* it settled */
@@ -987,7 +1083,7 @@ svc_died(struct svc *s, int code, int sig)
 {
 	const struct svc_def	*d = s->def;
 	struct svc_reason	 death;
-	bool			 clean, again;
+	bool			 clean;
 
 	svc_disarm(s);
 	s->execing = false;
@@ -1009,13 +1105,40 @@ svc_died(struct svc *s, int code, int sig)
 	s->ready_seen = s->reloading = s->reload_asked = false;
 	s->reload_ready = false;
 	s->reload_due = s->watch_due = 0;
+	s->died_clean = clean;
+	s->died_stopped = s->state == SVC_STOPPING &&
+	    s->reason.why == WHY_STOPPED;
+	s->last = death;
+	/* What a start or a stop ran dies with it; stop_post_exec next. */
+	svc_hook_cancel(s);
+	if (s->set->ops->hook != NULL &&
+	    s->set->ops->hook(s, HOOK_STOP_POST) == 0) {
+		s->hook = HOOK_STOP_POST;
+		if (s->def->stop_timeout)
+			svc_arm(s, s->def->stop_timeout);
+		svc_set_state(s, SVC_STOPPING, why(WHY_IN_HOOK,
+		    HOOK_STOP_POST));
+		svc_set_run(s->set);
+		return;
+	}
+	svc_after_death(s, death);
+}
 
-	if (!s->want_up || s->restart_req || (s->state == SVC_STOPPING &&
-	    s->reason.why == WHY_STOPPED)) {
+/*
+ * After the death of the main process (and its stop_post_exec): stopped,
+ * started again, done or failed, as its want and its restart say.
+ */
+static void
+svc_after_death(struct svc *s, struct svc_reason death)
+{
+	const struct svc_def	*d = s->def;
+	bool			 clean = s->died_clean, again;
+
+	if (!s->want_up || s->restart_req || s->died_stopped) {
 		/* It was to stop: whatever it died of, that is a stop.  If
 		 * it is wanted up again (restart, or start while stopping),
 		 * it starts afresh. */
-		if (s->state == SVC_STOPPING && s->reason.why == WHY_STOPPED)
+		if (s->died_stopped)
 			death = why(s->kill_sent && d->stop_signal != SIGKILL ?
 			    WHY_STOP_KILLED : WHY_STOPPED, 0);
 		svc_set_state(s, SVC_STOPPED, death);

@@ -64,6 +64,25 @@ enum svc_why {
 	WHY_ENV_FILE,		/* an env_file is wrong: s->fail */
 	WHY_WATCHDOG_TRIGGER,	/* the service sent WATCHDOG=trigger */
 	WHY_GONE,		/* a main process not our child is gone */
+	WHY_HOOK,		/* stage: its hook failed; code: status */
+	WHY_IN_HOOK,		/* stage: the hook running */
+	WHY_UNHEALTHY,		/* code: its last check's status */
+};
+
+/*
+ * The commands run around a service (hook.c): the first four in the
+ * state machine's steps (svc.hook says which runs), the others beside.
+ */
+enum hook_kind {
+	HOOK_NONE,
+	HOOK_START_PRE,		/* before the spawn; a failure fails it */
+	HOOK_START_POST,	/* after readiness, before READY */
+	HOOK_STOP,		/* stop_exec, in place of stop_signal */
+	HOOK_STOP_POST,		/* after the main process is gone */
+	HOOK_ON_FAILURE,	/* when it enters failed */
+	HOOK_RELOAD,		/* reload_exec */
+	HOOK_HEALTH,		/* health_exec */
+	HOOK__KINDS
 };
 
 /* Where in the child set-up a spawn failed (WHY_EXEC). */
@@ -113,6 +132,12 @@ struct svc_ops {
 	 * ms it must still wait for memory (0: none; NULL: never), and in
 	 * *until the latest it will wait. */
 	int64_t	(*hold)(struct svc *, int64_t *until);
+	/* Run the service's commands of one kind (NULL: none ever): 1 if
+	 * it has none, 0 if they run (svc_hook_done() says how they
+	 * ended), or -errno.  hook_stop: kill the ones that run; no
+	 * svc_hook_done() follows. */
+	int	(*hook)(struct svc *, int kind);
+	void	(*hook_stop)(struct svc *);
 };
 
 /*
@@ -181,6 +206,10 @@ struct svc_ops {
 	X(bool, reloading, BOOL)	/* READY: RELOADING=1 was sent */ \
 	X(bool, reload_asked, BOOL)	/* READY: a reload is under way */ \
 	X(bool, reload_ready, BOOL)	/* ... which READY=1 ends */	\
+	/* a re-exec waits until no hook runs */			\
+	X(uint8_t, hook, SKIP)		/* enum hook_kind, of the steps */ \
+	X(bool, died_clean, SKIP)	/* STOP_POST: how the main ended */ \
+	X(bool, died_stopped, SKIP)	/* ... stopped by request */	\
 	X(TAILQ_ENTRY(svc), q, SKIP)	/* the queue's link */
 
 #define SVC_MEMBER(type, name, how)	type name;
@@ -236,9 +265,13 @@ void		 svc_died(struct svc *s, int code, int sig);
 void		 svc_timeout(struct svc *s);
 void		 svc_watchdog(struct svc *s);
 void		 svc_watchdog_trigger(struct svc *s);
+void		 svc_unhealthy(struct svc *s, int status);
 void		 svc_extend(struct svc *s, uint32_t ms);
 void		 svc_reload_asked(struct svc *s, bool until_ready);
 void		 svc_reload_done(struct svc *s, int status);
+void		 svc_hook_done(struct svc *s, int kind, int status);
+const char	*hook_name(int kind);
+void		 hook_status_format(int kind, int status, char *out, size_t n);
 uint32_t	 svc_reload_limit(const struct svc *s);
 void		 svc_reloading(struct svc *s);
 void		 svc_stopping(struct svc *s);

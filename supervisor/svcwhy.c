@@ -43,6 +43,40 @@ spawn_stage_name(enum spawn_stage st)
 	return st < STAGE__COUNT ? names[st] : "spawn";
 }
 
+/* The key of a kind of hook. */
+const char *
+hook_name(int kind)
+{
+	static const char *const names[] = {
+		[HOOK_START_PRE] = "start_pre_exec",
+		[HOOK_START_POST] = "start_post_exec",
+		[HOOK_STOP] = "stop_exec", [HOOK_STOP_POST] = "stop_post_exec",
+		[HOOK_ON_FAILURE] = "on_failure_exec",
+		[HOOK_RELOAD] = "reload_exec", [HOOK_HEALTH] = "health_exec",
+	};
+
+	return kind > HOOK_NONE && kind < HOOK__KINDS ? names[kind] : "hook";
+}
+
+/*
+ * How a hook ended, in words: status is its exit status, 128 + the
+ * signal that killed it, or -errno (-ETIMEDOUT: its time was up).
+ */
+void
+hook_status_format(int kind, int status, char *out, size_t n)
+{
+	if (status == -ETIMEDOUT)
+		snprintf(out, n, "%s timed out", hook_name(kind));
+	else if (status < 0)
+		snprintf(out, n, "%s: %s", hook_name(kind), strerror(-status));
+	else if (status > 128)
+		snprintf(out, n, "%s killed by signal %d", hook_name(kind),
+		    status - 128);
+	else
+		snprintf(out, n, "%s exited with code %d", hook_name(kind),
+		    status);
+}
+
 /* One reason in words. */
 static void
 reason_format(const struct svc *s, const struct svc_reason *r, char *out,
@@ -121,6 +155,21 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		snprintf(out, n, "main process gone (not our child: no exit "
 		    "status)");
 		break;
+	case WHY_HOOK:
+		hook_status_format(r->stage, r->code, out, n);
+		break;
+	case WHY_IN_HOOK:
+		snprintf(out, n, "running %s", hook_name(r->stage));
+		break;
+	case WHY_UNHEALTHY: {
+		char	how[128];
+
+		hook_status_format(HOOK_HEALTH, r->code, how, sizeof(how));
+		snprintf(out, n, "unhealthy: %s, %u time%s in a row", how,
+		    s->def->health_retries, s->def->health_retries == 1 ?
+		    "" : "s");
+		break;
+	}
 	default:
 		snprintf(out, n, "?");
 	}

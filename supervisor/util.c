@@ -715,6 +715,23 @@ strv_add(char **v, const char *s)
 	return nv;
 }
 
+/* A copy of a NULL-terminated vector (an empty one for NULL), or NULL. */
+char **
+strv_dup(char *const *v)
+{
+	size_t	  n = strv_len(v), i;
+	char	**c;
+
+	if ((c = calloc(n + 1, sizeof(*c))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((c[i] = strdup(v[i])) == NULL) {
+			strv_free(c);
+			return NULL;
+		}
+	return c;
+}
+
 /* Do two NULL-terminated vectors hold the same strings? */
 bool
 strv_equal(char *const *a, char *const *b)

@@ -79,6 +79,7 @@ int	argv_split(const char *s, char ***argvp, const char **why);
 void	strv_free(char **v);
 size_t	strv_len(char *const *v);
 char	**strv_add(char **v, const char *s);
+char	**strv_dup(char *const *v);
 bool	strv_equal(char *const *a, char *const *b);
 
 /* Logging: the supervisor's own messages, to stderr (the console). */

@@ -373,3 +373,84 @@ t_kill_verb() {
 	expect_match "$OUT" "u is not running"
 	pv_down
 }
+
+# Hooks: start_pre_exec (in order, before the main process),
+# start_post_exec (before ready), stop_exec with $MAINPID in place of
+# stop_signal, stop_post_exec once the main process is gone; their
+# output in the service's log.
+t_hooks_order() {
+	pv_dir
+	svc web <<-EOF
+	start_pre_exec = $H stamp=$T/h:pre1
+	start_pre_exec = /bin/sh -c 'echo from-pre; $H stamp=$T/h:pre2'
+	exec = $H stamp=$T/h:main on-term=$T/h:term notify=READY=1 sleep=forever
+	ready = notify
+	start_post_exec = $H stamp=$T/h:post
+	stop_exec = /bin/sh -c 'echo "stop \$MAINPID" >>$T/h; kill -TERM \$MAINPID'
+	stop_post_exec = $H stamp=$T/h:stoppost
+	EOF
+	pv_up
+	ctl wait web ready --timeout=20s || fail "web: $(ctl status web)"
+	expect_eq "$(awk '{ print $1 }' "$T/h" | tr '\n' ' ')" "pre1 pre2 main post " "start"
+	local pid
+	pid=$(field web pid)
+	expect_eq "$(awk '$1 == "main" { print $3 }' "$T/h")" "$pid" "main's pid"
+	expect_rc 0 ctl logs web
+	expect_match "$OUT" "from-pre"
+	expect_rc 0 ctl stop web --wait --timeout=20s
+	expect_eq "$(awk '{ print $1 }' "$T/h" | tr '\n' ' ')" \
+	    "pre1 pre2 main post stop term stoppost " "stop"
+	expect_eq "$(awk '$1 == "stop" { print $2 }' "$T/h")" "$pid" '$MAINPID'
+	expect_match "$(field web reason)" "^stopped"
+	pv_down
+}
+
+# A start_pre_exec that fails fails the start (the main process never
+# runs); one that hangs is killed at ready_timeout; a stop_post_exec
+# runs after a crash too, before the restart.
+t_hooks_failures() {
+	pv_dir
+	svc bad <<-EOF
+	start_pre_exec = $H exit=3
+	exec = $H stamp=$T/bad:main sleep=forever
+	restart = never
+	EOF
+	svc hang <<-EOF
+	start_pre_exec = $H stamp=$T/hang:pre sleep=forever
+	exec = $H sleep=forever
+	ready_timeout = 1s
+	restart = never
+	EOF
+	svc crash <<-EOF
+	exec = $H stamp=$T/c:main exit=1
+	stop_post_exec = $H stamp=$T/c:post
+	restart_delay = 10ms
+	EOF
+	pv_up
+	expect_rc 0 ctl wait bad failed --timeout=20s
+	expect_match "$(field bad reason)" "start_pre_exec exited with code 3"
+	[ ! -e "$T/bad" ] || fail "the main process ran after a failed start_pre_exec"
+	expect_rc 0 ctl wait hang failed --timeout=20s
+	expect_match "$(field hang reason)" "start_pre_exec timed out"
+	wait_until 10000 ns_count_is "hang pre" 0 || fail "the hung hook lives on"
+	"$H" waitfile="$T/c:4:20000" || fail "crash: $(cat "$T/c")"
+	expect_eq "$(head -4 "$T/c" | awk '{ print $1 }' | tr '\n' ' ')" \
+	    "main post main post " "crash, stop_post_exec, restart"
+	pv_down
+}
+
+# on_failure_exec: when a service enters failed, with its name, reason
+# and exit status in its environment.
+t_hooks_on_failure() {
+	pv_dir
+	svc crash <<-EOF
+	exec = $H exit=7
+	restart = never
+	on_failure_exec = /bin/sh -c 'echo "\$PIDVISOR_SERVICE|\$PIDVISOR_REASON|\$EXIT_CODE|\$EXIT_STATUS" >$T/of'
+	EOF
+	pv_up
+	expect_rc 0 ctl wait crash failed --timeout=20s
+	"$H" waitfile="$T/of:1:20000" || fail "no on_failure_exec"
+	expect_eq "$(cat "$T/of")" "crash|exited with code 7|exited|7"
+	pv_down
+}

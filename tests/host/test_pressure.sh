@@ -53,6 +53,7 @@ t_kill_mode() {
 	svc proc <<-EOF
 	exec = /bin/sh -c "$H ignore=15 stamp=$T/p:child sleep=forever & \
 	    exec $H sleep=forever"
+	kill_mode = process
 	EOF
 	pv_up
 	"$H" waitfile="$T/g:1:5000" && "$H" waitfile="$T/p:1:5000" ||

@@ -471,6 +471,16 @@ static const struct {
 	{ SEC_SERVICE, "env_file", "-/etc/default/web" },
 	{ SEC_SERVICE, "reload_signal", "USR1" },
 	{ SEC_SERVICE, "reload_exec", "/bin/kill -HUP $MAINPID" },
+	{ SEC_SERVICE, "start_pre_exec", "/bin/mkdir -p /run/web" },
+	{ SEC_SERVICE, "start_post_exec", "/bin/echo up" },
+	{ SEC_SERVICE, "stop_exec", "/bin/kill -TERM $MAINPID" },
+	{ SEC_SERVICE, "stop_post_exec", "/bin/rm -f /run/web/pid" },
+	{ SEC_SERVICE, "on_failure_exec", "/bin/echo failed" },
+	{ SEC_SERVICE, "health_exec", "/bin/true" },
+	{ SEC_SERVICE, "health_interval", "5s" },
+	{ SEC_SERVICE, "health_timeout", "2s" },
+	{ SEC_SERVICE, "health_retries", "5" },
+	{ SEC_SERVICE, "health_start_period", "20s" },
 };
 
 /*
@@ -513,6 +523,10 @@ test_every_key_table(void **state)
 			    k->name, key_examples[j].value);
 			if (strcmp(k->name, "ready"))
 				buf_puts(&t, "ready = notify\n");
+			/* The pace of a check needs the check. */
+			if (!strncmp(k->name, "health_", 7) &&
+			    strcmp(k->name, "health_exec"))
+				buf_puts(&t, "health_exec = /bin/true\n");
 			buf_add(&t, "", 1);
 			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
 			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
@@ -722,11 +736,11 @@ test_errors(void **state)
 	    "web.ini:3: start_limit_burst: expected a number from 0 (no "
 	    "limit) to 100000, not 'many'\n");
 	expect("[service]\nexec = x\nready = fd:2\n",
-	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
-	    "to 1023, not 'fd:2'\n");
+	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
+	    "from 3 to 1023, not 'fd:2'\n");
 	expect("[service]\nexec = x\nready = socket\n",
-	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
-	    "to 1023, not 'socket'\n");
+	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
+	    "from 3 to 1023, not 'socket'\n");
 	expect("[service]\nexec = x\nwatchdog = 5s\n",
 	    "web.ini:3: watchdog: needs ready = notify (pings come as "
 	    "WATCHDOG=1)\n");
@@ -789,8 +803,8 @@ test_every_error_named(void **state)
 	    "web.ini:1: missing required key 'exec'\n"
 	    "web.ini:2: restart: expected always, on-failure or never, not "
 	    "'x'\n"
-	    "web.ini:3: ready: expected exec, notify, exit or fd:N with N from 3 "
-	    "to 1023, not 'y'\n"
+	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
+	    "from 3 to 1023, not 'y'\n"
 	    "web.ini:4: unknown key 'foo'\n"
 	    "web.ini:5: expected KEY = VALUE\n");
 }

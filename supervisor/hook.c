@@ -1,0 +1,447 @@
+/*
+ * hook.c - the commands run around a service: start_pre_exec,
+ * start_post_exec, stop_exec, stop_post_exec (svc.c waits on them),
+ * on_failure_exec, and health_exec (health.c's).  Each is spawned as
+ * the service runs (its user, cgroup, environment and log), with
+ * $MAINPID while there is a main process, never run on the loop; one
+ * that outlives its time-out is killed.  The commands of a kind run one
+ * after the other while each exits 0.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "health.h"
+#include "hook.h"
+#include "service.h"
+#include "sup.h"
+
+/* The slot a kind runs in. */
+static int
+hook_slot(int kind)
+{
+	if (kind == HOOK_ON_FAILURE)
+		return HOOK_SLOT_FAILURE;
+	if (kind == HOOK_HEALTH)
+		return HOOK_SLOT_HEALTH;
+	return HOOK_SLOT_STEP;
+}
+
+/* The command lines of a kind, as its key gave them; NULL: none. */
+static char *const *
+hook_cmds(const struct svc_def *d, int kind)
+{
+	switch (kind) {
+	case HOOK_START_PRE:
+		return d->start_pre_exec;
+	case HOOK_START_POST:
+		return d->start_post_exec;
+	case HOOK_STOP:
+		return d->stop_exec;
+	case HOOK_STOP_POST:
+		return d->stop_post_exec;
+	case HOOK_ON_FAILURE:
+		return d->on_failure_exec;
+	}
+	return NULL;
+}
+
+/*
+ * How long each command of a kind may run: a start's within
+ * ready_timeout and a stop's within stop_timeout, as systemd bounds
+ * them (svc.c's timer bounds the step too); a check within its
+ * health_timeout; SVC_EXTEND_MAX where the key says 0 (for ever).
+ */
+static uint32_t
+hook_timeout(const struct svc_def *d, int kind)
+{
+	uint32_t	ms;
+
+	switch (kind) {
+	case HOOK_START_PRE:
+	case HOOK_START_POST:
+		ms = d->ready_timeout;
+		break;
+	case HOOK_HEALTH:
+		ms = d->health_timeout;
+		break;
+	default:
+		ms = d->stop_timeout;
+	}
+	return ms ? ms : SVC_EXTEND_MAX;
+}
+
+/*
+ * The words of a command line: $MAINPID and ${MAINPID} put in anywhere
+ * (as reload_exec has always had them; the rest of $VARIABLES is the
+ * spawn's, env_expand_argv()).  NULL on error.
+ */
+static char **
+hook_words(const char *line, pid_t mainpid)
+{
+	char		**v, num[16];
+	const char	 *why;
+	size_t		  i;
+	struct buf	  b;
+
+	if (argv_split(line, &v, &why) < 0)
+		return NULL;
+	if (mainpid <= 0)
+		return v;
+	snprintf(num, sizeof(num), "%d", (int)mainpid);
+	for (i = 0; v[i]; i++) {
+		const char	*w = v[i], *at;
+
+		if (strstr(w, "MAINPID") == NULL)
+			continue;
+		memset(&b, 0, sizeof(b));
+		while ((at = strchr(w, '$')) != NULL) {
+			size_t	skip = !strncmp(at, "${MAINPID}", 10) ? 10 :
+				    !strncmp(at, "$MAINPID", 8) ? 8 : 0;
+
+			buf_add(&b, w, (size_t)(at - w) + (skip ? 0 : 1));
+			if (skip)
+				buf_puts(&b, num);
+			w = at + (skip ? skip : 1);
+		}
+		buf_puts(&b, w);
+		if (b.nomem || buf_add(&b, "", 1) < 0) {
+			buf_free(&b);
+			strv_free(v);
+			return NULL;
+		}
+		free(v[i]);
+		v[i] = b.data;
+	}
+	return v;
+}
+
+/*
+ * The environment of a hook: the service's, with MAINPID while it has
+ * a main process, and for on_failure_exec what failed and why
+ * (PIDVISOR_SERVICE, PIDVISOR_REASON, EXIT_CODE and EXIT_STATUS, as
+ * systemd names the last two).
+ */
+static char **
+hook_env(struct sup *sup, struct service *ss, int kind)
+{
+	struct svc	*s = &ss->svc;
+	char *const	*base = ss->envp ? ss->envp : sup->base_env;
+	char		**v = NULL, line[512], why[256];
+	size_t		  i;
+
+	for (i = 0; base && base[i]; i++)
+		if (strncmp(base[i], "MAINPID=", 8) != 0 &&
+		    (v = strv_add(v, base[i])) == NULL)
+			return NULL;
+	if (svc_has_process(s)) {
+		snprintf(line, sizeof(line), "MAINPID=%d", (int)s->pid);
+		if ((v = strv_add(v, line)) == NULL)
+			return NULL;
+	}
+	if (kind == HOOK_ON_FAILURE) {
+		svc_reason_format(s, why, sizeof(why));
+		snprintf(line, sizeof(line), "PIDVISOR_SERVICE=%s",
+		    s->def->name);
+		if ((v = strv_add(v, line)) == NULL)
+			return NULL;
+		snprintf(line, sizeof(line), "PIDVISOR_REASON=%s", why);
+		if ((v = strv_add(v, line)) == NULL)
+			return NULL;
+		if (s->exit_sig)
+			snprintf(line, sizeof(line), "EXIT_CODE=killed");
+		else
+			snprintf(line, sizeof(line), "EXIT_CODE=exited");
+		if ((v = strv_add(v, line)) == NULL)
+			return NULL;
+		snprintf(line, sizeof(line), "EXIT_STATUS=%d", s->exit_sig ?
+		    s->exit_sig : s->exit_code);
+		if ((v = strv_add(v, line)) == NULL)
+			return NULL;
+	}
+	if (v == NULL)
+		v = calloc(1, sizeof(*v));
+	return v;
+}
+
+static void	hook_on_exec(struct ev_loop *, ev_io *, int);
+static void	hook_on_death(struct ev_loop *, ev_io *, int);
+static void	hook_on_timer(struct ev_loop *, ev_timer *, int);
+
+/* Spawn the next command of the chain.  0, or -errno. */
+static int
+hook_spawn(struct sup *sup, struct hookrun *hr)
+{
+	struct service		*ss = hr->ss;
+	struct spawn_req	 req;
+	struct spawn_result	 res;
+	int			 rc;
+
+	strv_free(hr->argv);
+	if (hr->cmds != NULL)
+		hr->argv = hook_words(hr->cmds[hr->next], svc_has_process(
+		    &ss->svc) ? ss->svc.pid : 0);
+	else			/* health_exec: its words, kept */
+		hr->argv = strv_dup(ss->svc.def->health_exec);
+	if (hr->argv == NULL)
+		return -ENOMEM;
+	hr->next++;
+	spawn_proc_init(&hr->proc);
+	service_spawn_req(sup, ss, &req);
+	req.argv = hr->argv;
+	req.envp = hr->envp;
+	req.pid_slot = NULL;
+	if ((rc = spawn_start(&hr->proc, &req, &res)) < 0)
+		return rc;
+	hr->pid = res.pid;
+	hr->timed_out = false;
+	pidmap_add(&sup->pids, &hr->pm, res.pid);
+	ev_io_init(&hr->io, hook_on_exec, hr->proc.errfd, EV_READ);
+	ev_io_start(sup->loop, &hr->io);
+	ev_io_init(&hr->death, hook_on_death, spawn_fd_keep(res.pidfd),
+	    EV_READ);
+	ev_io_start(sup->loop, &hr->death);
+	ev_timer_init(&hr->timer, hook_on_timer, hr->timeout / 1000., 0.);
+	ev_timer_start(sup->loop, &hr->timer);
+	return 0;
+}
+
+/* Free a chain whose command is not running (or reaped). */
+static void
+hook_free(struct hookrun *hr)
+{
+	strv_free(hr->cmds);
+	strv_free(hr->argv);
+	strv_free(hr->envp);
+	free(hr);
+}
+
+/*
+ * Start the commands of a kind for the service: 1 if it has none, 0 if
+ * they run (their end is told as hook_done says), or -errno.  A chain
+ * of the same slot that runs is killed first.
+ */
+int
+hook_start(struct sup *sup, struct service *ss, int kind)
+{
+	const struct svc_def	*d = ss->svc.def;
+	char *const		*cmds = hook_cmds(d, kind);
+	struct hookrun		*hr;
+	int			 slot = hook_slot(kind), rc;
+
+	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL)
+		return 1;
+	hook_cancel(sup, ss, slot);
+	if ((hr = calloc(1, sizeof(*hr))) == NULL)
+		return -ENOMEM;
+	hr->ss = ss;
+	hr->kind = (uint8_t)kind;
+	hr->pm.kind = PM_HOOK;
+	hr->timeout = hook_timeout(d, kind);
+	if ((cmds != NULL && (hr->cmds = strv_dup(cmds)) == NULL) ||
+	    (hr->envp = hook_env(sup, ss, kind)) == NULL) {
+		hook_free(hr);
+		return -ENOMEM;
+	}
+	service_prepare(sup, ss);
+	if ((rc = hook_spawn(sup, hr)) < 0) {
+		log_warn("%s: %s: %s", d->name, hook_name(kind),
+		    strerror(-rc));
+		hook_free(hr);
+		return rc;
+	}
+	ss->hooks[slot] = hr;
+	return 0;
+}
+
+/* The chain is over, with status: tell whoever waits on it. */
+static void
+hook_done(struct sup *sup, struct service *ss, int kind, int status)
+{
+	char	how[128];
+
+	if (status != 0) {
+		hook_status_format(kind, status, how, sizeof(how));
+		if (kind == HOOK_HEALTH)
+			log_debug("%s: %s", ss->svc.def->name, how);
+		else
+			log_warn("%s: %s", ss->svc.def->name, how);
+	}
+	switch (kind) {
+	case HOOK_ON_FAILURE:
+		break;
+	case HOOK_HEALTH:
+		health_result(sup, ss, status);
+		break;
+	default:
+		svc_hook_done(&ss->svc, kind, status);
+		service_unhold(sup);
+	}
+	if (ss->removing && !svc_has_process(&ss->svc) && !hook_busy(ss))
+		ev_prepare_start(sup->loop, &sup->gc_w);
+}
+
+/* The command is gone (reaped): the chain goes on, or ends. */
+static void
+hook_over(struct sup *sup, struct hookrun *hr, int status)
+{
+	struct service	*ss = hr->ss;
+	int		 kind = hr->kind, slot = hook_slot(kind);
+
+	ev_io_stop(sup->loop, &hr->io);
+	ev_io_stop(sup->loop, &hr->death);
+	ev_timer_stop(sup->loop, &hr->timer);
+	spawn_poll(&hr->proc);
+	spawn_proc_free(&hr->proc);	/* off its stack */
+	close(hr->death.fd);
+	pidmap_del(&sup->pids, &hr->pm);
+	hr->pid = 0;
+	if (hr->cancelled) {
+		struct hookrun	**pp;
+
+		for (pp = &ss->dying; *pp != NULL; pp = &(*pp)->dying)
+			if (*pp == hr) {
+				*pp = hr->dying;
+				break;
+			}
+		hook_free(hr);
+		if (ss->removing && !svc_has_process(&ss->svc) &&
+		    !hook_busy(ss))
+			ev_prepare_start(sup->loop, &sup->gc_w);
+		return;
+	}
+	if (status == 0 && hr->cmds != NULL && hr->cmds[hr->next] != NULL) {
+		if ((status = hook_spawn(sup, hr)) == 0)
+			return;
+	}
+	ss->hooks[slot] = NULL;
+	hook_free(hr);
+	hook_done(sup, ss, kind, status);
+}
+
+/* Reap a hook's command through its pidfd, if it exited. */
+void
+hook_reap(struct sup *sup, struct hookrun *hr)
+{
+	siginfo_t	si;
+	int		status;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)hr->death.fd, &si, WEXITED | WNOHANG |
+	    __WALL) < 0 || si.si_pid == 0)
+		return;
+	spawn_poll(&hr->proc);
+	if (hr->proc.err)
+		status = -hr->proc.err;		/* it never ran */
+	else if (hr->timed_out)
+		status = -ETIMEDOUT;
+	else if (si.si_code == CLD_EXITED)
+		status = si.si_status;
+	else
+		status = 128 + si.si_status;
+	hook_over(sup, hr, status);
+}
+
+static void
+hook_on_exec(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct hookrun	*hr = container_of(w, struct hookrun, io);
+
+	(void)revents;
+	if (spawn_poll(&hr->proc))
+		ev_io_stop(loop, w);
+}
+
+static void
+hook_on_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)revents;
+	hook_reap(ev_userdata(loop), container_of(w, struct hookrun, death));
+}
+
+/* Its time is up: killed; its death ends it, as timed out. */
+static void
+hook_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct hookrun	*hr = container_of(w, struct hookrun, timer);
+
+	(void)loop;
+	(void)revents;
+	hr->timed_out = true;
+	pidfd_signal(hr->death.fd, SIGKILL);
+}
+
+/*
+ * Kill the chain of a slot, if one runs; its death is reaped in
+ * silence (nothing is told).
+ */
+void
+hook_cancel(struct sup *sup, struct service *ss, int slot)
+{
+	struct hookrun	*hr = ss->hooks[slot];
+
+	(void)sup;
+	if (hr == NULL)
+		return;
+	ss->hooks[slot] = NULL;
+	hr->cancelled = true;
+	hr->dying = ss->dying;
+	ss->dying = hr;
+	pidfd_signal(hr->death.fd, SIGKILL);
+}
+
+/* Does a command of the service's hooks run, or a cancelled one live? */
+bool
+hook_busy(const struct service *ss)
+{
+	size_t	i;
+
+	for (i = 0; i < HOOK_SLOTS; i++)
+		if (ss->hooks[i] != NULL)
+			return true;
+	return ss->dying != NULL;
+}
+
+/* Forget a chain, running or not. */
+static void
+hook_forget(struct sup *sup, struct hookrun *hr)
+{
+	ev_io_stop(sup->loop, &hr->io);
+	ev_io_stop(sup->loop, &hr->death);
+	ev_timer_stop(sup->loop, &hr->timer);
+	spawn_poll(&hr->proc);
+	if (hr->proc.over)
+		spawn_proc_free(&hr->proc);
+	else
+		spawn_release(&hr->proc);	/* it may be on it */
+	close(hr->death.fd);
+	pidmap_del(&sup->pids, &hr->pm);
+	hook_free(hr);
+}
+
+/*
+ * At exit, or as the service goes: forget its chains, running or not
+ * (a command left running is the end's to kill, as any process).
+ */
+void
+hook_end_all(struct sup *sup, struct service *ss)
+{
+	size_t	i;
+
+	struct hookrun	*hr;
+
+	for (i = 0; i < HOOK_SLOTS; i++) {
+		if ((hr = ss->hooks[i]) == NULL)
+			continue;
+		ss->hooks[i] = NULL;
+		hook_forget(sup, hr);
+	}
+	while ((hr = ss->dying) != NULL) {
+		ss->dying = hr->dying;
+		hook_forget(sup, hr);
+	}
+}

@@ -1,0 +1,51 @@
+/* hook.h - the commands run around a service (hook.c) */
+#ifndef PIDVISOR_HOOK_H
+#define PIDVISOR_HOOK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <ev.h>
+
+#include "pidmap.h"
+#include "spawn.h"
+
+struct sup;
+struct service;
+
+/*
+ * A service runs at most one chain of each slot at a time: the steps
+ * of its state machine (start_pre_exec, start_post_exec, stop_exec,
+ * stop_post_exec), its on_failure_exec, and its health_exec.
+ */
+enum hook_slot { HOOK_SLOT_STEP, HOOK_SLOT_FAILURE, HOOK_SLOT_HEALTH,
+	HOOK_SLOTS };
+
+/* A chain of commands, run one after the other while each exits 0. */
+struct hookrun {
+	struct spawn_proc	 proc;
+	ev_io			 io;		/* its spawn report */
+	ev_io			 death;		/* its pidfd */
+	ev_timer		 timer;		/* the command's time-out */
+	struct pidmap_node	 pm;
+	char			**cmds;		/* command lines, or NULL */
+	char			**argv;		/* the one that runs */
+	char			**envp;		/* the service's, and ours */
+	struct service		*ss;
+	uint32_t		 timeout;	/* ms, each; 0: none */
+	uint32_t		 next;		/* in cmds */
+	pid_t			 pid;		/* 0: none runs */
+	uint8_t			 kind;		/* enum hook_kind */
+	bool			 cancelled;	/* reaped in silence */
+	bool			 timed_out;
+	struct hookrun		*dying;		/* cancelled: the next */
+};
+
+int	hook_start(struct sup *sup, struct service *ss, int kind);
+void	hook_cancel(struct sup *sup, struct service *ss, int slot);
+void	hook_reap(struct sup *sup, struct hookrun *hr);
+bool	hook_busy(const struct service *ss);
+void	hook_end_all(struct sup *sup, struct service *ss);
+
+#endif
