@@ -454,3 +454,57 @@ t_hooks_on_failure() {
 	expect_eq "$(cat "$T/of")" "crash|exited with code 7|exited|7"
 	pv_down
 }
+
+# Health checks: healthy, then unhealthy after health_retries failures
+# in a row (restarted by policy, the reason said); ready = health; a
+# check that hangs is killed at health_timeout.
+t_health() {
+	pv_dir
+	touch "$T/ok"
+	svc web <<-EOF
+	exec = $H sleep=forever
+	health_exec = /bin/sh -c 'test -e $T/ok'
+	health_interval = 100ms
+	health_retries = 2
+	restart = never
+	EOF
+	svc again <<-EOF
+	exec = $H sleep=forever
+	health_exec = /bin/sh -c 'test -e $T/ok'
+	health_interval = 100ms
+	health_retries = 2
+	restart_delay = 10ms
+	EOF
+	svc db <<-EOF
+	exec = $H sleep=forever
+	ready = health
+	health_exec = /bin/sh -c 'test -e $T/dbok'
+	EOF
+	svc hang <<-EOF
+	exec = $H sleep=forever
+	health_exec = $H stamp=$T/hc:check sleep=forever
+	health_timeout = 300ms
+	health_interval = 100ms
+	health_retries = 1
+	restart = never
+	EOF
+	pv_up
+	wait_until 20000 field_is web health healthy || fail "web: $(ctl status web)"
+	expect_match "$(ctl status web)" "ready; healthy"
+	expect_eq "$(field db state)/$(field db health)" starting/starting "db before its check"
+	expect_match "$(ctl status db)" "health: starting"
+	touch "$T/dbok"
+	expect_rc 0 ctl wait db ready --timeout=20s
+	expect_eq "$(field db health)" healthy "db"
+	rm "$T/ok"
+	expect_rc 0 ctl wait web failed --timeout=20s
+	expect_eq "$(field web reason)" "unhealthy: health_exec exited with code 1, 2 times in a row"
+	again_restarted() {
+		[ "$(field again restarts)" -ge 1 ]
+	}
+	wait_until 20000 again_restarted || fail "again: $(ctl status again)"
+	expect_rc 0 ctl wait hang failed --timeout=20s
+	expect_eq "$(field hang reason)" "unhealthy: health_exec timed out, 1 time in a row"
+	wait_until 10000 ns_count_is "hc check" 0 || fail "the hung check lives on"
+	pv_down
+}
