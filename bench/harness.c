@@ -17,6 +17,9 @@
  *                                        from asking to the new binary's
  *                                        answer: median and max
  *   harness wakeups PID SECONDS          context switches per second
+ *   harness cpu PID SECONDS N            its CPU time (user + system) in
+ *                                        N windows of SECONDS: median,
+ *                                        min and max, % of one CPU
  *   harness mem PID...                   summed Rss and Pss (kB)
  *
  * Output: one line of "key=value" pairs.  This is a test program: it
@@ -341,6 +344,65 @@ wakeups(int pid, double secs)
 	return 0;
 }
 
+/* User plus system time of pid, in clock ticks. */
+static long
+cpu_ticks(int pid)
+{
+	char		 path[64], buf[1024], *p;
+	unsigned long	 ut, st;
+	FILE		*f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* After the command's ')': state is field 3, utime 14, stime 15. */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	    &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cpu(int pid, double secs, int n)
+{
+	double	 hz = (double)sysconf(_SC_CLK_TCK), *v;
+	long	 a, b;
+	int	 i;
+
+	if (n < 1 || (v = calloc((size_t)n, sizeof(*v))) == NULL)
+		return 1;
+	for (i = 0; i < n; i++) {
+		int64_t	t0 = now_ns(), t1;
+
+		a = cpu_ticks(pid);
+		usleep((useconds_t)(secs * 1e6));
+		b = cpu_ticks(pid);
+		t1 = now_ns();
+		if (a < 0 || b < 0) {
+			free(v);
+			return 1;
+		}
+		v[i] = 100. * ((double)(b - a) / hz) / ((double)(t1 - t0) /
+		    1e9);
+	}
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	printf("cpu_pct=%.2f min_pct=%.2f max_pct=%.2f windows=%d "
+	    "seconds=%.1f\n", v[n / 2], v[0], v[n - 1], n, secs);
+	free(v);
+	return 0;
+}
+
 static int
 mem(int argc, char **argv)
 {
@@ -390,6 +452,8 @@ main(int argc, char **argv)
 		return reexec_times(argv[2], atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "wakeups") == 0)
 		return wakeups(atoi(argv[2]), atof(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "cpu") == 0)
+		return cpu(atoi(argv[2]), atof(argv[3]), atoi(argv[4]));
 	if (argc >= 3 && strcmp(argv[1], "mem") == 0)
 		return mem(argc - 2, argv + 2);
 	fprintf(stderr, "usage: see bench/harness.c\n");

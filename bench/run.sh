@@ -25,10 +25,12 @@ if [ $smoke = 1 ]; then
 	N_LAT=5; WAIT_PV=50; WAIT_PEER=1100; THRU_S=1; THRU_N=20
 	MEM_NS="100"; PEER_MEM_NS="100"; START_N=100; CTL_N=200; CTL_S=1
 	IDLE_N=100; IDLE_S=1; PEERS=${PEERS-runit}; REEXEC_N=3
+	HC_N=20; HC_S=1; HC_W=1
 else
 	N_LAT=50; WAIT_PV=200; WAIT_PEER=1100; THRU_S=5; THRU_N=100
 	MEM_NS="100 1000 10000"; PEER_MEM_NS="100 1000"; START_N=1000
 	CTL_N=10000; CTL_S=5; IDLE_N=1000; IDLE_S=5; REEXEC_N=11
+	HC_N=1000; HC_S=5; HC_W=5
 	PEERS=${PEERS-runit s6 daemontools}
 fi
 # A peer that is not installed is left out, and said so.
@@ -371,6 +373,53 @@ row "start-all $START_N (fd readiness)" pidvisor \
     'BEGIN { printf "%.1f", (t - t0) / 1e6 }')" ms start
 pv_stop
 cleanup_procs
+
+# 9. Health checks: HC_N services, each checked every second by a
+# process of its own (bench-svc, which writes a line per check); the
+# same services unchecked beside it.  pidvisor's CPU (the median of
+# HC_W windows of HC_S seconds, and the worst), the checks it ran per
+# second, and the restart latency of one more service meanwhile.
+echo "health checks (at ${SECONDS}s)" >&2
+FIFOH=$W/fifoh
+mkfifo "$FIFOH"
+for checked in no yes; do
+	if [ $checked = yes ]; then
+		pv_services "$HC_N" "$SVC sleep" log=none log_buffer=0 \
+		    health_exec="$SVC fifo=$FIFOH exit" health_interval=1s
+		what="$HC_N services checked every 1s"
+	else
+		pv_services "$HC_N" "$SVC sleep" log=none log_buffer=0
+		what="$HC_N services, unchecked"
+	fi
+	printf '[service]\nexec = %s fifo=%s sleep\nrestart_delay = 0\nlog = none\nlog_buffer = 0\n' \
+	    "$SVC" "$FIFO" >"$W/pv/services/zz-lat.ini"
+	pv_start
+	pv_wait_ready $((HC_N + 1)) 300
+	if [ $checked = yes ]; then
+		(cd "$W" && exec "$H" count "$FIFOH" \
+		    "$(awk -v s="$HC_S" -v w="$HC_W" 'BEGIN { print s * w }')") \
+		    >"$W/hc.out" &
+		HCPID=$!
+	fi
+	r=$("$H" cpu "$PVPID" "$HC_S" "$HC_W")
+	row "pidvisor CPU, $what" pidvisor "$(kv cpu_pct "$r")" "%cpu"
+	row "pidvisor CPU, $what (max)" pidvisor "$(kv max_pct "$r")" "%cpu"
+	if [ $checked = yes ]; then
+		wait "$HCPID"
+		row "checks run, $what" pidvisor \
+		    "$(kv starts_per_s "$(cat "$W/hc.out")")" checks/s
+	fi
+	harness_bg "$W/h.out" latency "$FIFO" "$N_LAT" "$WAIT_PV"
+	"$CTL" -s "$W/pv.sock" restart zz-lat >/dev/null
+	wait "$HPID"
+	r=$(cat "$W/h.out")
+	row "restart latency median, $what" pidvisor "$(kv median_us "$r")" us lat
+	row "restart latency p90, $what" pidvisor "$(kv p90_us "$r")" us latp90
+	[ "$("$CTL" -s "$W/pv.sock" status | grep -c ' ready ')" -ge "$HC_N" ] ||
+	    { echo "bench: services lost beside the checks" >&2; exit 1; }
+	pv_stop
+	cleanup_procs
+done
 
 # 7. Reclaim (the memory-pressure issue), in the guest on our kernel:
 # kill to memory back, by path, ratio to plain SIGKILL.

@@ -138,7 +138,7 @@ hook_env(struct sup *sup, struct service *ss, int kind)
 		if (strncmp(base[i], "MAINPID=", 8) != 0 &&
 		    (v = strv_add(v, base[i])) == NULL)
 			return NULL;
-	if (svc_has_process(s)) {
+	if (s->pidfd >= 0) {
 		snprintf(line, sizeof(line), "MAINPID=%d", (int)s->pid);
 		if ((v = strv_add(v, line)) == NULL)
 			return NULL;
@@ -183,8 +183,8 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 
 	strv_free(hr->argv);
 	if (hr->cmds != NULL)
-		hr->argv = hook_words(hr->cmds[hr->next], svc_has_process(
-		    &ss->svc) ? ss->svc.pid : 0);
+		hr->argv = hook_words(hr->cmds[hr->next], ss->svc.pidfd >= 0 ?
+		    ss->svc.pid : 0);
 	else			/* health_exec: its words, kept */
 		hr->argv = strv_dup(ss->svc.def->health_exec);
 	if (hr->argv == NULL)

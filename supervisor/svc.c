@@ -24,6 +24,7 @@ static void	svc_spawn_main(struct svc *, bool);
 static void	svc_after_death(struct svc *, struct svc_reason);
 static void	svc_hook_failed(struct svc *, int, int);
 static void	svc_up(struct svc *);
+static void	svc_done_stop(struct svc *);
 
 static int64_t
 svc_now(struct svc *s)
@@ -118,7 +119,11 @@ svc_set_state(struct svc *s, enum svc_state st, struct svc_reason r)
 	s->set->ops->changed(s, from);
 }
 
-/* Does the service have a process that we have not reaped? */
+/*
+ * Does the service have a process that we have not reaped?  (Or is it
+ * on its way to one, or from one: in its start_pre_exec or its
+ * stop_post_exec; pidfd says whether a main process is there.)
+ */
 bool
 svc_has_process(const struct svc *s)
 {
@@ -247,6 +252,24 @@ svc_stop(struct svc *s)
 	svc_set_run(s->set);
 }
 
+/*
+ * At the end, a finished task with a stop_exec runs it (systemd's
+ * oneshot with RemainAfterExit and ExecStop: save at power-off what was
+ * loaded at boot); it is stopping until that ends.
+ */
+static void
+svc_done_stop(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	if (ops->hook == NULL || ops->hook(s, HOOK_STOP) != 0)
+		return;
+	s->hook = HOOK_STOP;
+	if (s->def->stop_timeout)
+		svc_arm(s, s->def->stop_timeout);
+	svc_set_state(s, SVC_STOPPING, why(WHY_IN_HOOK, HOOK_STOP));
+}
+
 /* Command: stop everything, dependents first (shutdown). */
 void
 svc_set_stop_all(struct svc_set *set)
@@ -256,6 +279,8 @@ svc_set_stop_all(struct svc_set *set)
 	for (i = 0; i < set->n; i++) {
 		set->v[i]->want_up = false;
 		set->v[i]->restart_req = false;
+		if (set->v[i]->state == SVC_DONE)
+			svc_done_stop(set->v[i]);
 		svc_kick(set->v[i]);
 	}
 	svc_set_run(set);
@@ -633,6 +658,19 @@ svc_stop_begin(struct svc *s)
 	svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
 }
 
+/* A finished task's stop_exec ended (svc_done_stop): it is stopped. */
+static void
+svc_task_stopped(struct svc *s, int status)
+{
+	struct svc_reason	r = why(WHY_HOOK, status);
+
+	if (s->pidfd >= 0 || s->state != SVC_STOPPING)
+		return;
+	r.stage = HOOK_STOP;
+	svc_disarm(s);
+	svc_set_state(s, SVC_STOPPED, status ? r : why(WHY_STOPPED, 0));
+}
+
 /*
  * A hook of the steps failed (status: its exit status, 128 + a signal,
  * or -errno): a start_pre_exec fails the start; a start_post_exec stops
@@ -687,10 +725,11 @@ svc_hook_done(struct svc *s, int kind, int status)
 	case HOOK_STOP:
 		/* stop_exec failed: the stop_signal, as without it. */
 		s->hook = HOOK_NONE;
-		if (status != 0 && svc_has_process(s) && !s->kill_sent) {
+		if (status != 0 && s->pidfd >= 0 && !s->kill_sent) {
 			ops->signal(s, s->def->stop_signal);
 			ops->signal(s, SIGCONT);
 		}
+		svc_task_stopped(s, status);
 		break;
 	case HOOK_STOP_POST:
 		s->hook = HOOK_NONE;
@@ -1021,6 +1060,7 @@ svc_hook_timeout(struct svc *s)
 		break;
 	case HOOK_STOP:
 		svc_send_stop(s, SIGKILL);
+		svc_task_stopped(s, -ETIMEDOUT);
 		break;
 	case HOOK_STOP_POST:
 		svc_after_death(s, s->last);

@@ -159,7 +159,7 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		hook_status_format(r->stage, r->code, out, n);
 		break;
 	case WHY_IN_HOOK:
-		snprintf(out, n, "running %s", hook_name(r->stage));
+		snprintf(out, n, "running %s", hook_name(r->code));
 		break;
 	case WHY_UNHEALTHY: {
 		char	how[128];

@@ -426,7 +426,16 @@ t_hooks_failures() {
 	stop_post_exec = $H stamp=$T/c:post
 	restart_delay = 10ms
 	EOF
+	svc slow <<-EOF
+	start_pre_exec = $H waitfile=$T/go:1:20000
+	exec = $H sleep=forever
+	EOF
 	pv_up
+	wait_until 10000 field_is slow reason "running start_pre_exec" ||
+	    fail "slow: $(ctl status slow)"
+	expect_eq "$(field slow state)/$(field slow pid)" starting/null "slow"
+	echo >"$T/go"
+	expect_rc 0 ctl wait slow ready --timeout=20s
 	expect_rc 0 ctl wait bad failed --timeout=20s
 	expect_match "$(field bad reason)" "start_pre_exec exited with code 3"
 	[ ! -e "$T/bad" ] || fail "the main process ran after a failed start_pre_exec"
@@ -507,4 +516,22 @@ t_health() {
 	expect_eq "$(field hang reason)" "unhealthy: health_exec timed out, 1 time in a row"
 	wait_until 10000 ns_count_is "hc check" 0 || fail "the hung check lives on"
 	pv_down
+}
+
+# A finished task's stop_exec runs at the end (systemd's oneshot with
+# RemainAfterExit and ExecStop: a seed loaded at boot, saved at the end).
+t_hooks_task_stop() {
+	pv_dir
+	svc seed <<-EOF
+	exec = $H stamp=$T/s:load
+	ready = exit
+	stop_exec = $H stamp=$T/s:save
+	EOF
+	pv_up
+	expect_rc 0 ctl wait seed done --timeout=20s
+	# A stop of a finished task does nothing; the end runs its stop_exec.
+	expect_rc 0 ctl stop seed
+	expect_eq "$(awk '{ print $1 }' "$T/s" | tr '\n' ' ')" "load " "before the end"
+	pv_down
+	expect_eq "$(awk '{ print $1 }' "$T/s" | tr '\n' ' ')" "load save " "at the end"
 }
