@@ -76,32 +76,29 @@ hook_timeout(const struct svc_def *d, int kind)
 }
 
 /*
- * The words of a command line: $MAINPID and ${MAINPID} put in anywhere
- * (as reload_exec has always had them; the rest of $VARIABLES is the
- * spawn's, env_expand_argv()).  NULL on error.
+ * A copy of argv with $MAINPID and ${MAINPID} put in, anywhere in a
+ * word (as systemd's ExecReload= says kill -HUP $MAINPID; the rest of
+ * $VARIABLES is the spawn's, env_expand_argv()).  The PID stays the
+ * main process's while it is our unreaped child; one named by MAINPID
+ * may be another's child, and a pidfd does not hold the number of a
+ * process we did not fork: a command that can should signal it some
+ * other way (its pidfile, its socket).  NULL without memory.
  */
-static char **
-hook_words(const char *line, pid_t mainpid)
+char **
+hook_mainpid(char *const *argv, pid_t pid)
 {
-	char		**v, num[16];
-	const char	 *why;
-	size_t		  i;
-	struct buf	  b;
+	char	 num[16], **v, *w, *at;
+	size_t	 n = strv_len(argv), i;
+	struct buf b;
 
-	if (argv_split(line, &v, &why) < 0)
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
 		return NULL;
-	if (mainpid <= 0)
-		return v;
-	snprintf(num, sizeof(num), "%d", (int)mainpid);
-	for (i = 0; v[i]; i++) {
-		const char	*w = v[i], *at;
-
-		if (strstr(w, "MAINPID") == NULL)
-			continue;
+	for (i = 0; i < n; i++) {
 		memset(&b, 0, sizeof(b));
-		while ((at = strchr(w, '$')) != NULL) {
-			size_t	skip = !strncmp(at, "${MAINPID}", 10) ? 10 :
-				    !strncmp(at, "$MAINPID", 8) ? 8 : 0;
+		for (w = argv[i]; (at = strchr(w, '$')) != NULL;) {
+			size_t	skip = strncmp(at, "${MAINPID}", 10) == 0 ? 10 :
+				    strncmp(at, "$MAINPID", 8) == 0 ? 8 : 0;
 
 			buf_add(&b, w, (size_t)(at - w) + (skip ? 0 : 1));
 			if (skip)
@@ -114,10 +111,25 @@ hook_words(const char *line, pid_t mainpid)
 			strv_free(v);
 			return NULL;
 		}
-		free(v[i]);
 		v[i] = b.data;
 	}
 	return v;
+}
+
+/* The words of a command line, $MAINPID put in (if pid > 0); or NULL. */
+static char **
+hook_words(const char *line, pid_t mainpid)
+{
+	char		**v, **w;
+	const char	 *why;
+
+	if (argv_split(line, &v, &why) < 0)
+		return NULL;
+	if (mainpid <= 0)
+		return v;
+	w = hook_mainpid(v, mainpid);
+	strv_free(v);
+	return w;
 }
 
 /*

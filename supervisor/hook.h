@@ -42,6 +42,7 @@ struct hookrun {
 	struct hookrun		*dying;		/* cancelled: the next */
 };
 
+char	**hook_mainpid(char *const *argv, pid_t pid);
 int	hook_start(struct sup *sup, struct service *ss, int kind);
 void	hook_cancel(struct sup *sup, struct service *ss, int slot);
 void	hook_reap(struct sup *sup, struct hookrun *hr);

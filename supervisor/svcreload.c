@@ -17,52 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hook.h"
 #include "service.h"
 #include "spawn.h"
 #include "sup.h"
 #include "svcreload.h"
 
-
-/*
- * reload_exec: its words, "$MAINPID" and "${MAINPID}" in them replaced by
- * the main process's PID (as systemd's ExecReload= says kill -HUP
- * $MAINPID).  The PID stays the main process's while it is our unreaped
- * child; one named by MAINPID may be another's child, and a pidfd does
- * not hold the number of a process we did not fork: the caller checks
- * that it is alive just before the command starts, and a command that
- * can should signal it some other way (its pidfile, its socket).
- */
-static char **
-svcreload_argv(char *const *argv, pid_t pid)
-{
-	char	 num[16], **v, *w, *at;
-	size_t	 n = strv_len(argv), i;
-	struct buf b;
-
-	snprintf(num, sizeof(num), "%d", (int)pid);
-	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		memset(&b, 0, sizeof(b));
-		for (w = argv[i]; (at = strchr(w, '$')) != NULL;) {
-			size_t	skip = strncmp(at, "${MAINPID}", 10) == 0 ? 10 :
-				    strncmp(at, "$MAINPID", 8) == 0 ? 8 : 0;
-
-			buf_add(&b, w, (size_t)(at - w) + (skip ? 0 : 1));
-			if (skip)
-				buf_puts(&b, num);
-			w = at + (skip ? skip : 1);
-		}
-		buf_puts(&b, w);
-		if (b.nomem || buf_add(&b, "", 1) < 0) {
-			buf_free(&b);
-			strv_free(v);
-			return NULL;
-		}
-		v[i] = b.data;
-	}
-	return v;
-}
 
 /* A reload_exec is over (exited, or never ran): tell the state machine. */
 void
@@ -192,7 +152,7 @@ svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n)
 		return -ESRCH;
 	}
 	if ((rl = calloc(1, sizeof(*rl))) == NULL ||
-	    (rl->argv = svcreload_argv(d->reload_exec, s->pid)) == NULL) {
+	    (rl->argv = hook_mainpid(d->reload_exec, s->pid)) == NULL) {
 		free(rl);
 		snprintf(err, n, "%s: %s", d->name, strerror(ENOMEM));
 		return -ENOMEM;

@@ -37,6 +37,11 @@ rm -rf "$root/etc/pidvisor"
 cp -r "$top/qemu/debian/pidvisor" "$root/etc/pidvisor"
 ln -sf /usr/sbin/pidvisor "$root/sbin/init"
 
+# sshd's options from /etc/default/ssh, as Debian's ssh.service passes
+# them ($SSHD_OPTS): one the Debian tier looks for on the listener.
+sed -i 's/^SSHD_OPTS=.*/SSHD_OPTS="-o LoginGraceTime=77"/' "$root/etc/default/ssh"
+grep -q '^SSHD_OPTS="-o LoginGraceTime=77"' "$root/etc/default/ssh"
+
 # The machine: its name, its root file system, root's login by key.
 echo pvdebian >"$root/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tpvdebian\n' >"$root/etc/hosts"

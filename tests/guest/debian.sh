@@ -3,9 +3,10 @@
 # `make debian` (a copy) with pidvisor as init, twice.  Each boot: ssh in
 # with the test's key (the only way in: user networking, restrict=on, a
 # host-forward from 127.0.0.1), every service ready and every boot task
-# done (hostname, sysctl.d), rsyslog got a line from logger, `pidvisorctl
-# poweroff` ends QEMU, and e2fsck -n finds the file system clean, its
-# journal empty.  Then once by Debian's systemd, the image's other init
+# done (hostname, sysctl.d), sshd runs with /etc/default/ssh's $SSHD_OPTS,
+# rsyslog got a line from logger, `pidvisorctl poweroff` ends QEMU,
+# e2fsck -n finds the file system clean, its journal empty, and the
+# random seed was saved at power-off.  Then once by Debian's systemd, the image's other init
 # (make debian-bench compares the two): it must still boot it on our
 # kernel with no unit failed.
 set -u
@@ -57,6 +58,12 @@ boot() {
 	fi
 	tasks_did
 	ok $? "boot $b ($who): hostname set, sysctl.d applied"
+	# sshd got its options from /etc/default/ssh ($SSHD_OPTS).
+	out=$(gssh ps -C sshd -o args= 2>&1)
+	grep -q "LoginGraceTime=77" <<<"$out"
+	ok $? "boot $b ($who): sshd runs with \$SSHD_OPTS" "$out"
+	local seed
+	seed=$(gssh sha256sum /var/lib/systemd/random-seed 2>&1 | cut -c1-64)
 	local tag=pidvisor-test-$b-$RANDOM
 	gssh "logger $tag; for i in \$(seq 1 100); do grep -q $tag /var/log/syslog && exit 0; sleep 0.1; done; exit 1"
 	ok $? "boot $b ($who): rsyslog wrote logger's line"
@@ -70,6 +77,12 @@ boot() {
 	out=$(e2fsck -n "$img" 2>&1)
 	[ $? = 0 ] && ! grep -q "journal recovery" <<<"$out"
 	ok $? "boot $b ($who): the file system is clean" "$out"
+	# The seed was saved again at power-off (a new one, not the boot's).
+	out=$(debugfs -R "cat /var/lib/systemd/random-seed" "$img" 2>/dev/null |
+	    sha256sum | cut -c1-64)
+	[ ${#seed} = 64 ] && [ "$out" != "$seed" ]
+	ok $? "boot $b ($who): the random seed saved at power-off" \
+	    "at boot $seed, after $out"
 }
 
 if [ ! -s "$dir/rootfs.img" ]; then

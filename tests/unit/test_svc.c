@@ -140,10 +140,34 @@ f_hold(struct svc *s, int64_t *until)
 	return W.hold;
 }
 
+/* Hooks: started if the definition has commands of the kind. */
+static int
+f_hook(struct svc *s, int kind)
+{
+	const struct svc_def	*d = s->def;
+	char *const		*cmds = kind == HOOK_START_PRE ?
+				    d->start_pre_exec : kind == HOOK_START_POST ?
+				    d->start_post_exec : kind == HOOK_STOP ?
+				    d->stop_exec : kind == HOOK_STOP_POST ?
+				    d->stop_post_exec : NULL;
+
+	if (cmds == NULL)
+		return 1;
+	logw("hook %s %s", d->name, hook_name(kind));
+	return 0;
+}
+
+static void
+f_hook_stop(struct svc *s)
+{
+	logw("hook-stop %s", s->def->name);
+}
+
 static const struct svc_ops fake_ops = {
 	.spawn = f_spawn, .busy = f_busy, .signal = f_signal, .timer = f_timer,
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
-	.defer = f_defer, .hold = f_hold,
+	.defer = f_defer, .hold = f_hold, .hook = f_hook,
+	.hook_stop = f_hook_stop,
 };
 
 /* Make the services of the parsed W.conf, driven by the fake ops. */
@@ -393,6 +417,113 @@ test_start_limit(void **state)
 	expect_log("spawn a;a>starting;a>ready;");
 	die(a, 2, 0);
 	assert_int_equal(T(a)->timer - W.now, 100);
+}
+
+/*
+ * Hooks of a start: start_pre_exec before the spawn, start_post_exec
+ * before READY; a stop during start_pre_exec has no process to stop.
+ */
+static void
+test_hooks_start(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstart_pre_exec = p\n"
+	    "start_post_exec = q\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	expect_log("hook a start_pre_exec;a>starting;");
+	assert_string_equal(reason(a), "running start_pre_exec");
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	expect_log("spawn a;hook a start_post_exec;");
+	assert_int_equal(a->state, SVC_STARTING);
+	assert_string_equal(reason(a), "running start_post_exec");
+	EV(svc_hook_done(a, HOOK_START_POST, 0));
+	expect_log("a>ready;");
+	/* A stop while start_pre_exec runs: killed, stopped at once. */
+	EV(svc_stop(a));
+	expect_log("a:TERM;a:CONT;a>stopping;");
+	die(a, 0, SIGTERM);
+	expect_log("a>stopped;");
+	EV(svc_start(a));
+	expect_log("hook a start_pre_exec;a>starting;");
+	EV(svc_stop(a));
+	expect_log("hook-stop a;a>stopped;");
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));	/* cancelled: nothing */
+	expect_log("");
+}
+
+/* A failed hook of a start: a failed start (its reason); a timed out
+ * start_post_exec stops the main process. */
+static void
+test_hooks_start_fail(void **state)
+{
+	struct svc	*a, *b;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstart_pre_exec = p\n"
+	    "restart = never\n",
+	    "b", "[service]\nexec = x\nstart_post_exec = q\n"
+	    "ready_timeout = 2s\n", NULL);
+	a = S("a");
+	b = S("b");
+	EV(svc_start(a));
+	log_clear();
+	EV(svc_hook_done(a, HOOK_START_PRE, 3));
+	expect_log("a>failed;");
+	assert_string_equal(reason(a), "start_pre_exec exited with code 3");
+	EV(svc_start(b));
+	expect_log("spawn b;b>starting;hook b start_post_exec;");
+	fire(b);
+	expect_log("hook-stop b;b:TERM;b:CONT;b>stopping;");
+	die(b, 0, SIGTERM);
+	assert_int_equal(b->state, SVC_BACKOFF);
+	assert_string_equal(reason(b), "start_post_exec timed out; restart in "
+	    "100ms");
+}
+
+/*
+ * stop_exec in place of the stop signal, then SIGKILL at stop_timeout;
+ * stop_post_exec after the death, before what comes next.
+ */
+static void
+test_hooks_stop(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nstop_exec = s\n"
+	    "stop_post_exec = t\nstop_timeout = 5s\n", NULL);
+	a = S("a");
+	EV(svc_start(a));
+	expect_log("spawn a;a>starting;a>ready;");
+	EV(svc_stop(a));
+	expect_log("hook a stop_exec;a>stopping;");
+	fire(a);
+	expect_log("hook-stop a;a:KILL;");
+	die(a, 0, SIGKILL);
+	expect_log("hook a stop_post_exec;");
+	assert_int_equal(a->state, SVC_STOPPING);
+	assert_string_equal(reason(a), "running stop_post_exec");
+	EV(svc_hook_done(a, HOOK_STOP_POST, 0));
+	expect_log("a>stopped;");
+	assert_string_equal(reason(a), "stopped; killed after stop_timeout");
+	/* A crash: stop_post_exec, then the back-off. */
+	EV(svc_start(a));
+	log_clear();
+	die(a, 1, 0);
+	expect_log("hook a stop_post_exec;a>stopping;");
+	EV(svc_hook_done(a, HOOK_STOP_POST, 0));
+	expect_log("a>backoff;");
+	assert_string_equal(reason(a), "exited with code 1; restart in 100ms");
+	/* A stop_exec that fails: the stop signal after all. */
+	fire(a);
+	log_clear();
+	EV(svc_stop(a));
+	expect_log("hook a stop_exec;a>stopping;");
+	EV(svc_hook_done(a, HOOK_STOP, 1));
+	expect_log("a:TERM;a:CONT;");
 }
 
 /* Starts spread over more than the interval never hit the limit. */
@@ -1282,6 +1413,9 @@ main(void)
 		T_(test_busy_holds_spawns),
 		T_(test_backoff_resets_when_stable),
 		T_(test_crash_loop_default),
+		T_(test_hooks_start),
+		T_(test_hooks_start_fail),
+		T_(test_hooks_stop),
 		T_(test_start_limit),
 		T_(test_start_limit_window),
 		T_(test_restart_policies),
