@@ -136,6 +136,28 @@ show_size(struct buf *b, uint64_t v)
 		buf_add(b, &units[u], 1);
 }
 
+/* A duration as a file would say it: 1h30m, 1m30s, 250ms, 0s. */
+static void
+show_duration(struct buf *b, uint64_t ms)
+{
+	static const struct { const char *name; uint64_t ms; } u[] = {
+		{ "d", 86400000 }, { "h", 3600000 }, { "m", 60000 },
+		{ "s", 1000 }, { "ms", 1 },
+	};
+	size_t	i;
+
+	if (ms == 0) {
+		buf_puts(b, "0s");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(u); i++)
+		if (ms >= u[i].ms) {
+			buf_printf(b, "%llu%s", (unsigned long long)(ms /
+			    u[i].ms), u[i].name);
+			ms %= u[i].ms;
+		}
+}
+
 /* The value of key k in obj, the way a file would say it. */
 void
 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
@@ -185,10 +207,7 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 		buf_printf(b, "%lld", (long long)v);
 		break;
 	case SHOW_DURATION:
-		if (v % 1000 == 0)
-			buf_printf(b, "%llds", (long long)(v / 1000));
-		else
-			buf_printf(b, "%lldms", (long long)v);
+		show_duration(b, (uint64_t)v);
 		break;
 	case SHOW_SIZE:
 		show_size(b, (uint64_t)v);

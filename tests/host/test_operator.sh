@@ -535,3 +535,26 @@ t_hooks_task_stop() {
 	pv_down
 	expect_eq "$(awk '{ print $1 }' "$T/s" | tr '\n' ' ')" "load save " "at the end"
 }
+
+# Durations take h and d, and several units at once, in every key and
+# option that takes one; the killer's window too.
+t_durations() {
+	pv_dir
+	sup_ini <<-EOF
+	pressure = some 150ms 1s
+	pressure_calm = 1h30m
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	restart_delay_max = 1h
+	start_limit_interval = 1d
+	stop_timeout = 1m30s
+	EOF
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout 1h
+	expect_rc 0 ctl show a
+	expect_match "$OUT" "restart_delay_max = 1h"
+	expect_match "$OUT" "stop_timeout = 1m30s"
+	pv_down
+}
