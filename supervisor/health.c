@@ -96,6 +96,12 @@ health_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (ss->hooks[HOOK_SLOT_HEALTH] != NULL)
 		return;		/* one at a time: its own end re-arms */
+	/* A re-exec waits for quiet: no new check meanwhile (the next
+	 * binary begins them afresh). */
+	if (sup->rx.phase == RX_QUIESCE) {
+		health_arm(sup, ss, health_pace(ss));
+		return;
+	}
 	if ((rc = hook_start(sup, ss, HOOK_HEALTH)) < 0)
 		health_result(sup, ss, rc);
 }

@@ -558,3 +558,28 @@ t_durations() {
 	expect_match "$OUT" "stop_timeout = 1m30s"
 	pv_down
 }
+
+# A re-exec while checks run every 50 ms: it finds its quiet (no new
+# check meanwhile), and the checks go on in the new binary.
+t_health_reexec() {
+	pv_dir
+	touch "$T/ok"
+	svc web <<-EOF
+	exec = $H sleep=forever
+	health_exec = /bin/sh -c 'test -e $T/ok'
+	health_interval = 50ms
+	EOF
+	pv_up
+	wait_until 20000 field_is web health healthy || fail "web: $(ctl status web)"
+	local pid
+	pid=$(field web pid)
+	expect_rc 0 ctl reexec
+	expect_eq "$(field web pid)" "$pid" "web across the re-exec"
+	rm "$T/ok"
+	restarted() {
+		[ "$(field web restarts)" -ge 1 ]
+	}
+	wait_until 20000 restarted ||
+	    fail "no check after the re-exec: $(ctl status web)"
+	pv_down
+}
