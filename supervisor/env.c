@@ -620,7 +620,6 @@ env_expand_argv(char *const *argv, char *const *envp, struct env_expand *x)
 		x->argv[k++] = b;
 		for (; *w; w++) {
 			v = NULL;
-			n = 0;
 			if (w[0] == '$' && w[1] == '$') {
 				v = "$";
 				w++;

@@ -85,6 +85,7 @@
 #define SPAWN_STACK	(64 * 1024)
 #define SPAWN_MAP	(MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK)
 #define SPAWN_ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
+#define SPAWN_ARGX	(SPAWN_ANON | MAP_NORESERVE)
 #define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
 
 /*
@@ -244,22 +245,21 @@ spawn_env_unmap(struct spawn_proc *p)
 static int
 spawn_argx_map(struct spawn_proc *p, const struct spawn_req *req)
 {
-	size_t	maxval = req->env_files ? ENV_FILES_MAX : 0, i, cap, len, ptrs;
+	size_t	maxval = req->env_files ? ENV_FILES_MAX : 0, i, cap, len, ptrs,
+		maplen;
 	char	*m;
 
 	for (i = 0; req->envp && req->envp[i]; i++)
 		maxval += strlen(req->envp[i]);
 	env_expand_room(req->argv, maxval, &cap, &len);
 	ptrs = cap * sizeof(char *);
-	p->argx_maplen = (ptrs + len + 4095) & ~(size_t)4095;
+	maplen = (ptrs + len + 4095) & ~(size_t)4095;
 	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
-	m = mmap(NULL, p->argx_maplen, PROT_READ | PROT_WRITE, SPAWN_ANON |
-	    MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) {
-		p->argx_maplen = 0;
+	m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, SPAWN_ARGX, -1, 0);
+	if (m == MAP_FAILED)
 		return -ENOMEM;
-	}
 	p->argx_map = m;
+	p->argx_maplen = maplen;
 	p->argx.argv = (char **)(void *)m;
 	p->argx.cap = cap;
 	p->argx.buf = m + ptrs;
