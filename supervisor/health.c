@@ -120,11 +120,13 @@ health_result(struct sup *sup, struct service *ss, int status)
 	if (ss->health == HEALTH_NONE)
 		return;
 	if (status == 0) {
+		bool	news = ss->health != HEALTH_HEALTHY;
+
 		ss->health_fails = 0;
 		ss->health = HEALTH_HEALTHY;
 		if (s->state == SVC_STARTING && d->ready == READY_HEALTH)
 			svc_ready(s);
-		else
+		else if (news)		/* for those who wait on status */
 			sup_changed(sup, s, (enum svc_state)s->state);
 	} else if (s->state == SVC_READY) {
 		/* The start period's failures do not count. */
