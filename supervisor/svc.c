@@ -17,30 +17,25 @@
 
 #include "st.h"
 #include "svc.h"
+#include "svcint.h"
 
 static void	svc_step(struct svc *);
-static void	svc_backoff(struct svc *, struct svc_reason, bool);
-static void	svc_spawn_main(struct svc *, bool);
-static void	svc_after_death(struct svc *, struct svc_reason);
-static void	svc_hook_failed(struct svc *, int, int);
-static void	svc_up(struct svc *);
-static void	svc_done_stop(struct svc *);
 
-static int64_t
+int64_t
 svc_now(struct svc *s)
 {
 	return s->set->ops->now(s->set);
 }
 
 /* Arm the service's one timer, in ms from now. */
-static void
+void
 svc_arm(struct svc *s, uint32_t ms)
 {
 	s->deadline = svc_now(s) + ms;
 	s->set->ops->timer(s, ms);
 }
 
-static void
+void
 svc_disarm(struct svc *s)
 {
 	s->deadline = 0;
@@ -96,16 +91,8 @@ svc_kick_around(struct svc *s)
 		svc_kick(s->afters[i]);
 }
 
-static struct svc_reason
-why(enum svc_why w, int code)
-{
-	struct svc_reason	r = { .why = (uint8_t)w, .code = code };
-
-	return r;
-}
-
 /* The one place where a service changes state. */
-static void
+void
 svc_set_state(struct svc *s, enum svc_state st, struct svc_reason r)
 {
 	enum svc_state	from = s->state;
@@ -252,24 +239,6 @@ svc_stop(struct svc *s)
 	svc_set_run(s->set);
 }
 
-/*
- * At the end, a finished task with a stop_exec runs it (systemd's
- * oneshot with RemainAfterExit and ExecStop: save at power-off what was
- * loaded at boot); it is stopping until that ends.
- */
-static void
-svc_done_stop(struct svc *s)
-{
-	const struct svc_ops	*ops = s->set->ops;
-
-	if (ops->hook == NULL || ops->hook(s, HOOK_STOP) != 0)
-		return;
-	s->hook = HOOK_STOP;
-	if (s->def->stop_timeout)
-		svc_arm(s, s->def->stop_timeout);
-	svc_set_state(s, SVC_STOPPING, why(WHY_IN_HOOK, HOOK_STOP));
-}
-
 /* Command: stop everything, dependents first (shutdown). */
 void
 svc_set_stop_all(struct svc_set *set)
@@ -356,7 +325,7 @@ svc_set_unhold(struct svc_set *set)
 }
 
 /* Send the stop signal (and SIGCONT, so a stopped process sees it). */
-static void
+void
 svc_send_stop(struct svc *s, int sig)
 {
 	const struct svc_ops	*ops = s->set->ops;
@@ -403,7 +372,7 @@ svc_spawn(struct svc *s)
 	s->due = false;
 	s->mem_waived = false;
 	s->kill_sent = false;
-	s->pending = why(WHY_NONE, 0);
+	s->pending = svc_why(WHY_NONE, 0);
 	s->ready_at = 0;
 	s->ready_seen = s->reloading = s->reload_asked = false;
 	s->reload_ready = false;
@@ -415,7 +384,7 @@ svc_spawn(struct svc *s)
 	/* start_pre_exec first, within ready_timeout. */
 	if (ops->hook != NULL && (rc = ops->hook(s, HOOK_START_PRE)) != 1) {
 		if (rc < 0) {
-			s->last = why(WHY_HOOK, rc);
+			s->last = svc_why(WHY_HOOK, rc);
 			s->last.stage = HOOK_START_PRE;
 			svc_backoff(s, s->last, true);
 			return;
@@ -425,7 +394,7 @@ svc_spawn(struct svc *s)
 		s->started_at = now;
 		if (s->def->ready_timeout)
 			svc_arm(s, s->def->ready_timeout);
-		svc_set_state(s, SVC_STARTING, why(WHY_IN_HOOK,
+		svc_set_state(s, SVC_STARTING, svc_why(WHY_IN_HOOK,
 		    HOOK_START_PRE));
 		return;
 	}
@@ -433,7 +402,7 @@ svc_spawn(struct svc *s)
 }
 
 /* Spawn the main process, its start_pre_exec done (counted: as a start). */
-static void
+void
 svc_spawn_main(struct svc *s, bool counted)
 {
 	const struct svc_ops	*ops = s->set->ops;
@@ -447,7 +416,7 @@ svc_spawn_main(struct svc *s, bool counted)
 		if (rc == -EMFILE || rc == -ENFILE || rc == -EAGAIN ||
 		    rc == -ENOMEM)
 			s->limit_count--;
-		s->last = why(WHY_SPAWN, -rc);
+		s->last = svc_why(WHY_SPAWN, -rc);
 		svc_backoff(s, s->last, true);
 		return;
 	}
@@ -457,7 +426,7 @@ svc_spawn_main(struct svc *s, bool counted)
 	s->execing = true;
 	if (s->def->ready_timeout)
 		svc_arm(s, s->def->ready_timeout);
-	svc_set_state(s, SVC_STARTING, why(WHY_STARTED, 0));
+	svc_set_state(s, SVC_STARTING, svc_why(WHY_STARTED, 0));
 }
 
 /*
@@ -465,7 +434,7 @@ svc_spawn_main(struct svc *s, bool counted)
  * started too often, else wait and start again.  Each quick failure
  * doubles the wait; a service that was ready long enough starts afresh.
  */
-static void
+void
 svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed)
 {
 	const struct svc_def	*d = s->def;
@@ -475,7 +444,7 @@ svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed)
 	if (d->start_limit_burst && s->limit_count >= d->start_limit_burst &&
 	    now - s->limit_begin <= (int64_t)d->start_limit_interval) {
 		s->want_up = false;
-		svc_set_state(s, SVC_FAILED, why(WHY_START_LIMIT, 0));
+		svc_set_state(s, SVC_FAILED, svc_why(WHY_START_LIMIT, 0));
 		return;
 	}
 	if (s->ready_at && now - s->ready_at >= SVC_STABLE_MS)
@@ -576,7 +545,7 @@ svc_step_down(struct svc *s)
 	if (s->state == SVC_BACKOFF && (!s->want_up || s->restart_req)) {
 		svc_disarm(s);
 		s->due = false;
-		svc_set_state(s, SVC_STOPPED, why(WHY_STOPPED, 0));
+		svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 	}
 	if (s->restart_req && s->state != SVC_BACKOFF) {
 		s->restart_req = false;
@@ -584,7 +553,7 @@ svc_step_down(struct svc *s)
 	}
 	if (!s->want_up) {
 		if (s->state == SVC_STOPPED && s->reason.why == WHY_WAITING)
-			s->reason = why(WHY_STOPPED, 0);
+			s->reason = svc_why(WHY_STOPPED, 0);
 		return;
 	}
 	if (s->state == SVC_BACKOFF && !s->due)
@@ -592,7 +561,7 @@ svc_step_down(struct svc *s)
 	if (s->state == SVC_BACKOFF && svc_hold_for_memory(s))
 		return;
 	if ((dep = svc_unready_req(s)) != NULL) {
-		struct svc_reason	r = why(WHY_WAITING, 0);
+		struct svc_reason	r = svc_why(WHY_WAITING, 0);
 
 		if (dep->state == SVC_FAILED && !dep->want_up) {
 			r.why = WHY_DEP_FAILED;
@@ -610,22 +579,12 @@ svc_step_down(struct svc *s)
 	}
 	if ((dep = svc_rising_after(s)) != NULL) {
 		if (s->state != SVC_BACKOFF) {
-			s->reason = why(WHY_WAITING, 0);
+			s->reason = svc_why(WHY_WAITING, 0);
 			s->reason.dep = dep;
 		}
 		return;
 	}
 	svc_spawn(s);
-}
-
-/* Kill the hooks of the steps that run, and forget them. */
-static void
-svc_hook_cancel(struct svc *s)
-{
-	if (s->hook == HOOK_NONE)
-		return;
-	s->set->ops->hook_stop(s);
-	s->hook = HOOK_NONE;
 }
 
 /*
@@ -641,7 +600,7 @@ svc_stop_begin(struct svc *s)
 	if (s->hook == HOOK_START_PRE) {
 		svc_hook_cancel(s);
 		svc_disarm(s);
-		svc_set_state(s, SVC_STOPPED, why(WHY_STOPPED, 0));
+		svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 		svc_kick(s);
 		return;
 	}
@@ -655,89 +614,7 @@ svc_stop_begin(struct svc *s)
 	} else {
 		svc_send_stop(s, s->def->stop_signal);
 	}
-	svc_set_state(s, SVC_STOPPING, why(WHY_STOPPED, 0));
-}
-
-/* A finished task's stop_exec ended (svc_done_stop): it is stopped. */
-static void
-svc_task_stopped(struct svc *s, int status)
-{
-	struct svc_reason	r = why(WHY_HOOK, status);
-
-	if (s->pidfd >= 0 || s->state != SVC_STOPPING)
-		return;
-	r.stage = HOOK_STOP;
-	svc_disarm(s);
-	svc_set_state(s, SVC_STOPPED, status ? r : why(WHY_STOPPED, 0));
-}
-
-/*
- * A hook of the steps failed (status: its exit status, 128 + a signal,
- * or -errno): a start_pre_exec fails the start; a start_post_exec stops
- * the service, a failed start.
- */
-static void
-svc_hook_failed(struct svc *s, int kind, int status)
-{
-	struct svc_reason	r = why(WHY_HOOK, status);
-
-	r.stage = (uint8_t)kind;
-	s->hook = HOOK_NONE;
-	svc_disarm(s);
-	if (kind == HOOK_START_PRE) {
-		s->last = r;
-		if (s->def->restart != RESTART_NEVER) {
-			svc_backoff(s, r, false);
-			return;
-		}
-		s->want_up = false;
-		svc_set_state(s, SVC_FAILED, r);
-		return;
-	}
-	s->pending = r;
-	svc_send_stop(s, s->def->stop_signal);
-	svc_set_state(s, SVC_STOPPING, r);
-}
-
-/*
- * Event: the hooks of a step ended, with status 0 (all exited 0) or as
- * svc_hook_failed() says.  Each step goes on from where it waited.
- */
-void
-svc_hook_done(struct svc *s, int kind, int status)
-{
-	const struct svc_ops	*ops = s->set->ops;
-
-	if (s->hook != kind || kind == HOOK_NONE)
-		return;
-	switch (kind) {
-	case HOOK_START_PRE:
-	case HOOK_START_POST:
-		if (status != 0)
-			svc_hook_failed(s, kind, status);
-		else if (kind == HOOK_START_PRE) {
-			s->hook = HOOK_NONE;
-			svc_disarm(s);
-			svc_spawn_main(s, true);
-		} else
-			svc_up(s);
-		break;
-	case HOOK_STOP:
-		/* stop_exec failed: the stop_signal, as without it. */
-		s->hook = HOOK_NONE;
-		if (status != 0 && s->pidfd >= 0 && !s->kill_sent) {
-			ops->signal(s, s->def->stop_signal);
-			ops->signal(s, SIGCONT);
-		}
-		svc_task_stopped(s, status);
-		break;
-	case HOOK_STOP_POST:
-		s->hook = HOOK_NONE;
-		svc_disarm(s);
-		svc_after_death(s, s->last);
-		break;
-	}
-	svc_set_run(s->set);
+	svc_set_state(s, SVC_STOPPING, svc_why(WHY_STOPPED, 0));
 }
 
 /* Move one service toward its want. */
@@ -778,7 +655,7 @@ svc_exec(struct svc *s, int stage, int err)
 		if (s->state == SVC_STARTING)
 			svc_disarm(s);		/* no ready timeout */
 		/* A wrong env file: s->fail says what (the caller's). */
-		s->pending = why(stage == STAGE_ENV_FILE && s->fail ?
+		s->pending = svc_why(stage == STAGE_ENV_FILE && s->fail ?
 		    WHY_ENV_FILE : WHY_EXEC, err);
 		s->pending.stage = (uint8_t)stage;
 		return;
@@ -799,7 +676,7 @@ svc_spawn_timeout(struct svc *s)
 		return;
 	s->execing = false;
 	svc_disarm(s);			/* no ready timeout */
-	s->pending = why(WHY_SPAWN_TIMEOUT, 0);
+	s->pending = svc_why(WHY_SPAWN_TIMEOUT, 0);
 	svc_send_stop(s, SIGKILL);
 	/* Stopping until it is dead: a child stuck in the kernel (a hung
 	 * mount) dies only once the kernel lets it. */
@@ -834,7 +711,7 @@ svc_reload_end(struct svc *s, int status)
  * STARTING -> READY: readiness was reported and it has settled; its
  * start_post_exec first, within ready_timeout.
  */
-static void
+void
 svc_up(struct svc *s)
 {
 	const struct svc_ops	*ops = s->set->ops;
@@ -851,7 +728,7 @@ svc_up(struct svc *s)
 		s->hook = HOOK_START_POST;
 		if (s->def->ready_timeout)
 			svc_arm(s, s->def->ready_timeout);
-		svc_set_state(s, SVC_STARTING, why(WHY_IN_HOOK,
+		svc_set_state(s, SVC_STARTING, svc_why(WHY_IN_HOOK,
 		    HOOK_START_POST));
 		return;
 	}
@@ -860,7 +737,7 @@ svc_up(struct svc *s)
 	s->reload_due = 0;
 	s->watch_due = s->def->watchdog ? s->ready_at + s->def->watchdog : 0;
 	svc_arm_ready(s);
-	svc_set_state(s, SVC_READY, why(WHY_READY, 0));
+	svc_set_state(s, SVC_READY, svc_why(WHY_READY, 0));
 	svc_set_run(s->set);
 }
 
@@ -911,7 +788,7 @@ svc_unhealthy(struct svc *s, int status)
 {
 	if (s->state != SVC_READY || s->pending.why != WHY_NONE)
 		return;
-	s->pending = why(WHY_UNHEALTHY, status);
+	s->pending = svc_why(WHY_UNHEALTHY, status);
 	svc_send_stop(s, s->def->stop_signal);
 	svc_set_state(s, SVC_STOPPING, s->pending);
 	svc_set_run(s->set);
@@ -925,7 +802,7 @@ svc_watchdog_trigger(struct svc *s)
 		return;
 	if (s->pending.why != WHY_NONE)
 		return;
-	s->pending = why(WHY_WATCHDOG_TRIGGER, 0);
+	s->pending = svc_why(WHY_WATCHDOG_TRIGGER, 0);
 	svc_send_stop(s, SIGABRT);
 	svc_set_state(s, SVC_STOPPING, s->pending);
 	svc_set_run(s->set);
@@ -1009,7 +886,7 @@ svc_stopping(struct svc *s)
 		svc_arm(s, s->def->stop_timeout);
 	else
 		svc_disarm(s);
-	svc_set_state(s, SVC_STOPPING, why(WHY_SELF_STOPPING, 0));
+	svc_set_state(s, SVC_STOPPING, svc_why(WHY_SELF_STOPPING, 0));
 	svc_set_run(s->set);
 }
 
@@ -1018,7 +895,7 @@ void
 svc_pressure_killed(struct svc *s)
 {
 	if (svc_has_process(s) && s->pending.why == WHY_NONE)
-		s->pending = why(WHY_PRESSURE, 0);
+		s->pending = svc_why(WHY_PRESSURE, 0);
 }
 
 /* Event: the kernel's OOM killer killed it; say so when it dies. */
@@ -1026,7 +903,7 @@ void
 svc_oom_killed(struct svc *s)
 {
 	if (svc_has_process(s) && s->pending.why == WHY_NONE)
-		s->pending = why(WHY_OOM, 0);
+		s->pending = svc_why(WHY_OOM, 0);
 }
 
 /* Event: STATUS=text. */
@@ -1041,31 +918,6 @@ svc_status_text(struct svc *s, const char *text, size_t len)
 	s->status_text = t;
 	s->set->ops->changed(s, (enum svc_state)s->state);
 	return 0;
-}
-
-/*
- * The timer fired while hooks of a step run: a start's fail it, a stop's
- * stop_exec gives way to SIGKILL, a stop_post_exec is given up.
- */
-static void
-svc_hook_timeout(struct svc *s)
-{
-	int	kind = s->hook;
-
-	svc_hook_cancel(s);
-	switch (kind) {
-	case HOOK_START_PRE:
-	case HOOK_START_POST:
-		svc_hook_failed(s, kind, -ETIMEDOUT);
-		break;
-	case HOOK_STOP:
-		svc_send_stop(s, SIGKILL);
-		svc_task_stopped(s, -ETIMEDOUT);
-		break;
-	case HOOK_STOP_POST:
-		svc_after_death(s, s->last);
-		break;
-	}
 }
 
 /* Event: the timer of the service fired; what it means depends on state. */
@@ -1086,7 +938,7 @@ svc_timeout(struct svc *s)
 			svc_up(s);
 			return;
 		}
-		s->pending = why(WHY_READY_TIMEOUT, 0);
+		s->pending = svc_why(WHY_READY_TIMEOUT, 0);
 		svc_send_stop(s, s->def->stop_signal);
 		svc_set_state(s, SVC_STOPPING, s->pending);
 		break;
@@ -1098,7 +950,7 @@ svc_timeout(struct svc *s)
 			svc_arm_ready(s);
 			break;
 		}
-		s->pending = why(WHY_WATCHDOG, 0);
+		s->pending = svc_why(WHY_WATCHDOG, 0);
 		svc_send_stop(s, SIGABRT);
 		svc_set_state(s, SVC_STOPPING, s->pending);
 		break;
@@ -1129,10 +981,10 @@ svc_died(struct svc *s, int code, int sig)
 	s->execing = false;
 	s->exit_code = sig ? 0 : code;
 	s->exit_sig = sig;
-	death = sig ? why(WHY_KILLED, sig) : why(WHY_EXITED, code);
+	death = sig ? svc_why(WHY_KILLED, sig) : svc_why(WHY_EXITED, code);
 	if (s->pending.why != WHY_NONE)
 		death = s->pending;
-	s->pending = why(WHY_NONE, 0);
+	s->pending = svc_why(WHY_NONE, 0);
 	s->last = death;
 	free(s->status_text);		/* it was that process's status */
 	s->status_text = NULL;
@@ -1156,7 +1008,7 @@ svc_died(struct svc *s, int code, int sig)
 		s->hook = HOOK_STOP_POST;
 		if (s->def->stop_timeout)
 			svc_arm(s, s->def->stop_timeout);
-		svc_set_state(s, SVC_STOPPING, why(WHY_IN_HOOK,
+		svc_set_state(s, SVC_STOPPING, svc_why(WHY_IN_HOOK,
 		    HOOK_STOP_POST));
 		svc_set_run(s->set);
 		return;
@@ -1168,7 +1020,7 @@ svc_died(struct svc *s, int code, int sig)
  * After the death of the main process (and its stop_post_exec): stopped,
  * started again, done or failed, as its want and its restart say.
  */
-static void
+void
 svc_after_death(struct svc *s, struct svc_reason death)
 {
 	const struct svc_def	*d = s->def;
@@ -1179,7 +1031,7 @@ svc_after_death(struct svc *s, struct svc_reason death)
 		 * it is wanted up again (restart, or start while stopping),
 		 * it starts afresh. */
 		if (s->died_stopped)
-			death = why(s->kill_sent && d->stop_signal != SIGKILL ?
+			death = svc_why(s->kill_sent && d->stop_signal != SIGKILL ?
 			    WHY_STOP_KILLED : WHY_STOPPED, 0);
 		svc_set_state(s, SVC_STOPPED, death);
 		if (s->want_up) {
