@@ -11,7 +11,8 @@
  *      refuse and nothing else happens;
  *   2. quiesce: no new spawn starts, and we wait (each turn of the loop)
  *      until nothing is in flight: a spawn whose child has not exec'd, a
- *      reload_exec, a memory kill, a notify drainer yet to take its
+ *      reload_exec, a hook or a health check (health.c starts none
+ *      meanwhile), a memory kill, a notify drainer yet to take its
  *      datagram;
  *   3. exec: the other clients are told to try again; the state (st.h)
  *      goes to a sealed memfd; the fds it names lose FD_CLOEXEC; we exec
