@@ -341,6 +341,31 @@ svc_send_stop(struct svc *s, int sig)
 		svc_disarm(s);
 }
 
+/*
+ * Is there room for a spawn now?  If not, s is queued to be stepped
+ * again, which comes back here: later this turn's, or once a spawn in
+ * flight is done (ops->busy).
+ */
+static bool
+svc_spawn_room(struct svc *s)
+{
+	const struct svc_ops	*ops = s->set->ops;
+
+	if (s->set->spawn_max && s->set->spawns >= s->set->spawn_max) {
+		s->queued = true;
+		TAILQ_INSERT_HEAD(&s->set->queue, s, q);
+		s->set->deferred = true;
+		return false;
+	}
+	if (ops->busy && ops->busy(s->set)) {
+		/* Others may have work that is not a spawn. */
+		s->queued = s->held = true;
+		TAILQ_INSERT_TAIL(&s->set->held, s, q);
+		return false;
+	}
+	return true;
+}
+
 /* Spawn the process. */
 static void
 svc_spawn(struct svc *s)
@@ -349,19 +374,8 @@ svc_spawn(struct svc *s)
 	int64_t			 now = svc_now(s);
 	int			 rc;
 
-	if (s->set->spawn_max && s->set->spawns >= s->set->spawn_max) {
-		/* Stepping it again later comes back here. */
-		s->queued = true;
-		TAILQ_INSERT_HEAD(&s->set->queue, s, q);
-		s->set->deferred = true;
+	if (!svc_spawn_room(s))
 		return;
-	}
-	if (ops->busy && ops->busy(s->set)) {
-		/* Others may have work that is not a spawn. */
-		s->queued = s->held = true;
-		TAILQ_INSERT_TAIL(&s->set->held, s, q);
-		return;
-	}
 	s->set->spawns++;
 	if (now - s->limit_begin > (int64_t)s->def->start_limit_interval ||
 	    s->limit_count == 0) {
@@ -378,6 +392,7 @@ svc_spawn(struct svc *s)
 	s->reload_ready = false;
 	s->reload_due = s->watch_due = 0;
 	s->err = 0;
+	s->pre_done = false;
 	free(s->status_text);
 	free(s->fail);
 	s->status_text = s->fail = NULL;
@@ -420,6 +435,7 @@ svc_spawn_main(struct svc *s, bool counted)
 		svc_backoff(s, s->last, true);
 		return;
 	}
+	s->pre_done = false;
 	if (!counted)
 		s->starts++;
 	s->started_at = now;
@@ -597,8 +613,9 @@ svc_stop_begin(struct svc *s)
 {
 	const struct svc_ops	*ops = s->set->ops;
 
-	if (s->hook == HOOK_START_PRE) {
+	if (s->hook == HOOK_START_PRE || s->pre_done) {
 		svc_hook_cancel(s);
+		s->pre_done = false;
 		svc_disarm(s);
 		svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 		svc_kick(s);
@@ -629,8 +646,15 @@ svc_step(struct svc *s)
 		break;
 	case SVC_STARTING:
 	case SVC_READY:
-		if (s->want_up && !s->restart_req)
+		if (s->want_up && !s->restart_req) {
+			/* start_pre_exec done: the main process, once there
+			 * is room for its spawn. */
+			if (s->pre_done && svc_spawn_room(s)) {
+				s->set->spawns++;
+				svc_spawn_main(s, true);
+			}
 			break;
+		}
 		if (svc_blocking_stop(s) != NULL)
 			break;
 		svc_stop_begin(s);

@@ -210,6 +210,8 @@ struct svc_ops {
 	X(uint8_t, hook, SKIP)		/* enum hook_kind, of the steps */ \
 	X(bool, died_clean, SKIP)	/* STOP_POST: how the main ended */ \
 	X(bool, died_stopped, SKIP)	/* ... stopped by request */	\
+	/* STARTING: start_pre_exec done, its spawn waits for room */	\
+	X(bool, pre_done, BOOL)						\
 	X(TAILQ_ENTRY(svc), q, SKIP)	/* the queue's link */
 
 #define SVC_MEMBER(type, name, how)	type name;

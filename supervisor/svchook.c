@@ -97,9 +97,12 @@ svc_hook_done(struct svc *s, int kind, int status)
 		if (status != 0)
 			svc_hook_failed(s, kind, status);
 		else if (kind == HOOK_START_PRE) {
+			/* The main process next, when there is room for it
+			 * (svc_step): others' spawns may fill it now. */
 			s->hook = HOOK_NONE;
-			svc_disarm(s);
-			svc_spawn_main(s, true);
+			s->pre_done = true;
+			svc_disarm(s);	/* the spawn arms ready_timeout */
+			svc_kick(s);
 		} else
 			svc_up(s);
 		break;

@@ -452,6 +452,29 @@ test_hooks_start(void **state)
 	expect_log("hook-stop a;a>stopped;");
 	EV(svc_hook_done(a, HOOK_START_PRE, 0));	/* cancelled: nothing */
 	expect_log("");
+	/* Done while no spawn can start: the main process waits for room
+	 * (a stop meanwhile has nothing to stop). */
+	EV(svc_start(a));
+	log_clear();
+	W.busy = true;
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	expect_log("");
+	assert_true(a->held);
+	W.busy = false;
+	EV(svc_set_unhold(&W.set));
+	expect_log("spawn a;hook a start_post_exec;");
+	EV(svc_hook_done(a, HOOK_START_POST, 0));
+	EV(svc_stop(a));
+	die(a, 0, SIGTERM);
+	EV(svc_start(a));
+	log_clear();
+	W.busy = true;
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	EV(svc_stop(a));
+	expect_log("a>stopped;");
+	W.busy = false;
+	EV(svc_set_unhold(&W.set));
+	expect_log("");
 }
 
 /* A failed hook of a start: a failed start (its reason); a timed out
