@@ -424,7 +424,7 @@ done
 # 7. Reclaim (the memory-pressure issue), in the guest on our kernel:
 # kill to memory back, by path, ratio to plain SIGKILL.
 echo "reclaim under CPU contention, in the guest" >&2
-if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 weight 32); else
+if [ $smoke = 1 ]; then r=$("$top/qemu/bench.sh" 1 weight 128); else
 	r=$("$top/qemu/bench.sh" 7 weight,max 256 1024); fi
 for rs in weight max; do
 	[ $rs = weight ] && label="cpu.weight 1" || label="cpu.max 5ms/100ms"
