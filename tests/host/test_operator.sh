@@ -68,22 +68,25 @@ ns_count_is() {
 # reload's restart or the shutdown (kill_mode cgroup, else group).
 t_stop_leaves_nothing() {
 	pv_dir
+	# The helper says "up" once it would stamp a TERM.
 	svc leaky <<-EOF
-	exec = /bin/sh -c "$H on-term=$T/term:helper sleep=forever & exec $H sleep=forever"
+	exec = /bin/sh -c "$H on-term=$T/term:helper stamp=$T/up:helper sleep=forever & exec $H sleep=forever"
 	EOF
 	pv_up
 	ctl wait leaky ready --timeout=20s || fail "leaky not ready"
-	wait_until 10000 ns_count_is "term helper" 1 || fail "no helper"
+	"$H" waitfile="$T/up:1:10000" || fail "no helper"
 	expect_rc 0 ctl stop leaky --wait --timeout=20s
 	wait_until 10000 ns_count_is "term helper" 0 ||
 	    fail "stop left the helper: $(ns ps -ef)"
 	expect_rc 0 ctl start leaky --wait --timeout=20s
-	wait_until 10000 ns_count_is "term helper" 1 || fail "no helper"
+	"$H" waitfile="$T/up:2:10000" || fail "no helper"
 	expect_rc 0 ctl restart leaky --wait --timeout=20s
+	"$H" waitfile="$T/up:3:10000" || fail "no helper"
 	wait_until 10000 ns_count_is "term helper" 1 ||
 	    fail "restart left the helper: $(ns ps -ef)"
 	echo "env = X=1" >>"$T/conf/services/leaky.ini"
 	expect_rc 0 ctl reload
+	"$H" waitfile="$T/up:4:10000" || fail "no helper"
 	wait_until 10000 ns_count_is "term helper" 1 ||
 	    fail "a reload's restart left the helper: $(ns ps -ef)"
 	local n
@@ -343,25 +346,30 @@ t_logs_several() {
 # kill NAME [SIGNAL] [--all]: the main process, or every process.
 t_kill_verb() {
 	pv_dir
+	# Each says "up" once it would stamp a TERM.
+	cat >"$T/k.sh" <<-EOF
+	$H on-term=$T/helper:term stamp=$T/up:helper sleep=forever &
+	exec $H on-term=$T/main:term stamp=$T/up:main sleep=forever
+	EOF
 	svc k <<-EOF
-	exec = /bin/sh -c "$H on-term=$T/helper:term sleep=forever & exec $H on-term=$T/main:term sleep=forever"
+	exec = /bin/sh $T/k.sh
 	restart = never
 	EOF
 	svc u <<-EOF
-	exec = $H on-term=$T/usr1:term sleep=forever
+	exec = $H on-term=$T/usr1:term stamp=$T/uup:u sleep=forever
 	restart = never
 	EOF
 	pv_up
-	ctl wait k ready --timeout=20s || fail "k not ready"
-	ctl wait u ready --timeout=20s || fail "u not ready"
-	wait_until 10000 ns_count_is "helper term" 1 || fail "no helper"
+	"$H" waitfile="$T/up:2:20000" || fail "k not up"
+	"$H" waitfile="$T/uup:1:20000" || fail "u not up"
 	expect_rc 0 ctl kill k
 	"$H" waitfile="$T/main:1:20000" || fail "main not told"
 	ctl wait k stopped --timeout=20s || fail "k did not end: $(ctl status k)"
 	[ ! -e "$T/helper" ] || fail "the helper got the TERM meant for main"
-	expect_rc 0 ctl start k --wait --timeout=20s
 	# The first helper went with its main process (kill_mode).
-	wait_until 10000 ns_count_is "helper term" 1 || fail "no second helper"
+	wait_until 10000 ns_count_is "helper term" 0 || fail "the helper lives on"
+	expect_rc 0 ctl start k --wait --timeout=20s
+	"$H" waitfile="$T/up:4:20000" || fail "k not up again"
 	expect_rc 0 ctl kill k TERM --all
 	"$H" waitfile="$T/helper:1:20000" || fail "--all did not reach the helper"
 	expect_rc 2 ctl kill u FROB
