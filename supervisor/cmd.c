@@ -235,32 +235,10 @@ cmd_restart(struct ctl_client *c, const struct ctl_args *a)
 		ctl_ok(c);
 }
 
-/* signal NAME SIGNAL: through the pidfd, so only that process gets it. */
-static void
-cmd_signal(struct ctl_client *c, const struct ctl_args *a)
-{
-	struct svc	*s;
-	int		 sig, rc;
-
-	if ((sig = signal_parse(a->pos[1])) < 0) {
-		ctl_reply(c, CTL_EUSAGE, "unknown signal '%.32s'", a->pos[1]);
-		return;
-	}
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	if (!svc_has_process(s) || s->pidfd < 0) {
-		ctl_reply(c, CTL_EFAIL, "%s is not running", s->def->name);
-		return;
-	}
-	if ((rc = pidfd_signal(s->pidfd, sig)) < 0)
-		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->name, strerror(-rc));
-	else
-		ctl_ok(c);
-}
-
 /*
- * kill NAME [SIGNAL] [--all]: TERM by default, to the main process, or
- * to every process of the service (systemctl kill).
+ * kill NAME [SIGNAL] [--all]: TERM by default, to the main process
+ * through its pidfd, or to every process of the service (systemctl
+ * kill).  signal NAME SIGNAL is the same, without --all.
  */
 static void
 cmd_kill(struct ctl_client *c, const struct ctl_args *a)
@@ -725,7 +703,7 @@ ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_START] = cmd_start,
 	[VERB_STOP] = cmd_stop,
 	[VERB_RESTART] = cmd_restart,
-	[VERB_SIGNAL] = cmd_signal,
+	[VERB_SIGNAL] = cmd_kill,
 	[VERB_WAIT] = cmd_wait,
 	[VERB_VERSION] = cmd_version,
 	[VERB_SHUTDOWN] = cmd_halt,

@@ -218,17 +218,18 @@ k_env_file(struct parse_ctx *p, void *obj, const char *v)
 	return key_strv_add(&d->env_files, v);
 }
 
-/* reload_exec: a command, as exec is written. */
+/* reload_exec, health_exec: a command, as exec is written. */
 static const char *
-k_reload_exec(struct parse_ctx *p, void *obj, const char *v)
+k_argv(struct parse_ctx *p, void *obj, const char *v)
 {
-	struct svc_def	*d = obj;
-	const char	*why;
+	char		***argv = (char ***)(void *)((char *)obj +
+			    p->key->f[0].off);
+	const char	  *why;
 
-	if (argv_split(v, &d->reload_exec, &why) < 0)
-		return bad(p, "reload_exec: %s", why);
-	if (d->reload_exec[0][0] == '\0')
-		return bad(p, "reload_exec: the program name is empty");
+	if (argv_split(v, argv, &why) < 0)
+		return bad(p, "%s: %s", p->key->name, why);
+	if ((*argv)[0][0] == '\0')
+		return bad(p, "%s: the program name is empty", p->key->name);
 	return NULL;
 }
 
@@ -252,20 +253,6 @@ k_hook(struct parse_ctx *p, void *obj, const char *v)
 	strv_free(argv);
 	return key_strv_add((char ***)(void *)((char *)obj +
 	    p->key->f[0].off), v);
-}
-
-/* health_exec: a command, as exec is written. */
-static const char *
-k_health_exec(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	const char	*why;
-
-	if (argv_split(v, &d->health_exec, &why) < 0)
-		return bad(p, "health_exec: %s", why);
-	if (d->health_exec[0][0] == '\0')
-		return bad(p, "health_exec: the program name is empty");
-	return NULL;
 }
 
 static const char *
@@ -917,7 +904,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(env_files, F_STRV)),
 	[K_RELOAD_SIGNAL] = SVC("reload_signal", k_signal, KEY_LIVE,
 	    SHOW_SIGNAL, NULL, SF(reload_signal, F_I32)),
-	[K_RELOAD_EXEC] = SVC("reload_exec", k_reload_exec, KEY_LIVE,
+	[K_RELOAD_EXEC] = SVC("reload_exec", k_argv, KEY_LIVE,
 	    SHOW_ARGV, NULL, SF(reload_exec, F_STRV)),
 	[K_START_PRE_EXEC] = SVC("start_pre_exec", k_hook,
 	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
@@ -933,7 +920,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_ON_FAILURE_EXEC] = SVC("on_failure_exec", k_hook,
 	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
 	    SF(on_failure_exec, F_STRV)),
-	[K_HEALTH_EXEC] = SVC("health_exec", k_health_exec, 0, SHOW_ARGV,
+	[K_HEALTH_EXEC] = SVC("health_exec", k_argv, 0, SHOW_ARGV,
 	    NULL, SF(health_exec, F_STRV)),
 	[K_HEALTH_INTERVAL] = SVC("health_interval", key_dur, 0,
 	    SHOW_DURATION, NULL, SF(health_interval, F_U32)),
