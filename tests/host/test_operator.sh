@@ -70,7 +70,8 @@ t_stop_leaves_nothing() {
 	pv_dir
 	# The helper says "up" once it would stamp a TERM.
 	svc leaky <<-EOF
-	exec = /bin/sh -c "$H on-term=$T/term:helper stamp=$T/up:helper sleep=forever & exec $H sleep=forever"
+	exec = /bin/sh -c "$H on-term=$T/term:helper
+	  stamp=$T/up:helper sleep=forever & exec $H sleep=forever"
 	EOF
 	pv_up
 	ctl wait leaky ready --timeout=20s || fail "leaky not ready"
@@ -100,7 +101,8 @@ t_stop_leaves_nothing() {
 	mkdir -p "$T/c2/services"
 	cat >"$T/c2/services/leaky2.ini" <<-EOF
 	[service]
-	exec = /bin/sh -c "$H on-term=$T/term2:helper stamp=$T/up2:helper2 sleep=forever & exec $H sleep=forever"
+	exec = /bin/sh -c "$H on-term=$T/term2:helper
+	  stamp=$T/up2:helper2 sleep=forever & exec $H sleep=forever"
 	EOF
 	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] &&
 	    printf '[supervisor]\ncgroup_root = none\n' >"$T/c2/pidvisor.ini"
