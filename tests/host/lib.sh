@@ -8,7 +8,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PV=$ROOT/build/asan/pidvisor
 CTL=$ROOT/build/asan/pidvisorctl
-H=$ROOT/build/test/svc-helper
+H=${PV_HELPER:-$ROOT/build/test/svc-helper}
 PIDGRAB=$ROOT/build/test/pidgrab
 CTLRAW=$ROOT/build/test/ctlraw
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
