@@ -10,6 +10,7 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
 		   pressure.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
+		   metrics.c httpd.c syslogmsg.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
@@ -18,6 +19,7 @@ HDRS		 = $(wildcard supervisor/*.h)
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
 DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit \
+		   prometheus curl iproute2 \
 		   mmdebstrap e2fsprogs openssh-client
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86

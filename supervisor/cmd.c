@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "conf.h"
+#include "metrics.h"
 #include "pressure.h"
 #include "spawn.h"
 
@@ -435,6 +436,107 @@ cmd_logs(struct ctl_client *c, const struct ctl_args *a)
 	ctl_flush(c);
 }
 
+/*
+ * events [NAME...] [--json]: every change from now on, of the services
+ * named or of all (and then reloads and re-execs too), until the client
+ * hangs up; ctl_event() writes them.
+ */
+static void
+cmd_events(struct ctl_client *c, const struct ctl_args *a)
+{
+	if (!ctl_svcs(c, a, 0))
+		return;
+	c->events = true;
+	c->follow_json = a->json;
+	c->ctl->nevents++;
+	ev_timer_stop(c->ctl->loop, &c->timer);
+	ctl_flush(c);
+}
+
+/*
+ * The whole metrics text: every service's snapshot, and our own numbers
+ * (ours and the supervisor's, through ctl_ops).
+ */
+int
+ctl_metrics(struct ctl *ctl, struct buf *b)
+{
+	struct svc_set		*set = ctl->set;
+	struct svc_status	*v;
+	struct metrics_own	 own = { 0 };
+	int64_t			 now = mono_ms();
+	size_t			 i;
+	int			 rc;
+
+	if ((v = calloc(set->n + 1, sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < set->n; i++)
+		ctl->ops->status(ctl->ctx, set->v[i], now, &v[i]);
+	ctl->ops->metrics(ctl->ctx, &own);
+	own.version = PIDVISOR_VERSION;
+	own.clients = ctl->nclients;
+	own.loop_turns = ev_iteration(ctl->loop);
+	own.events_dropped = ctl->events_dropped;
+	rc = metrics_text(b, &own, v, set->n);
+	free(v);
+	return rc;
+}
+
+/* metrics: the Prometheus text format. */
+static void
+cmd_metrics(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	b = { 0 };
+
+	(void)a;
+	if (ctl_metrics(c->ctl, &b) < 0) {
+		buf_free(&b);
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
+	}
+	ctl_output_buf(c, &b);
+	buf_free(&b);
+	ctl_ok(c);
+}
+
+/* Is a service as is-ready wants it: ready, or a task done? */
+static bool
+cmd_ready(const struct svc *s)
+{
+	return s->state == SVC_READY || s->state == SVC_DONE;
+}
+
+/*
+ * is-ready [NAME...]: 0 if every service named, or every enabled one,
+ * is ready or done; else 3, naming those that are not (a probe's
+ * question).
+ */
+static void
+cmd_is_ready(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc_set	*set = c->ctl->set;
+	struct buf	 b = { 0 };
+	size_t		 i, n = 0;
+
+	if (!ctl_svcs(c, a, 0))
+		return;
+	for (i = 0; i < (a->npos ? c->nwait : set->n); i++) {
+		struct svc	*s = a->npos ? c->wait_svc[i] : set->v[i];
+
+		if (cmd_ready(s) || (a->npos == 0 && !s->def->enabled))
+			continue;
+		if (n++ < 8)
+			buf_printf(&b, "%s%s (%s)", n > 1 ? ", " : "",
+			    s->def->name, svc_state_name(s->state));
+	}
+	c->nwait = 0;
+	if (n == 0)
+		ctl_ok(c);
+	else
+		ctl_reply(c, CTL_ENOTREADY, "not ready: %s%s", b.data,
+		    n > 8 ? ", ..." : "");
+	buf_free(&b);
+}
+
 /* pressure [--json]: the killer's state; pressure kill NAME: use it now. */
 static void
 cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
@@ -716,4 +818,7 @@ ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_CAT] = cmd_cat,
 	[VERB_REEXEC] = cmd_reexec,
 	[VERB_KILL] = cmd_kill,
+	[VERB_EVENTS] = cmd_events,
+	[VERB_METRICS] = cmd_metrics,
+	[VERB_IS_READY] = cmd_is_ready,
 };

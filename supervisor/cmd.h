@@ -39,7 +39,8 @@ struct ctl_client {
 	uint32_t		 wait_fails[CTL_NAMES_MAX];	/* reload */
 	uint8_t			 nwait;
 	bool			 follow;	/* logs -f: of wait_svc */
-	bool			 follow_json;
+	bool			 follow_json;	/* ... and events --json */
+	bool			 events;	/* events: of wait_svc, or all */
 	uint8_t			 wait;		/* enum ctl_wait */
 	uint8_t			 wait_state;
 	bool			 replied;	/* END queued: flush, close */

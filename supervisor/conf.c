@@ -116,6 +116,9 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->kill_mode = KILL_CGROUP;
 	d->enabled = true;
 	d->log = sc->log;
+	d->syslog_facility = 3;		/* daemon */
+	d->syslog_level = 6;		/* info */
+	d->syslog_error_level = 3;	/* err */
 }
 
 /* Free one service definition. */
@@ -196,7 +199,10 @@ conf_free(struct conf *c)
 	free(c->sup.cgroup_root);
 	free(c->sup.pressure_file);
 	free(c->sup.control_group);
-	c->sup.control_group = NULL;
+	free(c->sup.metrics_listen);
+	free(c->sup.syslog_socket);
+	c->sup.control_group = c->sup.metrics_listen = NULL;
+	c->sup.syslog_socket = NULL;
 	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file = NULL;
 	c->defs = NULL;
 	c->errs = NULL;

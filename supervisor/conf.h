@@ -35,6 +35,7 @@ enum log_sink {
 	SINK_KMSG,		/* /dev/kmsg (PID 1 only) */
 	SINK_FILE,		/* log_dir/NAME.log, rotated by size */
 	SINK_NONE,
+	SINK_SYSLOG,		/* syslog_socket (/dev/log), RFC 3164 */
 };
 
 /* What PID 1 does if it crashes (pid1.c). */
@@ -155,6 +156,11 @@ enum conf_key_id {
 	K_HEALTH_TIMEOUT,
 	K_HEALTH_RETRIES,
 	K_HEALTH_START_PERIOD,
+	K_METRICS_LISTEN,
+	K_SYSLOG_SOCKET,
+	K_SYSLOG_FACILITY,
+	K_SYSLOG_LEVEL,
+	K_SYSLOG_ERROR_LEVEL,
 	K__COUNT
 };
 
@@ -227,6 +233,9 @@ extern const struct conf_key conf_keys[K__COUNT];
 /* One service as the configuration defines it; never changed once loaded. */
 struct svc_def {
 	char		 *name;
+	uint8_t		  syslog_facility; /* an index: syslog_facility_code() */
+	uint8_t		  syslog_level;	/* of stdout's lines, LOG_* */
+	uint8_t		  syslog_error_level; /* of stderr's */
 	char		 *file;
 	char		**argv;
 	char		**env;		/* KEY=VALUE overrides, or NULL */
@@ -298,6 +307,8 @@ struct sup_conf {
 	char		*cgroup_root;	/* NULL: automatic; "none": off */
 	char		*pressure_file;	/* NULL: /proc/pressure/memory */
 	char		*control_group;	/* as written; NULL: none */
+	char		*metrics_listen; /* HOST:PORT; NULL: none */
+	char		*syslog_socket;	/* NULL: /dev/log */
 	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */

@@ -398,7 +398,8 @@ k_enabled(struct parse_ctx *p, void *obj, const char *v)
 
 static const char *const sink_names[] = {
 	[SINK_CONSOLE] = "console", [SINK_KMSG] = "kmsg",
-	[SINK_FILE] = "file", [SINK_NONE] = "none", NULL,
+	[SINK_FILE] = "file", [SINK_NONE] = "none", [SINK_SYSLOG] = "syslog",
+	NULL,
 };
 
 /*
@@ -656,6 +657,42 @@ s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
 	return key_limit(p, "cgroup_memory_high", v, 1 << 20,
 	    &((struct sup_conf *)obj)->cgroup_memory_high);
 }
+
+/* metrics_listen: HOST:PORT, [ADDR]:PORT, PORT (loopback), or none. */
+static const char *
+s_metrics_listen(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len;
+
+	if (strcmp(v, "none") != 0 && parse_inet_addr(v, &ss, &len) < 0)
+		return bad(p, "metrics_listen: expected HOST:PORT, [ADDR]:PORT "
+		    "or PORT (an address, not a name), or none; not '%s'", v);
+	return key_str(&((struct sup_conf *)obj)->metrics_listen, v);
+}
+
+/* syslog_socket: the datagram socket of the syslog daemon. */
+static const char *
+s_syslog_socket(struct parse_ctx *p, void *obj, const char *v)
+{
+	if (v[0] != '/')
+		return bad(p, "syslog_socket: '%s' is not an absolute path", v);
+	if (strlen(v) >= SOCKET_PATH_MAX)
+		return bad(p, "syslog_socket: path too long for a unix socket");
+	return key_str(&((struct sup_conf *)obj)->syslog_socket, v);
+}
+
+/* In the order of their codes, local0 (16) following ftp (11). */
+static const char *const facility_names[] = {
+	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+	"uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
+	"local3", "local4", "local5", "local6", "local7", NULL,
+};
+
+static const char *const syslog_level_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+	NULL,
+};
 
 static const char *const reclaim_names[] = {
 	"auto", "kill", "mrelease", "reap", NULL,
@@ -930,6 +967,16 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_NUMBER, NULL, SF(health_retries, F_U32)),
 	[K_HEALTH_START_PERIOD] = SVC("health_start_period", key_dur, 0,
 	    SHOW_DURATION, NULL, SF(health_start_period, F_U32)),
+	[K_METRICS_LISTEN] = SUP("metrics_listen", s_metrics_listen, KEY_LIVE,
+	    SHOW_STR, NULL, GF(metrics_listen, F_STR)),
+	[K_SYSLOG_SOCKET] = SUP("syslog_socket", s_syslog_socket, KEY_LIVE,
+	    SHOW_STR, NULL, GF(syslog_socket, F_STR)),
+	[K_SYSLOG_FACILITY] = SVC("syslog_facility", key_enum, 0, SHOW_ENUM,
+	    facility_names, SF(syslog_facility, F_U8)),
+	[K_SYSLOG_LEVEL] = SVC("syslog_level", key_enum, 0, SHOW_ENUM,
+	    syslog_level_names, SF(syslog_level, F_U8)),
+	[K_SYSLOG_ERROR_LEVEL] = SVC("syslog_error_level", key_enum, 0,
+	    SHOW_ENUM, syslog_level_names, SF(syslog_error_level, F_U8)),
 };
 
 #undef SF

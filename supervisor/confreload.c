@@ -31,6 +31,7 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
     struct buf *report)
 {
 	struct sup_conf	*o = &sup->conf.sup;
+	char		 err[160];
 	size_t		 i;
 
 	for (i = 0; i < K__COUNT; i++) {
@@ -41,6 +42,12 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 		if (!(k->flags & KEY_LIVE)) {
 			buf_printf(report, "pidvisor.ini: %s takes effect when "
 			    "pidvisor restarts\n", k->name);
+			continue;
+		}
+		if (i == K_METRICS_LISTEN && sup_metrics_apply(sup,
+		    n->metrics_listen, err, sizeof(err)) < 0) {
+			buf_printf(report, "pidvisor.ini: metrics_listen: %s; "
+			    "not applied\n", err);
 			continue;
 		}
 		if (conf_key_copy(k, o, n) < 0) {
@@ -55,6 +62,7 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 	o->given = n->given;
 	log_level = o->set_log_level ? o->log_level : sup->log_level;
 	console_set_format(o->log_format);
+	sup_log_apply(sup);
 }
 
 /* Give an existing service its new definition (and environment). */
@@ -95,12 +103,40 @@ confreload_along(struct svc *x, struct svc *via, void *arg)
 	}
 }
 
+static int	confreload_apply(struct sup *sup, struct buf *report);
+
 /*
  * Reload.  0 with what was done in report; -EINVAL (nothing changed)
- * with every error in report; -EBUSY while shutting down.
+ * with every error in report; -EBUSY while shutting down.  Said to
+ * `events` with the report on one line.
  */
 int
 confreload(struct sup *sup, struct buf *report)
+{
+	char	sum[256];
+	size_t	i, n = 0;
+	int	rc = confreload_apply(sup, report);
+
+	if (sup->ctl.nevents == 0)
+		return rc;
+	for (i = 0; i < report->len && n + 3 < sizeof(sum); i++) {
+		char	ch = report->data[i];
+
+		if (ch != '\n')
+			sum[n++] = ch;
+		else if (i + 1 < report->len) {
+			sum[n++] = ';';
+			sum[n++] = ' ';
+		}
+	}
+	sum[n] = '\0';
+	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_RELOAD,
+	    .ok = rc == 0, .reason = n ? sum : "nothing changed" });
+	return rc;
+}
+
+static int
+confreload_apply(struct sup *sup, struct buf *report)
 {
 	static const char *const what[] = {
 		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",

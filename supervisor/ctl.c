@@ -53,6 +53,8 @@ ctl_client_free(struct ctl_client *c)
 
 	if (ctl->reexec_client == c)
 		ctl->reexec_client = NULL;
+	if (c->events)
+		ctl->nevents--;
 	ev_io_stop(ctl->loop, &c->io);
 	ev_timer_stop(ctl->loop, &c->timer);
 	close(c->fd);
@@ -423,6 +425,104 @@ ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l)
 	buf_free(&b);
 }
 
+/* An event as a line of text, or of JSON. */
+static void
+ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
+{
+	static const char *const kinds[] = {
+		[EV_STATE] = "state", [EV_PRESSURE_KILL] = "pressure_kill",
+		[EV_RELOAD] = "reload", [EV_REEXEC] = "reexec",
+	};
+	const char	*name = e->svc ? e->svc->def->name : NULL;
+	char		 when[40];
+
+	format_rfc3339(when, sizeof(when), real_ms());
+	if (json) {
+		buf_printf(b, "{\"time\":\"%s\",\"event\":\"%s\"", when,
+		    kinds[e->kind]);
+		if (name) {
+			buf_puts(b, ",\"service\":");
+			buf_json_str(b, name);
+		}
+		if (e->kind == EV_STATE)
+			buf_printf(b, ",\"from\":\"%s\",\"to\":\"%s\"",
+			    e->from, e->to);
+		if (e->kind == EV_RELOAD)
+			buf_printf(b, ",\"ok\":%s", e->ok ? "true" : "false");
+		if (e->pid > 0)
+			buf_printf(b, ",\"pid\":%d", (int)e->pid);
+		if (e->kind == EV_PRESSURE_KILL)
+			buf_printf(b, ",\"memory\":%llu",
+			    (unsigned long long)e->memory);
+		if (e->reason) {
+			buf_puts(b, e->kind == EV_REEXEC ? ",\"binary\":" :
+			    ",\"reason\":");
+			buf_json_str(b, e->reason);
+		}
+		buf_puts(b, "}\n");
+		return;
+	}
+	buf_printf(b, "%s ", when);
+	switch (e->kind) {
+	case EV_STATE:
+		buf_printf(b, "%s: %s -> %s", name, e->from, e->to);
+		if (e->reason && strcmp(e->reason, e->to) != 0)
+			buf_printf(b, " (%s)", e->reason);
+		break;
+	case EV_PRESSURE_KILL:
+		buf_printf(b, "%s: killed for memory (%s), %llu KiB", name,
+		    e->reason, (unsigned long long)e->memory / 1024);
+		break;
+	case EV_RELOAD:
+		buf_printf(b, "reload: %s", e->ok ? "done" : "refused");
+		if (e->reason && *e->reason)
+			buf_printf(b, " (%s)", e->reason);
+		break;
+	case EV_REEXEC:
+		buf_printf(b, "reexec: %s", e->reason);
+		break;
+	}
+	if (e->pid > 0)
+		buf_printf(b, " pid %d", (int)e->pid);
+	buf_puts(b, "\n");
+}
+
+/*
+ * Something happened: to every client of `events` that asked for all,
+ * or for its service.  One that leaves FOLLOW_MAX unread is dropped:
+ * the loop never waits for a reader.
+ */
+void
+ctl_event(struct ctl *ctl, const struct ctl_event *e)
+{
+	struct ctl_client	*c, *next;
+	struct buf		 txt = { 0 }, json = { 0 };
+
+	if (ctl->nevents == 0)
+		return;
+	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		if (!c->events || (c->nwait > 0 && (e->svc == NULL ||
+		    !ctl_waits_on(c, e->svc))))
+			continue;
+		if (c->out.len - c->outoff > FOLLOW_MAX) {
+			log_warn("events: a client that does not read was "
+			    "dropped");
+			ctl->events_dropped++;
+			ctl_client_free(c);
+			continue;
+		}
+		if (c->follow_json && json.len == 0)
+			ctl_event_format(&json, e, true);
+		else if (!c->follow_json && txt.len == 0)
+			ctl_event_format(&txt, e, false);
+		ctl_output_buf(c, c->follow_json ? &json : &txt);
+		ctl_flush(c);
+	}
+	buf_free(&txt);
+	buf_free(&json);
+}
+
 /* A client follows s no more (it is gone), but goes on with the rest. */
 static void
 ctl_forget(struct ctl_client *c, struct svc *s)
@@ -448,9 +548,10 @@ ctl_svc_removed(struct ctl *ctl, struct svc *s)
 
 	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
-		if (c->follow && ctl_waits_on(c, s) && c->nwait > 1)
+		if ((c->follow || c->events) && ctl_waits_on(c, s) &&
+		    c->nwait > 1)
 			ctl_forget(c, s);
-		else if (c->follow && ctl_waits_on(c, s))
+		else if ((c->follow || c->events) && ctl_waits_on(c, s))
 			ctl_reply(c, CTL_OK, "%s was removed", s->def->name);
 		else if (c->wait != WAIT_NONE && ctl_waits_on(c, s))
 			ctl_reply(c, CTL_EFAIL, "%s was removed", s->def->name);
@@ -529,7 +630,7 @@ ctl_read(struct ctl_client *c)
 	ssize_t			n;
 	int			rc;
 
-	if (c->replied || c->wait != WAIT_NONE || c->follow) {
+	if (c->replied || c->wait != WAIT_NONE || c->follow || c->events) {
 		/* A second request is not allowed; a hang-up ends a wait. */
 		char	junk[256];
 
@@ -823,7 +924,7 @@ ctl_reexec_drop(struct ctl *ctl)
 		next = LIST_NEXT(c, entry);
 		if (c == ctl->reexec_client)
 			continue;
-		ctl_end_put(&c->out, CTL_EAGAIN, c->follow ?
+		ctl_end_put(&c->out, CTL_EAGAIN, c->follow || c->events ?
 		    "pidvisor is re-executing; follow again" :
 		    "pidvisor is re-executing; try again");
 		/* What fits now; a client that does not read loses it. */

@@ -14,6 +14,7 @@
 
 struct ctl_client;
 struct svc_status;
+struct metrics_own;
 LIST_HEAD(ctl_clients, ctl_client);
 
 /*
@@ -50,9 +51,32 @@ struct ctl_ops {
 	 * of open files (soft, hard), an oom_score_adj. */
 	void		 (*inherited)(void *ctx, mode_t *umask, uint64_t *nofile,
 			    uint64_t *nofile_max, int *oom_score_adj);
+	/* The supervisor's part of the metrics (metrics.h). */
+	void		 (*metrics)(void *ctx, struct metrics_own *m);
 	/* Begin a re-exec (binary NULL: ourselves). */
 	int		 (*reexec)(void *ctx, const char *binary, char *err,
 			    size_t n);
+};
+
+/*
+ * Something that happened, for `pidvisorctl events`: a service's change
+ * of state, a pressure kill, a reload, a re-exec.
+ */
+enum ctl_event_kind {
+	EV_STATE,		/* svc, from, to, reason, pid */
+	EV_PRESSURE_KILL,	/* svc, reason (the pressure), pid, memory */
+	EV_RELOAD,		/* ok, reason (a summary) */
+	EV_REEXEC,		/* reason (the binary) */
+};
+
+struct ctl_event {
+	enum ctl_event_kind	 kind;
+	const struct svc	*svc;	/* or NULL */
+	const char		*from, *to;
+	const char		*reason;
+	pid_t			 pid;	/* 0: none */
+	uint64_t		 memory;
+	bool			 ok;
 };
 
 struct ctl {
@@ -74,6 +98,8 @@ struct ctl {
 	struct ctl_clients	 clients;
 	unsigned		 nclients;
 	struct ctl_client	*reexec_client;	/* asked for the re-exec */
+	unsigned		 nevents;	/* clients of `events` */
+	uint64_t		 events_dropped; /* ... that did not read */
 };
 
 struct st_w;
@@ -84,6 +110,8 @@ void	ctl_close(struct ctl *ctl);
 void	ctl_svc_changed(struct ctl *ctl, struct svc *s);
 void	ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l);
 void	ctl_svc_removed(struct ctl *ctl, struct svc *s);
+void	ctl_event(struct ctl *ctl, const struct ctl_event *e);
+int	ctl_metrics(struct ctl *ctl, struct buf *b);
 void	ctl_reexec_end(struct ctl *ctl, int code, const char *msg);
 void	ctl_reexec_drop(struct ctl *ctl);
 void	ctl_reexec_undo(struct ctl *ctl);

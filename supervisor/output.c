@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "syslogmsg.h"
 #include "spawn.h"
 #include "st.h"
 
@@ -128,6 +129,33 @@ output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 	buf_free(&b);
 }
 
+/* A line to syslog; said when it cannot be, and again when it can. */
+static void
+output_syslog(struct svc_out *out, const char *name, int stream,
+    const char *text, size_t len)
+{
+	const struct svc_def	*d = out->svc->def;
+	const char		*path = *out->o->syslog_path ?
+				    *out->o->syslog_path : SYSLOG_PATH;
+	int			 pri = syslog_facility_code(d->syslog_facility) *
+				    8 + (stream == STREAM_ERR ?
+				    d->syslog_error_level : d->syslog_level);
+	int			 rc;
+
+	if ((rc = syslog_send(out->o->syslogfd, path, pri, name, out->pid,
+	    text, len)) < 0) {
+		out->dropped++;
+		if (out->syslog_lost++ == 0)
+			log_warn("%s: %s takes no lines (%s); they stay in "
+			    "memory only", name, path, strerror(-rc));
+	} else if (out->syslog_lost) {
+		log_info("%s: %s takes lines again; %llu line%s not sent",
+		    name, path, (unsigned long long)out->syslog_lost,
+		    out->syslog_lost == 1 ? "" : "s");
+		out->syslog_lost = 0;
+	}
+}
+
 struct output_arg {
 	struct svc_out	*out;
 	int		 stream;
@@ -173,6 +201,9 @@ output_line(void *arg, const char *text, size_t len)
 		break;
 	case SINK_FILE:
 		output_file(out, d->name, &l);
+		break;
+	case SINK_SYSLOG:
+		output_syslog(out, d->name, a->stream, text, len);
 		break;
 	}
 	if (out->o->line)

@@ -36,6 +36,8 @@ struct output {
 	struct ev_loop	*loop;
 	int		 kmsgfd;	/* -1: kmsg lines go to the console */
 	const char	*log_dir;
+	int		 syslogfd;	/* log = syslog; -1: none */
+	char *const	*syslog_path;	/* the live key; NULL: /dev/log */
 	/* Every line, once it is in the ring and the sink (followers). */
 	void		(*line)(struct output *, struct svc *,
 			    const struct svclog_line *);
@@ -58,6 +60,7 @@ struct svc_out {
 	uint64_t		 dropped;	/* lines no sink took */
 	struct svclog_ring		*ring;		/* made at the first line */
 	struct svclog_file		 file;
+	uint64_t		 syslog_lost;	/* lines since it failed */
 };
 
 bool	output_wanted(const struct svc_def *d);

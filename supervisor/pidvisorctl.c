@@ -340,7 +340,7 @@ main(int argc, char **argv)
 	}
 	if (ctl_req_put(&req, argc, argv) < 0)
 		die(CTL_EUSAGE, "request too large");
-	if (a.follow)
+	if (a.follow || a.verb == VERB_EVENTS)
 		deadline = INT64_MAX;	/* until Ctrl-C */
 	else
 		deadline = mono_ms() + (ctl_args_wait(&a) ?

@@ -390,6 +390,10 @@ pressure_kill(struct pressure *pr, struct svc *s, const char *psi)
 	}
 	if (s->def->kill_mode == KILL_CGROUP && cgfd >= 0)
 		cgroup_kill(cgfd);
+	if (strcmp(psi, PRESSURE_BY_REQUEST) == 0)
+		pr->nkills_req++;
+	if (pr->ops->killed)
+		pr->ops->killed(pr->ctx, s, k);
 	svc_pressure_killed(s);
 	pr->inflight = s;
 	pressure_check(pr);
@@ -751,6 +755,7 @@ pressure_state_save(const struct pressure *pr, struct st_w *w)
 	st_i64(w, pr->total_done);
 	st_u32(w, pr->nkills);
 	st_u32(w, pr->nstale);
+	st_u32(w, pr->nkills_req);
 	st_u32(w, KILL_HISTORY);
 	for (i = 0; i < KILL_HISTORY; i++) {
 		const struct kill_rec	*k = &pr->hist[i];
@@ -780,6 +785,7 @@ pressure_state_load(struct pressure *pr, struct st_r *r)
 	pr->total_done = st_get_i64(r);
 	pr->nkills = st_get_u32(r);
 	pr->nstale = st_get_u32(r);
+	pr->nkills_req = st_get_u32(r);
 	if ((n = st_get_u32(r)) != KILL_HISTORY && !st_bad(r))
 		st_fail(r, "a kill history of %u, not %d", n, KILL_HISTORY);
 	for (i = 0; i < KILL_HISTORY && !st_bad(r); i++) {

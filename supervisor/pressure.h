@@ -44,6 +44,9 @@ struct kill_rec {
 struct pressure_ops {
 	/* The service's cgroup (an open directory), or -1. */
 	int	(*cgroup)(void *ctx, const struct svc *s);
+	/* A kill was sent (for `events`). */
+	void	(*killed)(void *ctx, const struct svc *s,
+		    const struct kill_rec *k);
 };
 
 struct pressure {
@@ -74,6 +77,7 @@ struct pressure {
 					 * end; -1: none yet */
 	unsigned	 nkills;
 	unsigned	 nstale;	/* events from before the last kill */
+	unsigned	 nkills_req;	/* of nkills: by `pressure kill` */
 	struct kill_rec	 hist[KILL_HISTORY];
 };
 
@@ -81,6 +85,7 @@ void		 pressure_init(struct pressure *pr);
 void		 pressure_fini(struct pressure *pr);
 int		 pressure_kill(struct pressure *pr, struct svc *s,
 		     const char *psi);
+#define PRESSURE_BY_REQUEST	"by request"	/* pressure_kill's psi */
 void		 pressure_died(struct pressure *pr, struct svc *s);
 void		 pressure_forget(struct pressure *pr, struct svc *s);
 void		 pressure_report(struct pressure *pr, struct buf *b, bool json);

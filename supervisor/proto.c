@@ -64,6 +64,18 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	    "kill NAME [SIGNAL] [--all]",
 	    "send a signal (TERM) to a service's main process, or with "
 	    "--all to every process of the service" },
+	[VERB_EVENTS] = { "events", 0, CTL_NAMES_MAX, VF_JSON,
+	    "events [NAME...] [--json]",
+	    "every change of state, pressure kill, reload and re-exec as "
+	    "it happens, of all or of the services named" },
+	[VERB_METRICS] = { "metrics", 0, 0, 0,
+	    "metrics",
+	    "every service's state and counters, in Prometheus' text "
+	    "format" },
+	[VERB_IS_READY] = { "is-ready", 0, CTL_NAMES_MAX, 0,
+	    "is-ready [NAME...]",
+	    "exit 0 if every service named (or enabled) is ready or done, "
+	    "else 3: a probe's question" },
 	[VERB_REEXEC] = { "reexec", 0, 0, VF_ROOT | VF_BINARY,
 	    "reexec [--binary PATH]",
 	    "run a new pidvisor binary in place, every service kept running" },

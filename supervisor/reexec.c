@@ -589,6 +589,8 @@ reexec_exec(struct sup *sup)
 
 	ev_prepare_stop(sup->loop, &rx->turn);
 	ev_timer_stop(sup->loop, &rx->timer);
+	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_REEXEC,
+	    .reason = rx->binary ? rx->binary : sup->argv0, .ok = true });
 	ctl_reexec_drop(&sup->ctl);
 	snapshot_write(sup, &w);
 	if (w.nomem) {

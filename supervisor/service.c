@@ -902,6 +902,9 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->uptime_ms = now - s->started_at;
 	}
 	st->restarts = s->restarts;
+	st->starts = s->starts;
+	st->ready_ms = s->ready_at && s->started_at &&
+	    s->ready_at >= s->started_at ? s->ready_at - s->started_at : -1;
 	svc_reason_format(s, st->reason, sizeof(st->reason));
 	st->status_text = s->status_text;
 	st->have_memory = ss->cgfd >= 0 && cgroup_read_u64(ss->cgfd,

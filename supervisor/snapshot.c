@@ -80,6 +80,7 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	st_str(w, sup->cg.base);
 	st_str(w, sup->cg.why);
 	ctl_state_save(&sup->ctl, w);
+	httpd_state_save(&sup->httpd, w);
 	pressure_state_save(&sup->pr, w);
 	for (i = 0; i < sup->set.n; i++)
 		service_save(service_of(sup->set.v[i]), w);
@@ -194,6 +195,7 @@ snapshot_load_rest(struct sup *sup, struct sup_restore *rs)
 	}
 #endif
 	if (ctl_state_load(&sup->ctl, r) < 0 ||
+	    httpd_state_load(&sup->httpd, r) < 0 ||
 	    pressure_state_load(&sup->pr, r) < 0)
 		return -EINVAL;
 	if (sup->notify_path != NULL && notifydir_open(&sup->notify) < 0)

@@ -17,6 +17,8 @@ struct svc_status {
 	pid_t			 pid;		/* 0: no process */
 	int64_t			 uptime_ms;	/* with a process */
 	uint32_t		 restarts;
+	uint32_t		 starts;	/* spawns, ever */
+	int64_t			 ready_ms;	/* last spawn to ready; -1: not */
 	char			 reason[256];
 	const char		*status_text;	/* STATUS=, or NULL */
 	bool			 have_memory;	/* it has a cgroup */

@@ -44,6 +44,8 @@
 #include "victim.h"
 #include "spawn.h"
 #include "sup.h"
+#include "syslogmsg.h"
+#include "metrics.h"
 #include "sys.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -61,6 +63,7 @@ static void	sup_stopped(struct sup *);
 static void	sup_on_shutdown_timeout(struct ev_loop *, ev_timer *, int);
 static int	sup_init_rest(struct sup *, struct sup_restore *);
 static int	sup_restore(struct sup *, struct sup_restore *);
+static int	sup_metrics_body(void *, struct buf *);
 static const struct ctl_ops	 sup_ctl_ops;
 static const struct pressure_ops sup_pressure_ops;
 
@@ -141,6 +144,13 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		else
 			log_info("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
+	}
+	if (from != s->state && sup->ctl.nevents > 0) {
+		svc_reason_format(s, why, sizeof(why));
+		ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_STATE,
+		    .svc = s, .from = svc_state_name(from),
+		    .to = svc_state_name(s->state), .reason = why,
+		    .pid = s->pid });
 	}
 	ctl_svc_changed(&sup->ctl, s);
 	if (from != s->state && s->def->essential && sup_ended(s))
@@ -530,6 +540,8 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 
 	memset(sup, 0, sizeof(*sup));
 	sup->sigfd = sup->ctl.fd = sup->output.kmsgfd = -1;
+	sup->output.syslogfd = -1;
+	httpd_init(&sup->httpd);
 	sup->ctl.spare = -1;
 	sup->devnull = -1;
 	sup->confdir = confdir;
@@ -684,6 +696,14 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	sup->notify.lookup = mainpid_lookup;
 	sup->notify.mainpid = mainpid_set;
 	sup->notify.ctx = sup;
+	sup->httpd.loop = sup->loop;
+	sup->httpd.body = sup_metrics_body;
+	sup->httpd.ctx = sup;
+	sup->httpd.timeout_ms = &sup->conf.sup.client_timeout;
+	sup->start_ms = proc_start_ms();
+	sup->output.syslogfd = syslog_open();
+	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
+	sup_log_apply(sup);
 	if (rs != NULL)
 		return sup_restore(sup, rs);
 	/*
@@ -706,6 +726,17 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	if ((rc = sup_svcs_create(sup)) < 0) {
 		log_err("setup: %s", strerror(-rc));
 		return rc;
+	}
+	{
+		char	err[160];
+
+		/* As the control socket: PID 1 runs on without it. */
+		if ((rc = sup_metrics_apply(sup, sup->conf.sup.metrics_listen,
+		    err, sizeof(err))) < 0) {
+			log_err("metrics_listen: %s", err);
+			if (!sup->pid1)
+				return rc;
+		}
 	}
 	service_kill_modes_check(sup);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
@@ -740,6 +771,56 @@ sup_restore(struct sup *sup, struct sup_restore *rs)
 	svc_set_run(&sup->set);
 	reaper_reap(sup);
 	return 0;
+}
+
+/* GET /metrics (httpd.c): what `pidvisorctl metrics` says. */
+static int
+sup_metrics_body(void *ctx, struct buf *b)
+{
+	return ctl_metrics(&((struct sup *)ctx)->ctl, b);
+}
+
+/*
+ * Listen for metrics on spec (metrics_listen), unless we do already;
+ * the socket before stays if the new one cannot be had.  0 or -errno
+ * with why in err.
+ */
+int
+sup_metrics_apply(struct sup *sup, const char *spec, char *err, size_t n)
+{
+	const char	*now = sup->httpd.spec;
+
+	if (strcmp(spec ? spec : "none", now ? now : "none") == 0)
+		return 0;
+	return httpd_listen(&sup->httpd, spec, err, n);
+}
+
+static struct sup	*sup_syslog;	/* whose own messages go to syslog */
+
+/* [supervisor] log = syslog: our own messages at their own levels. */
+static void
+sup_log_syslog(int level, const char *msg, size_t n)
+{
+	static const int	pri[] = {
+		[LOG_ERR] = 3, [LOG_WARN] = 4, [LOG_INFO] = 6, [LOG_DEBUG] = 7,
+	};
+	struct sup		*sup = sup_syslog;
+	const char		*path = sup->conf.sup.syslog_socket ?
+				    sup->conf.sup.syslog_socket : SYSLOG_PATH;
+
+	(void)syslog_send(sup->output.syslogfd, path, 3 * 8 + pri[level],
+	    "pidvisor", getpid(), msg, n);
+}
+
+/* Where our own messages go besides the console, as configured. */
+void
+sup_log_apply(struct sup *sup)
+{
+	bool	on = sup->conf.sup.log.sink == SINK_SYSLOG &&
+		    sup->output.syslogfd >= 0;
+
+	sup_syslog = on ? sup : NULL;
+	log_also = on ? sup_log_syslog : NULL;
 }
 
 /* Is it running (not shutting down)? */
@@ -826,7 +907,8 @@ sup_ctl_svc_reload(void *ctx, struct svc *s, char *err, size_t n)
 static int
 sup_ctl_pressure_kill(void *ctx, struct svc *s)
 {
-	return pressure_kill(&((struct sup *)ctx)->pr, s, "by request");
+	return pressure_kill(&((struct sup *)ctx)->pr, s,
+	    PRESSURE_BY_REQUEST);
 }
 
 static void
@@ -849,9 +931,31 @@ sup_pressure_cgroup(void *ctx, const struct svc *s)
 	return service_of((struct svc *)s)->cgfd;
 }
 
+static void
+sup_pressure_killed(void *ctx, const struct svc *s, const struct kill_rec *k)
+{
+	struct sup	*sup = ctx;
+
+	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_PRESSURE_KILL,
+	    .svc = s, .reason = k->psi, .pid = s->pid, .memory = k->memory });
+}
+
 static const struct pressure_ops sup_pressure_ops = {
 	.cgroup = sup_pressure_cgroup,
+	.killed = sup_pressure_killed,
 };
+
+/* The supervisor's own numbers for the metrics. */
+static void
+sup_ctl_metrics(void *ctx, struct metrics_own *m)
+{
+	struct sup	*sup = ctx;
+
+	m->kills_request = sup->pr.nkills_req;
+	m->kills_pressure = sup->pr.nkills - sup->pr.nkills_req;
+	m->start_time_ms = sup->start_ms;
+	m->scrapes = sup->httpd.served;
+}
 
 static const struct ctl_ops sup_ctl_ops = {
 	.instance = sup_ctl_instance,
@@ -866,6 +970,7 @@ static const struct ctl_ops sup_ctl_ops = {
 	.pressure_kill = sup_ctl_pressure_kill,
 	.pressure_report = sup_ctl_pressure_report,
 	.reexec = sup_ctl_reexec,
+	.metrics = sup_ctl_metrics,
 };
 
 /* Run the loop until the supervisor is told to exit. */
@@ -998,6 +1103,10 @@ sup_free(struct sup *sup)
 
 	sup_reexec_fini(sup);
 	ctl_close(&sup->ctl);
+	httpd_close(&sup->httpd);
+	log_also = NULL;
+	if (sup->output.syslogfd >= 0)
+		close(sup->output.syslogfd);
 	for (i = 0; i < sup->set.n; i++)
 		service_free(sup, service_of(sup->set.v[i]));
 	free(sup->set.v);

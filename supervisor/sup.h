@@ -16,6 +16,7 @@
 #include "cgroup.h"
 #include "conf.h"
 #include "ctl.h"
+#include "httpd.h"
 #include "notifysock.h"
 #include "output.h"
 #include "pid1.h"
@@ -114,6 +115,8 @@ struct sup {
 	struct sup_rx	  rx;		/* a re-exec (reexec.c) */
 	char		 *argv0;	/* ours: the new binary's too */
 	char		 *confdir_own;	/* confdir, from a state */
+	struct httpd	  httpd;	/* metrics_listen (httpd.c) */
+	int64_t		  start_ms;	/* our process's start, real */
 };
 
 int	sup_init(struct sup *sup, const char *confdir, const char *sock,
@@ -128,6 +131,9 @@ struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
 int	sup_exit_status(const struct svc *s);
+void	sup_log_apply(struct sup *sup);
+int	sup_metrics_apply(struct sup *sup, const char *spec, char *err,
+	    size_t n);
 void	sup_signal_set(sigset_t *set);
 
 /* reexec.c */

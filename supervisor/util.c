@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/fsuid.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -20,6 +22,7 @@
 
 int log_level = LOG_INFO;
 void (*log_hook)(const char *, size_t);
+void (*log_also)(int, const char *, size_t);
 
 /* Make room for more bytes plus a terminating NUL. */
 int
@@ -474,6 +477,103 @@ parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * An address to listen on: HOST:PORT with HOST an IPv4 address,
+ * [ADDR]:PORT with an IPv6 one, or :PORT or PORT alone, which is
+ * 127.0.0.1 (loopback unless said).  No name is looked up: nothing
+ * here may wait for a resolver.  PORT 0: any free port.
+ */
+int
+parse_inet_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in	*in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)ss;
+	char			 host[INET6_ADDRSTRLEN + 1];
+	const char		*colon = strrchr(s, ':'), *port = colon ?
+				    colon + 1 : s;
+	size_t			 hl = colon ? (size_t)(colon - s) : 0;
+	uint64_t		 p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (parse_u64(port, 65535, &p) < 0)
+		return -EINVAL;
+	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+		if (hl - 2 >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, hl - 2);
+		host[hl - 2] = '\0';
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	if (hl >= sizeof(host) || memchr(s, ':', hl) != NULL)
+		return -EINVAL;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (hl == 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+		return -EINVAL;
+	in->sin_family = AF_INET;
+	in->sin_port = htons((uint16_t)p);
+	*len = sizeof(*in);
+	return 0;
+}
+
+/* An inet address as HOST:PORT or [ADDR]:PORT. */
+void
+format_inet_addr(char *out, size_t n, const struct sockaddr_storage *ss)
+{
+	char	host[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6	*in6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(out, n, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		const struct sockaddr_in	*in = (const void *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(out, n, "%s:%u", host, ntohs(in->sin_port));
+	}
+}
+
+/*
+ * When this process started, real ms (an exec keeps it): its start in
+ * clock ticks after boot (/proc/self/stat) and the boot's time
+ * (/proc/stat); 0 if either cannot be read.
+ */
+int64_t
+proc_start_ms(void)
+{
+	char		buf[4096], *p;
+	struct buf	st = { 0 };
+	long		tck = sysconf(_SC_CLK_TCK);
+	long long	start = 0, btime = 0;
+	int		i;
+
+	if (read_small(AT_FDCWD, "/proc/self/stat", buf, sizeof(buf)) < 0 ||
+	    (p = strrchr(buf, ')')) == NULL)
+		return 0;
+	/* After "PID (comm)": state is field 3, starttime field 22. */
+	for (i = 3; i <= 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %lld", &start) != 1)
+		return 0;
+	/* Long on a machine of many CPUs: the intr line comes first. */
+	if (read_file(AT_FDCWD, "/proc/stat", 1 << 20, &st) < 0 ||
+	    buf_add(&st, "", 1) < 0 ||
+	    (p = strstr(st.data, "\nbtime ")) == NULL ||
+	    sscanf(p, "\nbtime %lld", &btime) != 1 || tck <= 0)
+		btime = -1;
+	buf_free(&st);
+	return btime < 0 ? 0 : btime * 1000 + start * 1000 / tck;
+}
+
 /* "64k", "1M", "2G" or a number of bytes, at most max. */
 int
 parse_size(const char *s, uint64_t max, uint64_t *out)
@@ -787,6 +887,11 @@ log_msg(int level, const char *fmt, ...)
 		log_hook(line, (size_t)n);
 	else
 		(void)!write(STDERR_FILENO, line, (size_t)n);
+	if (log_also) {
+		size_t	skip = strlen("pidvisor: ") + strlen(tag[level]);
+
+		log_also(level, line + skip, (size_t)n - skip - 1);
+	}
 }
 
 /*

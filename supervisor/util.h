@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 
 #ifndef PIDVISOR_VERSION		/* a test build gives its own */
 #define PIDVISOR_VERSION "0.1.0"
@@ -48,6 +49,7 @@ size_t	utf8_valid_len(const char *s, size_t n);
 int64_t	mono_ms(void);
 int64_t	mono_us(void);
 int64_t	real_ms(void);
+int64_t	proc_start_ms(void);
 
 /* A small file (under dirfd, or AT_FDCWD) in one read, NUL-terminated. */
 ssize_t	read_small(int dirfd, const char *path, char *buf, size_t len);
@@ -71,6 +73,10 @@ void	format_duration(char *out, size_t n, int64_t ms);
 void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
+struct sockaddr_storage;
+int	parse_inet_addr(const char *s, struct sockaddr_storage *ss,
+	    socklen_t *len);
+void	format_inet_addr(char *out, size_t n, const struct sockaddr_storage *ss);
 int	signal_parse(const char *s);
 const char *signal_name(int sig);
 
@@ -86,6 +92,8 @@ bool	strv_equal(char *const *a, char *const *b);
 enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 extern int log_level;
 extern void (*log_hook)(const char *, size_t);	/* instead of stderr */
+/* And also (log = syslog): the message alone, without its newline. */
+extern void (*log_also)(int level, const char *msg, size_t n);
 void	log_msg(int level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)

@@ -60,6 +60,9 @@
  *                      PID's mmap_lock for writing
  *   same-vm=A:B        exit 0 if processes A and B share their memory
  *                      (kcmp KCMP_VM), 1 if not, 2 on error
+ *   syslogd=SOCK:FILE  a datagram socket bound at SOCK (a syslog
+ *                      daemon's /dev/log): print "listening", then append
+ *                      each datagram to FILE as a line, for ever
  *   linger=SOCK:S      pass a TCP socket (127.0.0.1) with unsent data and
  *                      a linger of S seconds to the datagram socket SOCK
  *                      (SCM_RIGHTS), then hold its peer for 2 S: the last
@@ -441,6 +444,32 @@ listen_as(char *path, const char *file, const char *uid)
 	return 0;
 }
 
+/* syslogd=SOCK:FILE: what a syslog daemon receives, a line each. */
+static int
+syslogd(char *path, const char *file)
+{
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	char			 buf[8192];
+	ssize_t			 n;
+	int			 fd, out;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 ||
+	    bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0 ||
+	    (out = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
+		perror("svc-helper: syslogd");
+		return 2;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) >= 0) {
+		buf[n++] = '\n';
+		if (write(out, buf, (size_t)n) < 0)
+			return 2;
+	}
+	return 0;
+}
+
 /* linger=SOCK:S: the attack of a datagram with a lingering socket. */
 static int
 linger(char *path, const char *secs)
@@ -699,6 +728,10 @@ main(int argc, char **argv)
 			char	*uid = split(v), *file = split(v);
 
 			return listen_as(v, file, uid);
+		} else if (!strcmp(a, "syslogd")) {
+			char	*file = split(v);
+
+			return syslogd(v, file);
 		} else if (!strcmp(a, "linger")) {
 			char	*secs = split(v);
 

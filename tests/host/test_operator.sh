@@ -171,7 +171,7 @@ t_cascade_said() {
 t_help_matches_manual() {
 	local man verb usage part n=0
 	man=$(mandoc -T ascii "$ROOT/man/pidvisorctl.8" | col -b)
-	for verb in $(sed -n 's/^	\[VERB_[A-Z]*\] = { "\([a-z]*\)".*/\1/p' \
+	for verb in $(sed -n 's/^	\[VERB_[A-Z_]*\] = { "\([a-z-]*\)".*/\1/p' \
 	    "$ROOT/supervisor/proto.c"); do
 		usage=$("$CTL" help "$verb" | sed -n 's/^usage: pidvisorctl //p')
 		[ -n "$usage" ] || fail "no usage for $verb"

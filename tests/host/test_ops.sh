@@ -261,7 +261,7 @@ t_manuals() {
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
 		    fail "pidvisor.ini(5) does not document $key"
 	done
-	for verb in $(sed -n 's/^	\[VERB_[A-Z]*\] = { "\([a-z]*\)".*/\1/p' \
+	for verb in $(sed -n 's/^	\[VERB_[A-Z_]*\] = { "\([a-z-]*\)".*/\1/p' \
 	    "$ROOT/supervisor/proto.c"); do
 		grep -q "^\.It Cm $verb" "$ROOT/man/pidvisorctl.8" ||
 		    fail "pidvisorctl(8) does not document $verb"
@@ -481,6 +481,8 @@ t_reload_settings() {
 	mode = system
 	control_group = root
 	log_format = json
+	metrics_listen = 127.0.0.1:0
+	syslog_socket = $T/log.sock
 	EOF
 	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
@@ -501,6 +503,8 @@ restarts)" <<<"$OUT" || fail "reload says nothing of $k: $OUT"
 	expect_match "$OUT" "pidvisor.ini: cgroup_memory_high takes effect when"
 	expect_match "$OUT" "pidvisor.ini: mode takes effect when"
 	expect_match "$OUT" "pidvisor.ini: log_format = json"
+	expect_match "$OUT" "pidvisor.ini: metrics_listen = 127.0.0.1:0"
+	expect_match "$(cat "$T/log")" "metrics: http://127.0.0.1:[1-9]"
 	pv_down
 }
 

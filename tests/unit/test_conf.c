@@ -265,8 +265,12 @@ test_log_keys(void **state)
 	assert_true(c.defs[2]->console);
 	conf_free(&c);
 
-	expect("[service]\nexec = x\nlog = syslog\n", "web.ini:3: log: "
-	    "expected console, kmsg, file or none, not 'syslog'\n");
+	expect("[service]\nexec = x\nlog = journal\n", "web.ini:3: log: "
+	    "expected console, kmsg, file, none or syslog, not 'journal'\n");
+	expect("[service]\nexec = x\nsyslog_level = loud\n", "web.ini:3: "
+	    "syslog_level: expected emerg, alert, crit, err, warning, notice, "
+	    "info or debug, not 'loud'\n");
+
 	expect("[service]\nexec = x\nlog_buffer = 100\n", "web.ini:3: "
 	    "log_buffer: expected 0 or a size from 4k to 16M, not '100'\n");
 	expect("[service]\nexec = x\nlog_file_max = 1\n", "web.ini:3: "
@@ -344,6 +348,49 @@ test_memory_keys(void **state)
 	expect("[service]\nexec = x\noom_score_adj = 1001\n", "web.ini:3: "
 	    "oom_score_adj: expected a number from -1000 to 1000, not "
 	    "'1001'\n");
+}
+
+/* metrics_listen and syslog_socket; the services' syslog keys. */
+static void
+test_observe_keys(void **state)
+{
+	struct conf	c;
+	struct buf	b = { 0 };
+	char		*got;
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "metrics_listen = 9100\nsyslog_socket = /run/l\nlog = syslog\n"),
+	    0);
+	assert_string_equal(c.sup.metrics_listen, "9100");
+	assert_string_equal(c.sup.syslog_socket, "/run/l");
+	assert_int_equal(c.sup.log.sink, SINK_SYSLOG);
+	got = parse(&c, "web", "[service]\nexec = x\nsyslog_facility = local0\n"
+	    "syslog_level = notice\n");
+	assert_string_equal(got, "");
+	free(got);
+	assert_int_equal(c.defs[0]->log.sink, SINK_SYSLOG);	/* inherited */
+	assert_int_equal(c.defs[0]->syslog_facility, 12);
+	assert_int_equal(c.defs[0]->syslog_level, 5);
+	assert_int_equal(c.defs[0]->syslog_error_level, 3);	/* err */
+	conf_free(&c);
+
+	conf_init(&c);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "metrics_listen = localhost:9100\nsyslog_socket = dev/log\n"),
+	    -EINVAL);
+	assert_int_equal(conf_parse_sup(&c, "q.ini", "[supervisor]\n"
+	    "metrics_listen = 1.2.3.4:65536\n"), -EINVAL);
+	conf_errors(&c, &b);
+	assert_string_equal(b.data, "p.ini:2: metrics_listen: expected "
+	    "HOST:PORT, [ADDR]:PORT or PORT (an address, not a name), or none; "
+	    "not 'localhost:9100'\n"
+	    "p.ini:3: syslog_socket: 'dev/log' is not an absolute path\n"
+	    "q.ini:2: metrics_listen: expected HOST:PORT, [ADDR]:PORT or PORT "
+	    "(an address, not a name), or none; not '1.2.3.4:65536'\n");
+	buf_free(&b);
+	conf_free(&c);
 }
 
 /* The killer's trigger and the cgroup settings of pidvisor.ini. */
@@ -481,6 +528,11 @@ static const struct {
 	{ SEC_SERVICE, "health_timeout", "2s" },
 	{ SEC_SERVICE, "health_retries", "5" },
 	{ SEC_SERVICE, "health_start_period", "20s" },
+	{ SEC_SUPERVISOR, "metrics_listen", "[::1]:9464" },
+	{ SEC_SUPERVISOR, "syslog_socket", "/run/log.sock" },
+	{ SEC_SERVICE, "syslog_facility", "local3" },
+	{ SEC_SERVICE, "syslog_level", "notice" },
+	{ SEC_SERVICE, "syslog_error_level", "warning" },
 };
 
 /*
@@ -1243,6 +1295,7 @@ main(void)
 		cmocka_unit_test(test_log_keys),
 		cmocka_unit_test(test_memory_keys),
 		cmocka_unit_test(test_pressure_keys),
+		cmocka_unit_test(test_observe_keys),
 		cmocka_unit_test(test_def_equal),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_paths),

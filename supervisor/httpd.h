@@ -1,0 +1,50 @@
+/* httpd.h - GET /metrics over HTTP, answered on the loop */
+#ifndef PIDVISOR_HTTPD_H
+#define PIDVISOR_HTTPD_H
+
+#include <sys/queue.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "util.h"
+
+#define HTTPD_CONNS_MAX	4	/* at once; more get 503 */
+#define HTTPD_REQ_MAX	4096	/* a request's head, at most */
+#define HTTPD_RETRY_MS	100	/* out of fds: accept again after */
+
+struct httpd_conn;
+LIST_HEAD(httpd_conns, httpd_conn);
+
+struct httpd {
+	/* What it works with, set before httpd_listen(). */
+	struct ev_loop		*loop;
+	int			(*body)(void *ctx, struct buf *b);
+	void			*ctx;
+	const uint32_t		*timeout_ms;	/* a whole exchange */
+	/* Its own. */
+	int			 fd;		/* -1: off */
+	char			*spec;		/* as configured */
+	char			 addr[64];	/* as bound, HOST:PORT */
+	ev_io			 w;
+	ev_timer		 retry_w;
+	struct httpd_conns	 conns;
+	unsigned		 nconns;
+	uint64_t		 served;	/* 200s */
+	uint64_t		 refused;	/* errors, and 503s */
+};
+
+/* 0: incomplete; else the status to answer (200: GET or HEAD /metrics). */
+int	http_parse(const char *p, size_t n, bool *head);
+
+void	httpd_init(struct httpd *h);
+int	httpd_listen(struct httpd *h, const char *spec, char *err, size_t n);
+void	httpd_close(struct httpd *h);
+
+struct st_w;
+struct st_r;
+void	httpd_state_save(const struct httpd *h, struct st_w *w);
+int	httpd_state_load(struct httpd *h, struct st_r *r);
+
+#endif

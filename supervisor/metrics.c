@@ -1,0 +1,144 @@
+/*
+ * metrics.c - pidvisor's state in the Prometheus text exposition format
+ * (version 0.0.4): one HELP and one TYPE line per family, then its rows.
+ * Every service gets a row of pidvisor_service_state for every state,
+ * 1 for the one it is in, as node_exporter's systemd collector does, so
+ * that a query for "failed" finds a 0 rather than nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "metrics.h"
+
+/* A label's value: backslash, quote and newline escaped. */
+static void
+metrics_label(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			buf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			buf_puts(b, "\\n");
+		else
+			buf_add(b, s, 1);
+	}
+}
+
+static void
+metrics_family(struct buf *b, const char *name, const char *type,
+    const char *help)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One row of a service: NAME{service="S"} VALUE. */
+static void
+metrics_svc_u64(struct buf *b, const char *name, const char *svc, uint64_t v)
+{
+	buf_printf(b, "%s{service=\"", name);
+	metrics_label(b, svc);
+	buf_printf(b, "\"} %" PRIu64 "\n", v);
+}
+
+static void
+metrics_svc_sec(struct buf *b, const char *name, const char *svc, int64_t ms)
+{
+	buf_printf(b, "%s{service=\"", name);
+	metrics_label(b, svc);
+	buf_printf(b, "\"} %" PRId64 ".%03d\n", ms / 1000, (int)(ms % 1000));
+}
+
+int
+metrics_text(struct buf *b, const struct metrics_own *own,
+    const struct svc_status *v, size_t n)
+{
+	size_t	i;
+	int	st;
+
+	metrics_family(b, "pidvisor_build_info", "gauge",
+	    "pidvisor's version (always 1).");
+	buf_puts(b, "pidvisor_build_info{version=\"");
+	metrics_label(b, own->version);
+	buf_puts(b, "\"} 1\n");
+	metrics_family(b, "pidvisor_start_time_seconds", "gauge",
+	    "When this pidvisor started (a re-exec keeps it), since the "
+	    "epoch.");
+	buf_printf(b, "pidvisor_start_time_seconds %" PRId64 ".%03d\n",
+	    own->start_time_ms / 1000, (int)(own->start_time_ms % 1000));
+	metrics_family(b, "pidvisor_services", "gauge",
+	    "Services configured, instances included.");
+	buf_printf(b, "pidvisor_services %zu\n", n);
+	metrics_family(b, "pidvisor_control_clients", "gauge",
+	    "Clients of the control socket now.");
+	buf_printf(b, "pidvisor_control_clients %" PRIu32 "\n", own->clients);
+	metrics_family(b, "pidvisor_loop_iterations_total", "counter",
+	    "Turns of pidvisor's event loop since this binary started.");
+	buf_printf(b, "pidvisor_loop_iterations_total %" PRIu64 "\n",
+	    own->loop_turns);
+	metrics_family(b, "pidvisor_scrapes_total", "counter",
+	    "GET /metrics answered (a re-exec keeps the count).");
+	buf_printf(b, "pidvisor_scrapes_total %" PRIu64 "\n", own->scrapes);
+	metrics_family(b, "pidvisor_events_dropped_total", "counter",
+	    "Clients of `pidvisorctl events` dropped for not reading.");
+	buf_printf(b, "pidvisor_events_dropped_total %" PRIu64 "\n",
+	    own->events_dropped);
+	metrics_family(b, "pidvisor_pressure_kills_total", "counter",
+	    "Services killed for memory: by the killer on a pressure event, "
+	    "or by `pressure kill NAME`.");
+	buf_printf(b, "pidvisor_pressure_kills_total{reason=\"pressure\"} %"
+	    PRIu64 "\n", own->kills_pressure);
+	buf_printf(b, "pidvisor_pressure_kills_total{reason=\"request\"} %"
+	    PRIu64 "\n", own->kills_request);
+
+	metrics_family(b, "pidvisor_service_state", "gauge",
+	    "1 for the state the service is in, 0 for the others.");
+	for (i = 0; i < n; i++) {
+		for (st = 0; st < SVC__STATES; st++) {
+			buf_puts(b, "pidvisor_service_state{service=\"");
+			metrics_label(b, v[i].name);
+			buf_printf(b, "\",state=\"%s\"} %d\n",
+			    svc_state_name((enum svc_state)st),
+			    (int)v[i].state == st);
+		}
+	}
+	metrics_family(b, "pidvisor_service_starts_total", "counter",
+	    "Processes started for the service.");
+	for (i = 0; i < n; i++)
+		metrics_svc_u64(b, "pidvisor_service_starts_total", v[i].name,
+		    v[i].starts);
+	metrics_family(b, "pidvisor_service_restarts_total", "counter",
+	    "Restarts by the service's restart policy.");
+	for (i = 0; i < n; i++)
+		metrics_svc_u64(b, "pidvisor_service_restarts_total",
+		    v[i].name, v[i].restarts);
+	metrics_family(b, "pidvisor_service_uptime_seconds", "gauge",
+	    "Since the service's process started; 0 without one.");
+	for (i = 0; i < n; i++)
+		metrics_svc_sec(b, "pidvisor_service_uptime_seconds",
+		    v[i].name, v[i].pid > 0 ? v[i].uptime_ms : 0);
+	metrics_family(b, "pidvisor_service_ready_seconds", "gauge",
+	    "From the last start to ready (services that became ready).");
+	for (i = 0; i < n; i++)
+		if (v[i].ready_ms >= 0)
+			metrics_svc_sec(b, "pidvisor_service_ready_seconds",
+			    v[i].name, v[i].ready_ms);
+	metrics_family(b, "pidvisor_service_memory_bytes", "gauge",
+	    "memory.current of the service's cgroup (services with one).");
+	for (i = 0; i < n; i++)
+		if (v[i].have_memory)
+			metrics_svc_u64(b, "pidvisor_service_memory_bytes",
+			    v[i].name, v[i].memory);
+	metrics_family(b, "pidvisor_service_oom_kills_total", "counter",
+	    "The kernel's OOM kills in the service's cgroup (services with "
+	    "one).");
+	for (i = 0; i < n; i++)
+		if (v[i].have_memory)
+			metrics_svc_u64(b, "pidvisor_service_oom_kills_total",
+			    v[i].name, v[i].oom_kill);
+	metrics_family(b, "pidvisor_service_log_dropped_total", "counter",
+	    "Lines of the service's output that no sink took.");
+	for (i = 0; i < n; i++)
+		metrics_svc_u64(b, "pidvisor_service_log_dropped_total",
+		    v[i].name, v[i].log_dropped);
+	return b->nomem ? -ENOMEM : 0;
+}
