@@ -194,7 +194,7 @@ $(B)/test/%: tests/helpers/%.c
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
-		   template
+		   template http
 FUZZ_SRC_service = conf conf_tmpl conf_parse conf_key st util
 FUZZ_SRC_tree	 = conf conf_tmpl conf_parse conf_key st util
 FUZZ_SRC_request = proto util
@@ -204,6 +204,7 @@ FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env util
 FUZZ_SRC_template = conf conf_tmpl conf_parse conf_key st util
+FUZZ_SRC_http	 = httpd st util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
@@ -216,9 +217,9 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
 	clang -std=gnu11 -D_GNU_SOURCE -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -Isupervisor -Itests/fuzz \
-	    -o $@ $^ -linih
+	    -o $@ $^ -linih -lev
 $(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ -linih
+	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ -linih -lev
 
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_FUZZ)"
