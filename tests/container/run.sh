@@ -381,6 +381,13 @@ t_podman_pod() {
 	j=$(P exec "$c" /bin/pidvisorctl status --json) || fail "status"
 	expect_eq "$(jq -r '[.[].state] | join(" ")' <<<"$j")" "ready ready" \
 	    "states"
+	# The readiness probe's question, and the metrics the annotations
+	# point at, as a scraper in the pod's network would get them.
+	P exec "$c" /bin/pidvisorctl is-ready || fail "is-ready"
+	j=$(P exec "$c" /bin/busybox wget -q -O - \
+	    http://127.0.0.1:9464/metrics) || fail "metrics: $j"
+	grep -q '^pidvisor_service_state{service="web",state="ready"} 1$' \
+	    <<<"$j" || fail "metrics: $j"
 	t0=${EPOCHREALTIME/./}
 	P pod stop -t 15 "$POD" >/dev/null 2>&1 || fail "pod stop"
 	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
