@@ -129,10 +129,27 @@ output_file(struct svc_out *out, const char *name, const struct svclog_line *l)
 	buf_free(&b);
 }
 
-/* A line to syslog; said when it cannot be, and again when it can. */
+/* A line to the console; false if its queue had no room. */
+static bool
+output_console(const char *name, int stream, const struct svclog_line *l)
+{
+	struct buf	b = { 0 };
+	bool		ok;
+
+	console_line(&b, name, l);
+	ok = console_put(stream, b.data, b.len);
+	buf_free(&b);
+	return ok;
+}
+
+/*
+ * A line to syslog.  One the daemon does not take (not there yet, as at
+ * boot, or its queue full) goes to the console instead; said once, and
+ * again when lines go through.
+ */
 static void
 output_syslog(struct svc_out *out, const char *name, int stream,
-    const char *text, size_t len)
+    const struct svclog_line *l)
 {
 	const struct svc_def	*d = out->svc->def;
 	const char		*path = *out->o->syslog_path ?
@@ -143,15 +160,16 @@ output_syslog(struct svc_out *out, const char *name, int stream,
 	int			 rc;
 
 	if ((rc = syslog_send(out->o->syslogfd, path, pri, name, out->pid,
-	    text, len)) < 0) {
-		out->dropped++;
+	    l->text, l->len)) < 0) {
 		if (out->syslog_lost++ == 0)
-			log_warn("%s: %s takes no lines (%s); they stay in "
-			    "memory only", name, path, strerror(-rc));
+			log_warn("%s: %s takes no lines (%s); they go to the "
+			    "console meanwhile", name, path, strerror(-rc));
+		if (!output_console(name, stream, l))
+			out->dropped++;
 	} else if (out->syslog_lost) {
-		log_info("%s: %s takes lines again; %llu line%s not sent",
-		    name, path, (unsigned long long)out->syslog_lost,
-		    out->syslog_lost == 1 ? "" : "s");
+		log_info("%s: %s takes lines again (%llu went to the "
+		    "console)", name, path,
+		    (unsigned long long)out->syslog_lost);
 		out->syslog_lost = 0;
 	}
 }
@@ -184,10 +202,8 @@ output_line(void *arg, const char *text, size_t len)
 		sink = SINK_CONSOLE;
 	switch (sink) {
 	case SINK_CONSOLE:
-		console_line(&b, d->name, &l);
-		if (!console_put(a->stream, b.data, b.len))
+		if (!output_console(d->name, a->stream, &l))
 			out->dropped++;
-		buf_free(&b);
 		break;
 	case SINK_KMSG:
 		/* kmsg escapes on its own; without its newline a record
@@ -203,7 +219,7 @@ output_line(void *arg, const char *text, size_t len)
 		output_file(out, d->name, &l);
 		break;
 	case SINK_SYSLOG:
-		output_syslog(out, d->name, a->stream, text, len);
+		output_syslog(out, d->name, a->stream, &l);
 		break;
 	}
 	if (out->o->line)

@@ -4,7 +4,8 @@
 # with the test's key (the only way in: user networking, restrict=on, a
 # host-forward from 127.0.0.1), every service ready and every boot task
 # done (hostname, sysctl.d), sshd runs with /etc/default/ssh's $SSHD_OPTS,
-# rsyslog got a line from logger, `pidvisorctl poweroff` ends QEMU,
+# rsyslog got a line from logger and, through log = syslog, a new
+# service's lines, `pidvisorctl poweroff` ends QEMU,
 # e2fsck -n finds the file system clean, its journal empty, and the
 # random seed was saved at power-off.  Then once by Debian's systemd, the image's other init
 # (make debian-bench compares the two): it must still boot it on our
@@ -67,6 +68,23 @@ boot() {
 	local tag=pidvisor-test-$b-$RANDOM
 	gssh "logger $tag; for i in \$(seq 1 100); do grep -q $tag /var/log/syslog && exit 0; sleep 0.1; done; exit 1"
 	ok $? "boot $b ($who): rsyslog wrote logger's line"
+	if [ "$who" != systemd ]; then
+		# log = syslog (the image's pidvisor.ini): a new service's two
+		# streams, and pidvisor's word that it is ready, in rsyslog's
+		# file; then it goes again.
+		gssh "printf '[service]\\nexec = /bin/sh -c \"echo $tag-out; echo $tag-err >&2; exec sleep 1000\"\\n' >/etc/pidvisor/services/hello.ini &&
+		    pidvisorctl reload >/dev/null &&
+		    pidvisorctl wait hello ready --timeout=20s &&
+		    for i in \$(seq 1 100); do
+			grep -q 'hello\[[0-9]*\]: $tag-out\$' /var/log/syslog &&
+			grep -q 'hello\[[0-9]*\]: $tag-err\$' /var/log/syslog &&
+			grep -q 'pidvisor\[1\]: hello: ready' /var/log/syslog &&
+			exit 0; sleep 0.1; done; exit 1"
+		ok $? "boot $b ($who): a service's lines in /var/log/syslog" \
+		    "$(gssh "grep -a -e hello -e $tag /var/log/syslog | tail -5" 2>&1)"
+		gssh "rm /etc/pidvisor/services/hello.ini && pidvisorctl reload" \
+		    >/dev/null 2>&1
+	fi
 	if [ "$who" = systemd ]; then
 		gssh systemctl poweroff >/dev/null 2>&1
 	else

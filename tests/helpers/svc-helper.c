@@ -61,7 +61,8 @@
  *   same-vm=A:B        exit 0 if processes A and B share their memory
  *                      (kcmp KCMP_VM), 1 if not, 2 on error
  *   syslogd=SOCK:FILE  a datagram socket bound at SOCK (a syslog
- *                      daemon's /dev/log): print "listening", then append
+ *                      daemon's /dev/log, made anew): print "listening",
+ *                      then append
  *                      each datagram to FILE as a line, for ever
  *   linger=SOCK:S      pass a TCP socket (127.0.0.1) with unsent data and
  *                      a linger of S seconds to the datagram socket SOCK
@@ -454,6 +455,7 @@ syslogd(char *path, const char *file)
 	int			 fd, out;
 
 	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	unlink(path);		/* a daemon before us left it */
 	if ((fd = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 ||
 	    bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0 ||
 	    (out = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
