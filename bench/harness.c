@@ -13,6 +13,10 @@
  *   harness ctl-watch SOCKET SECONDS WORD...
  *                                        the same request every 10 ms for
  *                                        SECONDS: median, p99, max
+ *   harness http-latency PORT N          N times GET /metrics from
+ *                                        127.0.0.1:PORT, each on a new
+ *                                        connection, read to its end:
+ *                                        median, p90, max, the bytes
  *   harness reexec SOCKET N              N times: reexec, then status;
  *                                        from asking to the new binary's
  *                                        answer: median and max
@@ -36,6 +40,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,6 +287,49 @@ ctl_times(const char *sock, int n, double secs, char **words, int nw)
 	return 0;
 }
 
+/* N scrapes, one after the other: connect, GET, read to the close. */
+static int
+http_times(int port, int n)
+{
+	static char		 buf[1 << 16];
+	static const char	 req[] = "GET /metrics HTTP/1.1\r\n"
+				    "Host: 127.0.0.1\r\nAccept: text/plain\r\n\r\n";
+	struct sockaddr_in	 sa = { .sin_family = AF_INET,
+				    .sin_port = htons((uint16_t)port),
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int64_t			*lat = calloc((size_t)n, sizeof(*lat)), t0;
+	size_t			 bytes = 0;
+	ssize_t			 r;
+	int			 i, fd;
+
+	if (lat == NULL || n < 1)
+		return 1;
+	for (i = 0; i < n; i++) {
+		t0 = now_ns();
+		bytes = 0;
+		if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1) {
+			fprintf(stderr, "harness: http: %s\n", strerror(errno));
+			return 1;
+		}
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			bytes += (size_t)r;
+		close(fd);
+		if (bytes < 12 || r < 0) {
+			fprintf(stderr, "harness: http: a short answer\n");
+			return 1;
+		}
+		lat[i] = now_ns() - t0;
+	}
+	qsort(lat, (size_t)n, sizeof(*lat), cmp64);
+	printf("median_ms=%.2f p90_ms=%.2f max_ms=%.2f bytes=%zu n=%d\n",
+	    lat[n / 2] / 1e6, lat[n * 9 / 10] / 1e6, lat[n - 1] / 1e6, bytes,
+	    n);
+	free(lat);
+	return 0;
+}
+
 /*
  * From sending `reexec` to the answer of `status` by the binary that
  * took over (reexec is answered by it, status is its second request).
@@ -448,6 +497,8 @@ main(int argc, char **argv)
 		    1, 0, argv + 4, argc - 4);
 	if (argc >= 5 && strcmp(argv[1], "ctl-watch") == 0)
 		return ctl_times(argv[2], 0, atof(argv[3]), argv + 4, argc - 4);
+	if (argc == 4 && strcmp(argv[1], "http-latency") == 0)
+		return http_times(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "reexec") == 0)
 		return reexec_times(argv[2], atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "wakeups") == 0)

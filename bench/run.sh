@@ -139,7 +139,9 @@ pv_services() {
 	body="[service]"$'\n'"exec = $exec"$'\n'
 	for kv in "$@"; do body+="${kv%%=*} = ${kv#*=}"$'\n'; done
 	mkdir -p "$W/pv/services"
-	printf '[supervisor]\nlog_level = warning\n' >"$W/pv/pidvisor.ini"
+	# metrics_listen: section 9 scrapes it (an idle socket otherwise).
+	printf '[supervisor]\nlog_level = warning\nmetrics_listen = 127.0.0.1:0\n' \
+	    >"$W/pv/pidvisor.ini"
 	for i in $(seq -f %05g 1 "$n"); do	# no fork per file
 		printf '%s' "$body" >"$W/pv/services/svc$i.ini"
 	done
@@ -318,6 +320,21 @@ for n in $MEM_NS; do
 		r=$("$H" ctl "$W/pv.sock" 8 "$CTL_S" status svc00001)
 		row "requests/s, 8 clients, $n services" pidvisor \
 		    "$(kv requests_per_s "$r")" req/s
+		# 10. Metrics: the whole Prometheus text of n services, by
+		# pidvisorctl and by GET /metrics (metrics_listen), the
+		# second from a new connection each time, as a scraper.
+		r=$("$H" ctl-latency "$W/pv.sock" 20 metrics)
+		row "metrics of $n services, pidvisorctl (median)" pidvisor \
+		    "$(kv median_ms "$r")" ms
+		port=$(ss -Hltnp | grep "pid=$PVPID," |
+		    sed -n 's/.*127.0.0.1:\([0-9]*\) .*/\1/p' | head -1)
+		r=$("$H" http-latency "$port" 20)
+		row "scrape of $n services, GET /metrics (median)" pidvisor \
+		    "$(kv median_ms "$r")" ms
+		row "scrape of $n services, GET /metrics (max)" pidvisor \
+		    "$(kv max_ms "$r")" ms
+		row "scrape of $n services, bytes" pidvisor \
+		    "$(awk -v b="$(kv bytes "$r")" 'BEGIN { printf "%.0f", b / 1024 }')" KiB
 	fi
 	if [ "$n" -ge 1000 ] || [ $smoke = 1 ]; then
 		# 8. Re-exec: from `reexec` to the new binary answering
