@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "metrics.h"
 
@@ -14,6 +15,10 @@
 static void
 metrics_label(struct buf *b, const char *s)
 {
+	if (strpbrk(s, "\\\"\n") == NULL) {	/* names never need it */
+		buf_add(b, s, strlen(s));
+		return;
+	}
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
 			buf_printf(b, "\\%c", *s);
@@ -31,21 +36,55 @@ metrics_family(struct buf *b, const char *name, const char *type,
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/*
+ * The rows are most of a scrape (7 MB for 10,000 services): made with
+ * buf_add and a number's digits, not printf.
+ */
+static void
+metrics_u64(struct buf *b, uint64_t v)
+{
+	char	d[24], *p = d + sizeof(d);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf_add(b, p, (size_t)(d + sizeof(d) - p));
+}
+
+/* NAME{service="S" */
+static void
+metrics_row(struct buf *b, const char *name, const char *svc)
+{
+	buf_add(b, name, strlen(name));
+	buf_add(b, "{service=\"", 10);
+	metrics_label(b, svc);
+}
+
 /* One row of a service: NAME{service="S"} VALUE. */
 static void
 metrics_svc_u64(struct buf *b, const char *name, const char *svc, uint64_t v)
 {
-	buf_printf(b, "%s{service=\"", name);
-	metrics_label(b, svc);
-	buf_printf(b, "\"} %" PRIu64 "\n", v);
+	metrics_row(b, name, svc);
+	buf_add(b, "\"} ", 3);
+	metrics_u64(b, v);
+	buf_add(b, "\n", 1);
 }
 
+/* The same with ms as seconds: S.mmm */
 static void
 metrics_svc_sec(struct buf *b, const char *name, const char *svc, int64_t ms)
 {
-	buf_printf(b, "%s{service=\"", name);
-	metrics_label(b, svc);
-	buf_printf(b, "\"} %" PRId64 ".%03d\n", ms / 1000, (int)(ms % 1000));
+	char	frac[5] = { '.', 0, 0, 0, '\n' };
+	int	f = (int)(ms % 1000);
+
+	metrics_row(b, name, svc);
+	buf_add(b, "\"} ", 3);
+	metrics_u64(b, (uint64_t)(ms / 1000));
+	frac[1] = (char)('0' + f / 100);
+	frac[2] = (char)('0' + f / 10 % 10);
+	frac[3] = (char)('0' + f % 10);
+	buf_add(b, frac, sizeof(frac));
 }
 
 int
@@ -55,6 +94,7 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	size_t	i;
 	int	st;
 
+	buf_reserve(b, 1024 + n * 768);		/* 700 bytes a service */
 	metrics_family(b, "pidvisor_build_info", "gauge",
 	    "pidvisor's version (always 1).");
 	buf_puts(b, "pidvisor_build_info{version=\"");
@@ -94,11 +134,14 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	    "1 for the state the service is in, 0 for the others.");
 	for (i = 0; i < n; i++) {
 		for (st = 0; st < SVC__STATES; st++) {
-			buf_puts(b, "pidvisor_service_state{service=\"");
-			metrics_label(b, v[i].name);
-			buf_printf(b, "\",state=\"%s\"} %d\n",
-			    svc_state_name((enum svc_state)st),
-			    (int)v[i].state == st);
+			const char	*name = svc_state_name(
+					    (enum svc_state)st);
+
+			metrics_row(b, "pidvisor_service_state", v[i].name);
+			buf_add(b, "\",state=\"", 9);
+			buf_add(b, name, strlen(name));
+			buf_add(b, (int)v[i].state == st ? "\"} 1\n" :
+			    "\"} 0\n", 5);
 		}
 	}
 	metrics_family(b, "pidvisor_service_starts_total", "counter",
