@@ -377,8 +377,12 @@ httpd_listen(struct httpd *h, const char *spec, char *err, size_t n)
 void
 httpd_close(struct httpd *h)
 {
-	while (!LIST_EMPTY(&h->conns))
-		httpd_conn_free(LIST_FIRST(&h->conns));
+	struct httpd_conn	*c, *next;
+
+	for (c = LIST_FIRST(&h->conns); c; c = next) {
+		next = LIST_NEXT(c, entry);
+		httpd_conn_free(c);
+	}
 	if (h->fd >= 0) {
 		ev_io_stop(h->loop, &h->w);
 		ev_timer_stop(h->loop, &h->retry_w);
