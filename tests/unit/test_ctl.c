@@ -30,6 +30,7 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "metrics.h"
 #include "proto.h"
 #include "status.h"
 
@@ -124,11 +125,15 @@ f_timer_stop(struct svc *s)
 	(void)s;
 }
 
-/* As the supervisor does: a change settles the waits on it. */
+/* As the supervisor does: a change is an event, and settles the waits. */
 static void
 f_changed(struct svc *s, enum svc_state from)
 {
-	(void)from;
+	if (from != s->state)
+		ctl_event(&W.ctl, &(struct ctl_event){ .kind = EV_STATE,
+		    .svc = s, .from = svc_state_name(from),
+		    .to = svc_state_name(s->state), .reason = "why",
+		    .pid = s->pid });
 	ctl_svc_changed(&W.ctl, s);
 }
 
@@ -173,6 +178,8 @@ o_status(void *ctx, struct svc *s, int64_t now, struct svc_status *st)
 	st->state = s->state;
 	st->pid = svc_has_process(s) ? s->pid : 0;
 	st->restarts = s->restarts;
+	st->starts = s->starts;
+	st->ready_ms = -1;
 	svc_reason_format(s, st->reason, sizeof(st->reason));
 	if (strcmp(st->name, "a") == 0)
 		strcpy(st->cgroup_keys, "memory_max");
@@ -248,12 +255,22 @@ o_reexec(void *ctx, const char *binary, char *err, size_t n)
 	return W.reexec_rc;
 }
 
+static void
+o_metrics(void *ctx, struct metrics_own *m)
+{
+	(void)ctx;
+	m->kills_request = 2;
+	m->kills_pressure = 5;
+	m->start_time_ms = 1796540458620;
+}
+
 static const struct ctl_ops ops_fake = {
 	.instance = o_instance, .status = o_status,
 	.cgroup_note = o_cgroup_note, .running = o_running,
 	.shutdown = o_shutdown, .reload = o_reload,
 	.svc_reload = o_svc_reload, .pressure_kill = o_pressure_kill,
 	.pressure_report = o_pressure_report, .reexec = o_reexec,
+	.metrics = o_metrics,
 };
 
 static void
@@ -881,6 +898,127 @@ test_follow(void **state)
 	cli_free(&c);
 }
 
+/* metrics: every service's rows, and the core's numbers. */
+static void
+test_metrics(void **state)
+{
+	struct cli	c;
+
+	(void)state;
+	world("a", longrun, "b", task, NULL);
+	svc_start(S("a"));
+	svc_exec(S("a"), STAGE_EXEC, 0);
+	cli_expect(&c, CTL_OK, "metrics");
+	assert_non_null(strstr(c.out.data, "\npidvisor_service_state{service="
+	    "\"a\",state=\"ready\"} 1\n"));
+	assert_non_null(strstr(c.out.data, "\npidvisor_service_state{service="
+	    "\"b\",state=\"stopped\"} 1\n"));
+	assert_non_null(strstr(c.out.data, "\npidvisor_service_starts_total{"
+	    "service=\"a\"} 1\n"));
+	assert_non_null(strstr(c.out.data, "pidvisor_pressure_kills_total{"
+	    "reason=\"request\"} 2\n"));
+	assert_non_null(strstr(c.out.data, "pidvisor_pressure_kills_total{"
+	    "reason=\"pressure\"} 5\n"));
+	assert_non_null(strstr(c.out.data, "\npidvisor_control_clients 1\n"));
+	assert_non_null(strstr(c.out.data, "\npidvisor_start_time_seconds "
+	    "1796540458.620\n"));
+	assert_non_null(strstr(c.out.data, "\npidvisor_services 2\n"));
+	cli_free(&c);
+}
+
+/* events: the changes of all, or of those named; a reload, a re-exec. */
+static void
+test_events(void **state)
+{
+	struct cli	c, d;
+
+	(void)state;
+	world("a", longrun, "b", longrun, NULL);
+	cli_ask(&c, "events");
+	cli_ask(&d, "events", "--json", "b");
+	RUN_UNTIL(W.ctl.nevents == 2);
+	svc_start(S("a"));
+	svc_start(S("b"));
+	RUN_UNTIL(strstr(c.out.data ? c.out.data : "", "b: stopped -> "
+	    "starting (why) pid 2\n") != NULL &&
+	    strstr(d.out.data ? d.out.data : "", "\"to\":\"starting\"") != NULL);
+	assert_non_null(strstr(c.out.data, "Z a: stopped -> starting (why) "
+	    "pid 1\n"));
+	assert_null(strstr(d.out.data, "\"service\":\"a\""));
+	assert_non_null(strstr(d.out.data, "\"event\":\"state\",\"service\":"
+	    "\"b\",\"from\":\"stopped\",\"to\":\"starting\",\"pid\":2,"
+	    "\"reason\":\"why\"}\n"));
+	ctl_event(&W.ctl, &(struct ctl_event){ .kind = EV_RELOAD, .ok = true,
+	    .reason = "added c" });
+	RUN_UNTIL(strstr(c.out.data, "reload: done (added c)\n") != NULL);
+	assert_null(strstr(d.out.data, "reload"));	/* named: not its */
+	/* A re-exec: the event, then "follow again". */
+	ctl_event(&W.ctl, &(struct ctl_event){ .kind = EV_REEXEC,
+	    .reason = "/sbin/pidvisor" });
+	ctl_reexec_drop(&W.ctl);
+	cli_reply(&c);
+	assert_int_equal(c.code, CTL_EAGAIN);
+	assert_non_null(strstr(c.out.data, "reexec: /sbin/pidvisor\n"));
+	assert_string_equal(c.msg, "pidvisor is re-executing; follow again");
+	assert_int_equal(W.ctl.nevents, 0);
+	cli_free(&c);
+	cli_free(&d);
+}
+
+/* events: a client that does not read is dropped, and counted. */
+static void
+test_events_dropped(void **state)
+{
+	struct cli	c;
+	char		why[200];
+	int		i;
+
+	(void)state;
+	world("a", longrun, NULL);
+	memset(why, 'x', sizeof(why) - 1);
+	why[sizeof(why) - 1] = '\0';
+	cli_ask(&c, "events");
+	RUN_UNTIL(W.ctl.nevents == 1);
+	ev_io_stop(W.loop, &c.w);		/* it reads no more */
+	for (i = 0; i < 100000 && W.ctl.nevents > 0; i++)
+		ctl_event(&W.ctl, &(struct ctl_event){ .kind = EV_RELOAD,
+		    .ok = true, .reason = why });
+	assert_int_equal(W.ctl.nevents, 0);
+	assert_int_equal(W.ctl.events_dropped, 1);
+	assert_true(i > 4000);			/* 1 MiB at least */
+	assert_true(LIST_EMPTY(&W.ctl.clients));
+	cli_free(&c);
+}
+
+/* is-ready: every enabled service, or those named; 3 with who is not. */
+static void
+test_is_ready(void **state)
+{
+	struct cli	c;
+
+	(void)state;
+	world("a", longrun, "b", longrun, "c",
+	    "[service]\nexec = /bin/true\nenabled = no\n", NULL);
+	cli_expect(&c, CTL_ENOTREADY, "is-ready");
+	assert_string_equal(c.msg, "not ready: a (stopped), b (stopped)");
+	cli_free(&c);
+	svc_start(S("a"));
+	svc_exec(S("a"), STAGE_EXEC, 0);
+	cli_expect(&c, CTL_OK, "is-ready", "a");
+	assert_string_equal(c.msg, "");
+	assert_null(c.out.data);
+	cli_free(&c);
+	cli_expect(&c, CTL_ENOTREADY, "is-ready", "a", "c");
+	assert_string_equal(c.msg, "not ready: c (stopped)");
+	cli_free(&c);
+	cli_expect(&c, CTL_ENOSVC, "is-ready", "nosuch");
+	cli_free(&c);
+	svc_start(S("b"));
+	svc_exec(S("b"), STAGE_EXEC, 0);
+	cli_expect(&c, CTL_OK, "is-ready");
+	cli_free(&c);
+}
+
 /* What the protocol refuses, each with its own reason. */
 static void
 test_protocol(void **state)
@@ -1119,6 +1257,10 @@ main(void)
 		cmocka_unit_test_teardown(test_pressure, world_free),
 		cmocka_unit_test_teardown(test_reexec, world_free),
 		cmocka_unit_test_teardown(test_follow, world_free),
+		cmocka_unit_test_teardown(test_metrics, world_free),
+		cmocka_unit_test_teardown(test_events, world_free),
+		cmocka_unit_test_teardown(test_events_dropped, world_free),
+		cmocka_unit_test_teardown(test_is_ready, world_free),
 		cmocka_unit_test_teardown(test_protocol, world_free),
 		cmocka_unit_test_teardown(test_silent_client, world_free),
 		cmocka_unit_test_teardown(test_max_clients, world_free),
