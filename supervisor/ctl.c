@@ -432,6 +432,7 @@ ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
 	static const char *const kinds[] = {
 		[EV_STATE] = "state", [EV_PRESSURE_KILL] = "pressure_kill",
 		[EV_RELOAD] = "reload", [EV_REEXEC] = "reexec",
+		[EV_REEXEC_DONE] = "reexec_done",
 	};
 	const char	*name = e->svc ? e->svc->def->name : NULL;
 	char		 when[40];
@@ -447,7 +448,7 @@ ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
 		if (e->kind == EV_STATE)
 			buf_printf(b, ",\"from\":\"%s\",\"to\":\"%s\"",
 			    e->from, e->to);
-		if (e->kind == EV_RELOAD)
+		if (e->kind == EV_RELOAD || e->kind == EV_REEXEC_DONE)
 			buf_printf(b, ",\"ok\":%s", e->ok ? "true" : "false");
 		if (e->pid > 0)
 			buf_printf(b, ",\"pid\":%d", (int)e->pid);
@@ -480,6 +481,10 @@ ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
 		break;
 	case EV_REEXEC:
 		buf_printf(b, "reexec: %s", e->reason);
+		break;
+	case EV_REEXEC_DONE:
+		buf_printf(b, "reexec: %s (%s)", e->ok ? "done" : "failed",
+		    e->reason);
 		break;
 	}
 	if (e->pid > 0)
@@ -890,14 +895,40 @@ ctl_listen(struct ctl *ctl)
 }
 
 /* Close the socket and every client. */
+/*
+ * End a client now: its END frame after what it has not read, sent as
+ * far as the socket takes it at once (one that does not read loses it),
+ * and it goes.
+ */
+static void
+ctl_end_now(struct ctl_client *c, int code, const char *msg)
+{
+	ctl_end_put(&c->out, code, msg);
+	while (c->outoff < c->out.len) {
+		ssize_t	n = send(c->fd, c->out.data + c->outoff,
+			    c->out.len - c->outoff, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		c->outoff += (size_t)n;
+	}
+	ctl_client_free(c);
+}
+
 void
 ctl_close(struct ctl *ctl)
 {
 	struct ctl_client	*c;
 
-	/* ctl_client_free() unlinks c: the analyzer does not follow. */
-	while ((c = LIST_FIRST(&ctl->clients)) != NULL)
-		ctl_client_free(c);	/* NOLINT(clang-analyzer-unix.Malloc) */
+	/* ctl_client_free() unlinks c: the analyzer does not follow.  A
+	 * stream (logs -f, events) ends with a word, not a cut. */
+	while ((c = LIST_FIRST(&ctl->clients)) != NULL) {
+		if ((c->follow || c->events) && !c->replied)
+			ctl_end_now(c, CTL_OK, "pidvisor exited");
+		else
+			ctl_client_free(c); /* NOLINT(clang-analyzer-unix.Malloc) */
+	}
 	if (ctl->fd >= 0) {
 		ev_io_stop(ctl->loop, &ctl->w);
 		ev_timer_stop(ctl->loop, &ctl->retry_w);
@@ -911,9 +942,10 @@ ctl_close(struct ctl *ctl)
 }
 
 /*
- * Before the exec: every client but the one that asked is told to try
- * again (a follower too: its lines go on in the new binary's ring), and
- * goes.  Connections not yet accepted wait in the socket's queue.
+ * Before the exec: every client but the one that asked and those of
+ * events is told to try again (a follower too: its lines go on in the
+ * new binary's ring), and goes.  Connections not yet accepted wait in
+ * the socket's queue.
  */
 void
 ctl_reexec_drop(struct ctl *ctl)
@@ -922,22 +954,12 @@ ctl_reexec_drop(struct ctl *ctl)
 
 	for (c = LIST_FIRST(&ctl->clients); c; c = next) {
 		next = LIST_NEXT(c, entry);
-		if (c == ctl->reexec_client)
+		/* Events go on in the next binary (ctl_state_save()). */
+		if (c == ctl->reexec_client || c->events)
 			continue;
-		ctl_end_put(&c->out, CTL_EAGAIN, c->follow || c->events ?
+		ctl_end_now(c, CTL_EAGAIN, c->follow ?
 		    "pidvisor is re-executing; follow again" :
 		    "pidvisor is re-executing; try again");
-		/* What fits now; a client that does not read loses it. */
-		while (c->outoff < c->out.len) {
-			ssize_t	n = send(c->fd, c->out.data + c->outoff,
-				    c->out.len - c->outoff, MSG_NOSIGNAL |
-				    MSG_DONTWAIT);
-
-			if (n <= 0)
-				break;
-			c->outoff += (size_t)n;
-		}
-		ctl_client_free(c);
 	}
 	/* Inheritable (spawn_fd_keep()), and the next binary has its own. */
 	if (ctl->spare >= 0)
@@ -957,10 +979,74 @@ ctl_reexec_undo(struct ctl *ctl)
 void
 ctl_state_save(struct ctl *ctl, struct st_w *w)
 {
+	struct ctl_client	*c;
+	size_t			 i;
+
 	st_fd(w, ctl->fd);
 	st_u64(w, (uint64_t)ctl->id.dev);
 	st_u64(w, (uint64_t)ctl->id.ino);
 	st_fd(w, ctl->reexec_client ? ctl->reexec_client->fd : -1);
+	/* The clients of events, with what they have not read yet. */
+	st_u32(w, ctl->nevents);
+	LIST_FOREACH(c, &ctl->clients, entry) {
+		if (!c->events)
+			continue;
+		st_fd(w, c->fd);
+		st_u8(w, c->follow_json);
+		st_bytes(w, c->out.data + c->outoff,
+		    (uint32_t)(c->out.len - c->outoff));
+		st_u32(w, c->nwait);
+		for (i = 0; i < c->nwait; i++)
+			st_str(w, c->wait_svc[i]->def->name);
+	}
+}
+
+/* A client of events, from the state of the binary before us. */
+static void
+ctl_events_load(struct ctl *ctl, struct st_r *r)
+{
+	struct ctl_client	*c;
+	const void		*p;
+	uint32_t		 n, i, len;
+	char			*name;
+	int			 fd = st_get_fd(r);
+	bool			 json = st_get_u8(r);
+	struct svc		*s;
+
+	p = st_get_bytes(r, &len);
+	n = st_get_count(r, "events names");
+	if ((c = calloc(1, sizeof(*c))) != NULL) {
+		c->ctl = ctl;
+		c->fd = fd;
+		c->events = true;
+		c->follow_json = json;
+		if (p != NULL && len > 0)
+			buf_add(&c->out, p, len);
+	}
+	for (i = 0; i < n && !st_bad(r); i++) {
+		name = NULL;
+		if (st_get_str(r, &name) && c != NULL && c->nwait <
+		    CTL_NAMES_MAX && (s = svc_find(ctl->set, name)) != NULL)
+			c->wait_svc[c->nwait++] = s;
+		free(name);
+	}
+	if (c == NULL || st_bad(r) || fd < 0 || (n > 0 && c->nwait == 0)) {
+		/* Out of memory, or its services are gone: it sees the end. */
+		if (c != NULL)
+			buf_free(&c->out);
+		free(c);
+		if (fd >= 0 && !st_bad(r))
+			close(fd);
+		return;
+	}
+	LIST_INSERT_HEAD(&ctl->clients, c, entry);
+	ctl->nclients++;
+	ctl->nevents++;
+	ev_io_init(&c->io, ctl_on_io, fd, EV_READ);
+	ev_io_start(ctl->loop, &c->io);
+	ev_init(&c->timer, ctl_on_timer);
+	if (c->out.len > 0)
+		ctl_flush(c);
 }
 
 /*
@@ -971,12 +1057,16 @@ int
 ctl_state_load(struct ctl *ctl, struct st_r *r)
 {
 	struct ctl_client	*c;
+	uint32_t		 i, n;
 	int			 fd, cfd;
 
 	fd = st_get_fd(r);
 	ctl->id.dev = (dev_t)st_get_u64(r);
 	ctl->id.ino = (ino_t)st_get_u64(r);
 	cfd = st_get_fd(r);
+	n = st_get_count(r, "events clients");
+	for (i = 0; i < n && !st_bad(r); i++)
+		ctl_events_load(ctl, r);
 	if (st_bad(r))
 		return -EINVAL;
 	ev_init(&ctl->retry_w, ctl_on_retry);

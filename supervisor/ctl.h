@@ -66,7 +66,8 @@ enum ctl_event_kind {
 	EV_STATE,		/* svc, from, to, reason, pid */
 	EV_PRESSURE_KILL,	/* svc, reason (the pressure), pid, memory */
 	EV_RELOAD,		/* ok, reason (a summary) */
-	EV_REEXEC,		/* reason (the binary) */
+	EV_REEXEC,		/* reason (the binary): it begins */
+	EV_REEXEC_DONE,		/* ok, reason: who took over, or why not */
 };
 
 struct ctl_event {

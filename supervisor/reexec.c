@@ -810,6 +810,8 @@ reexec_finish(struct sup *sup, struct sup_restore *rs)
 		    rs->binary : "the new binary", rs->fallback,
 		    PIDVISOR_VERSION);
 		log_err("reexec: %s", msg);
+		ctl_event(&sup->ctl, &(struct ctl_event){
+		    .kind = EV_REEXEC_DONE, .reason = msg });
 		ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
 	} else {
 		snprintf(msg, sizeof(msg), "pidvisor %s (was %s) took over %zu "
@@ -821,6 +823,8 @@ reexec_finish(struct sup *sup, struct sup_restore *rs)
 		    (double)(rs->t_check_us - rs->t0_us) / 1000.,
 		    (double)(rs->t_write_us - rs->t_check_us) / 1000., rs->len,
 		    (double)(mono_us() - rs->t_write_us) / 1000.);
+		ctl_event(&sup->ctl, &(struct ctl_event){
+		    .kind = EV_REEXEC_DONE, .ok = true, .reason = msg });
 		ctl_reexec_end(&sup->ctl, CTL_OK, msg);
 	}
 	free(rs->prev_version);

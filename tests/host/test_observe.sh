@@ -192,7 +192,7 @@ t_metrics_prometheus() {
 }
 
 # Every change as it happens; only the services named; a reload, a
-# pressure kill; a re-exec ends the stream with exit 7.
+# pressure kill; a re-exec, which the stream outlives; pidvisor's end.
 t_events() {
 	local a b
 	pv_dir
@@ -233,14 +233,31 @@ t_events() {
 	    "" "events of others"
 	expect_eq "$(jq -r 'select(.from == "ready") | .to' "$T/evj.txt")" \
 	    stopping
-	# A re-exec: its event, then exit 7 (follow again).
+	# A re-exec: its two events, and the stream goes on in the new
+	# binary, for both clients.
 	expect_rc 0 ctl reexec
-	waitpid_ms $a 10000 || fail "events did not end at the re-exec"
-	wait $a
-	expect_eq "$?" 7 "events' exit"
-	expect_match "$(tail -1 "$T/ev.txt")" "reexec: "
-	expect_match "$(cat "$T/ev.err")" "re-executing; follow again"
+	wait_until 10000 grep -q "reexec: done (pidvisor .* took over 2" \
+	    "$T/ev.txt" || fail "no reexec: $(cat "$T/ev.txt")"
+	grep -q "reexec: /" "$T/ev.txt" || fail "no begin: $(cat "$T/ev.txt")"
+	expect_rc 0 ctl restart a --wait --timeout=20s
+	wait_until 10000 eval '[ "$(grep -c "a: starting -> ready" \
+	    "$T/ev.txt")" = 2 ]' || fail "after the re-exec: $(cat "$T/ev.txt")"
+	wait_until 10000 eval '[ "$(grep -c "\"to\":\"ready\"" \
+	    "$T/evj.txt")" = 2 ]' || fail "json after: $(cat "$T/evj.txt")"
+	# A binary that crashes taking over: the one before runs on, with
+	# the stream, and says so.
+	expect_rc 1 ctl reexec --binary "$ROOT/build/test/pidvisor-crash"
+	wait_until 10000 grep -q "reexec: failed (.*pidvisor-crash could not \
+take over (crashed: signal 11)" "$T/ev.txt" || fail "$(cat "$T/ev.txt")"
+	expect_rc 0 ctl restart a --wait --timeout=20s
+	wait_until 10000 eval '[ "$(grep -c "a: starting -> ready" \
+	    "$T/ev.txt")" = 3 ]' || fail "after the fallback: $(cat "$T/ev.txt")"
+	# pidvisor's end ends it: exit 0, said.
 	pv_down
+	waitpid_ms $a 10000 || fail "events did not end with pidvisor"
+	wait $a
+	expect_eq "$?" 0 "events' exit"
+	expect_eq "$(cat "$T/ev.err")" "pidvisorctl: pidvisor exited"
 }
 
 # A client of events that does not read is dropped, never waited for;

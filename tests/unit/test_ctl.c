@@ -926,7 +926,10 @@ test_metrics(void **state)
 	cli_free(&c);
 }
 
-/* events: the changes of all, or of those named; a reload, a re-exec. */
+/*
+ * events: the changes of all, or of those named; a reload; a re-exec
+ * keeps the stream, the end of pidvisor ends it.
+ */
 static void
 test_events(void **state)
 {
@@ -952,15 +955,20 @@ test_events(void **state)
 	    .reason = "added c" });
 	RUN_UNTIL(strstr(c.out.data, "reload: done (added c)\n") != NULL);
 	assert_null(strstr(d.out.data, "reload"));	/* named: not its */
-	/* A re-exec: the event, then "follow again". */
+	/* A re-exec keeps them (the next binary takes them over). */
 	ctl_event(&W.ctl, &(struct ctl_event){ .kind = EV_REEXEC,
 	    .reason = "/sbin/pidvisor" });
 	ctl_reexec_drop(&W.ctl);
+	RUN_UNTIL(strstr(c.out.data, "reexec: /sbin/pidvisor\n") != NULL);
+	assert_int_equal(W.ctl.nevents, 2);
+	assert_false(c.ended);
+	/* The end of pidvisor ends the stream, with a word. */
+	ctl_close(&W.ctl);
 	cli_reply(&c);
-	assert_int_equal(c.code, CTL_EAGAIN);
-	assert_non_null(strstr(c.out.data, "reexec: /sbin/pidvisor\n"));
-	assert_string_equal(c.msg, "pidvisor is re-executing; follow again");
-	assert_int_equal(W.ctl.nevents, 0);
+	cli_reply(&d);
+	assert_int_equal(c.code, CTL_OK);
+	assert_string_equal(c.msg, "pidvisor exited");
+	assert_int_equal(d.code, CTL_OK);
 	cli_free(&c);
 	cli_free(&d);
 }
