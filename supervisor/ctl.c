@@ -988,7 +988,7 @@ ctl_state_save(struct ctl *ctl, struct st_w *w)
 	st_fd(w, ctl->reexec_client ? ctl->reexec_client->fd : -1);
 	/* The clients of events, with what they have not read yet. */
 	st_u32(w, ctl->nevents);
-	LIST_FOREACH(c, &ctl->clients, entry) {
+	for (c = LIST_FIRST(&ctl->clients); c; c = LIST_NEXT(c, entry)) {
 		if (!c->events)
 			continue;
 		st_fd(w, c->fd);
