@@ -531,6 +531,8 @@ cmd_is_ready(struct ctl_client *c, const struct ctl_args *a)
 	c->nwait = 0;
 	if (n == 0)
 		ctl_ok(c);
+	else if (b.nomem)
+		ctl_reply(c, CTL_ENOTREADY, "%zu not ready", n);
 	else
 		ctl_reply(c, CTL_ENOTREADY, "not ready: %s%s", b.data,
 		    n > 8 ? ", ..." : "");
