@@ -118,6 +118,10 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	metrics_family(b, "pidvisor_scrapes_total", "counter",
 	    "GET /metrics answered (a re-exec keeps the count).");
 	buf_printf(b, "pidvisor_scrapes_total %" PRIu64 "\n", own->scrapes);
+	metrics_family(b, "pidvisor_metrics_connections", "gauge",
+	    "Connections to metrics_listen now (at most 4).");
+	buf_printf(b, "pidvisor_metrics_connections %" PRIu32 "\n",
+	    own->http_conns);
 	metrics_family(b, "pidvisor_events_dropped_total", "counter",
 	    "Clients of `pidvisorctl events` dropped for not reading.");
 	buf_printf(b, "pidvisor_events_dropped_total %" PRIu64 "\n",

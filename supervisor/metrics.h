@@ -15,6 +15,7 @@ struct metrics_own {
 	uint64_t	 kills_pressure; /* by the low-memory killer */
 	uint64_t	 kills_request;	/* pressure kill NAME */
 	uint64_t	 scrapes;	/* GET /metrics answered */
+	uint32_t	 http_conns;	/* metrics_listen's, now */
 	uint64_t	 events_dropped; /* events clients that did not read */
 	int64_t		 start_time_ms;	/* real */
 };

@@ -955,6 +955,7 @@ sup_ctl_metrics(void *ctx, struct metrics_own *m)
 	m->kills_pressure = sup->pr.nkills - sup->pr.nkills_req;
 	m->start_time_ms = sup->start_ms;
 	m->scrapes = sup->httpd.served;
+	m->http_conns = sup->httpd.nconns;
 }
 
 static const struct ctl_ops sup_ctl_ops = {

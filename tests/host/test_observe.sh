@@ -102,10 +102,17 @@ t_metrics_http() {
 	expect_eq "$(http_raw 'GET /metrics HTTP/1.1\nHost: x\n\n')" \
 	    "HTTP/1.1 200 OK"
 	# Four silent connections take every slot: the fifth gets 503,
-	# the control socket answers, and client_timeout closes them.
+	# the control socket answers, and client_timeout closes them.  (The
+	# connections before are gone first: each ends once pidvisor reads
+	# its peer's close.)
+	http_conns() {
+		[[ "$(ctl metrics)" =~ $'\n'pidvisor_metrics_connections\ $1$'\n' ]]
+	}
+	wait_until 10000 http_conns 0 || fail "connections left"
 	for i in 4 5 6 7; do
 		eval "exec $i<>/dev/tcp/127.0.0.1/$p" || fail "connect"
 	done
+	wait_until 10000 http_conns 4 || fail "not 4 connections"
 	expect_eq "$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
 	    "http://127.0.0.1:$p/metrics")" 503
 	expect_rc 0 ctl status crashy
