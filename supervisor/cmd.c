@@ -528,7 +528,6 @@ cmd_is_ready(struct ctl_client *c, const struct ctl_args *a)
 			buf_printf(&b, "%s%s (%s)", n > 1 ? ", " : "",
 			    s->def->name, svc_state_name(s->state));
 	}
-	c->nwait = 0;
 	if (n == 0)
 		ctl_ok(c);
 	else if (b.nomem)

@@ -637,10 +637,7 @@ ctl_read(struct ctl_client *c)
 
 	if (c->replied || c->wait != WAIT_NONE || c->follow || c->events) {
 		/* A second request is not allowed; a hang-up ends a wait. */
-		char	junk[256];
-
-		n = recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT);
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		if (sock_peer_gone(c->fd))
 			ctl_client_free(c);
 		return;
 	}

@@ -161,8 +161,6 @@ httpd_answer(struct httpd_conn *c, int status, bool head)
 		buf_printf(&body, "%d %s\n", status, text);
 	if (status == 200)
 		c->h->served++;
-	else
-		c->h->refused++;
 	buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n%s\r\n", status, text,
 	    status == 200 ? "text/plain; version=0.0.4; charset=utf-8" :
@@ -212,7 +210,6 @@ static void
 httpd_on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct httpd_conn	*c = w->data;
-	char			 junk[512];
 	ssize_t			 n;
 	bool			 head;
 	int			 status;
@@ -224,8 +221,7 @@ httpd_on_io(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (c->answered) {
 		/* Sent and shut: what comes now is discarded, up to the end. */
-		n = recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT);
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		if (sock_peer_gone(c->fd))
 			httpd_conn_free(c);
 		return;
 	}
@@ -288,7 +284,6 @@ httpd_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
 			    MSG_DONTWAIT);
-			h->refused++;
 			close(fd);
 			continue;
 		}
@@ -401,7 +396,6 @@ httpd_state_save(const struct httpd *h, struct st_w *w)
 	st_fd(w, h->fd);
 	st_str(w, h->spec ? h->spec : "");
 	st_u64(w, h->served);
-	st_u64(w, h->refused);
 }
 
 int
@@ -412,7 +406,6 @@ httpd_state_load(struct httpd *h, struct st_r *r)
 
 	st_get_str(r, &spec);
 	h->served = st_get_u64(r);
-	h->refused = st_get_u64(r);
 	if (st_bad(r)) {
 		free(spec);
 		if (fd >= 0)

@@ -32,7 +32,6 @@ struct httpd {
 	struct httpd_conns	 conns;
 	unsigned		 nconns;
 	uint64_t		 served;	/* 200s */
-	uint64_t		 refused;	/* errors, and 503s */
 };
 
 /* 0: incomplete; else the status to answer (200: GET or HEAD /metrics). */

@@ -36,6 +36,15 @@ metrics_family(struct buf *b, const char *name, const char *type,
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A family of one unlabelled number. */
+static void
+metrics_one(struct buf *b, const char *name, const char *type,
+    const char *help, uint64_t v)
+{
+	metrics_family(b, name, type, help);
+	buf_printf(b, "%s %" PRIu64 "\n", name, v);
+}
+
 /*
  * The rows are most of a scrape (7 MB for 10,000 services): made with
  * buf_add and a number's digits, not printf.
@@ -105,26 +114,21 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	    "epoch.");
 	buf_printf(b, "pidvisor_start_time_seconds %" PRId64 ".%03d\n",
 	    own->start_time_ms / 1000, (int)(own->start_time_ms % 1000));
-	metrics_family(b, "pidvisor_services", "gauge",
-	    "Services configured, instances included.");
-	buf_printf(b, "pidvisor_services %zu\n", n);
-	metrics_family(b, "pidvisor_control_clients", "gauge",
-	    "Clients of the control socket now.");
-	buf_printf(b, "pidvisor_control_clients %" PRIu32 "\n", own->clients);
-	metrics_family(b, "pidvisor_loop_iterations_total", "counter",
-	    "Turns of pidvisor's event loop since this binary started.");
-	buf_printf(b, "pidvisor_loop_iterations_total %" PRIu64 "\n",
+	metrics_one(b, "pidvisor_services", "gauge",
+	    "Services configured, instances included.", n);
+	metrics_one(b, "pidvisor_control_clients", "gauge",
+	    "Clients of the control socket now.", own->clients);
+	metrics_one(b, "pidvisor_loop_iterations_total", "counter",
+	    "Turns of pidvisor's event loop since this binary started.",
 	    own->loop_turns);
-	metrics_family(b, "pidvisor_scrapes_total", "counter",
-	    "GET /metrics answered (a re-exec keeps the count).");
-	buf_printf(b, "pidvisor_scrapes_total %" PRIu64 "\n", own->scrapes);
-	metrics_family(b, "pidvisor_metrics_connections", "gauge",
-	    "Connections to metrics_listen now (at most 4).");
-	buf_printf(b, "pidvisor_metrics_connections %" PRIu32 "\n",
+	metrics_one(b, "pidvisor_scrapes_total", "counter",
+	    "GET /metrics answered (a re-exec keeps the count).",
+	    own->scrapes);
+	metrics_one(b, "pidvisor_metrics_connections", "gauge",
+	    "Connections to metrics_listen now (at most 4).",
 	    own->http_conns);
-	metrics_family(b, "pidvisor_events_dropped_total", "counter",
-	    "Clients of `pidvisorctl events` dropped for not reading.");
-	buf_printf(b, "pidvisor_events_dropped_total %" PRIu64 "\n",
+	metrics_one(b, "pidvisor_events_dropped_total", "counter",
+	    "Clients of `pidvisorctl events` dropped for not reading.",
 	    own->events_dropped);
 	metrics_family(b, "pidvisor_pressure_kills_total", "counter",
 	    "Services killed for memory: by the killer on a pressure event, "
@@ -162,7 +166,7 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	    "Since the service's process started; 0 without one.");
 	for (i = 0; i < n; i++)
 		metrics_svc_sec(b, "pidvisor_service_uptime_seconds",
-		    v[i].name, v[i].pid > 0 ? v[i].uptime_ms : 0);
+		    v[i].name, v[i].uptime_ms);
 	metrics_family(b, "pidvisor_service_ready_seconds", "gauge",
 	    "From the last start to ready (services that became ready).");
 	for (i = 0; i < n; i++)

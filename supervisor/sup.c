@@ -144,9 +144,6 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		else
 			log_info("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
-	}
-	if (from != s->state && sup->ctl.nevents > 0) {
-		svc_reason_format(s, why, sizeof(why));
 		ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_STATE,
 		    .svc = s, .from = svc_state_name(from),
 		    .to = svc_state_name(s->state), .reason = why,

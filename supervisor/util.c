@@ -478,6 +478,20 @@ parse_u64(const char *s, uint64_t max, uint64_t *out)
 }
 
 /*
+ * Read and drop what a peer sends (nothing more is wanted of it), one
+ * read a call, so that a peer that floods cannot hold the loop: true once
+ * it has closed, or the connection failed.
+ */
+bool
+sock_peer_gone(int fd)
+{
+	char	junk[512];
+	ssize_t	n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+/*
  * An address to listen on: HOST:PORT with HOST an IPv4 address,
  * [ADDR]:PORT with an IPv6 one, or :PORT or PORT alone, which is
  * 127.0.0.1 (loopback unless said).  No name is looked up: nothing

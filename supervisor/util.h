@@ -73,6 +73,7 @@ void	format_duration(char *out, size_t n, int64_t ms);
 void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
+bool	sock_peer_gone(int fd);
 struct sockaddr_storage;
 int	parse_inet_addr(const char *s, struct sockaddr_storage *ss,
 	    socklen_t *len);
