@@ -10,14 +10,17 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
 		   pressure.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
-		   metrics.c httpd.c syslogmsg.c \
+		   metrics.c httpd.c syslogmsg.c sandbox.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 HDRS		 = $(wildcard supervisor/*.h)
+# What the daemon links: libev, inih, and for sandbox.c libseccomp, libcap.
+LIBS		 = -lev -linih -lseccomp -lcap
 
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
-DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev
+DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev \
+		   libseccomp-dev libcap-dev
 DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit \
 		   prometheus curl iproute2 \
 		   mmdebstrap e2fsprogs openssh-client
@@ -96,7 +99,7 @@ $(B)/obj/%.o: supervisor/%.c $(HDRS)
 
 $(B)/bin/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lev -linih
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/bin/pidvisor-notify: $(B)/obj/pidvisor-notify.o
 	@mkdir -p $(@D)
@@ -123,7 +126,7 @@ $(B)/asan/fault.o: tests/helpers/fault.c $(HDRS)
 FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
 
 $(B)/asan/pidvisor: $(DAEMON_SRC:%.c=$(B)/asan/%.o) $(B)/asan/fault.o
-	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ -lev -linih
+	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ $(LIBS)
 
 $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 	$(CC) $(SAN) -o $@ $^
@@ -141,7 +144,7 @@ $(B)/memcheck/fault.o: tests/helpers/fault.c $(HDRS)
 
 $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
     $(B)/memcheck/fault.o
-	$(CC) $(FAULT_WRAP) -o $@ $^ -lev -linih
+	$(CC) $(FAULT_WRAP) -o $@ $^ $(LIBS)
 
 # Unit tests: cmocka, against the sanitized objects, linked from one
 # library of them (the linker takes what a test needs).
@@ -155,12 +158,12 @@ $(LIB): $(LIB_SRC:%.c=$(B)/asan/%.o)
 	ar rcs $@ $^
 
 $(B)/asan/test_%: tests/unit/test_%.c $(LIB)
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka -linih -lev
+	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka $(LIBS)
 
 # ctl.o of the tests brackets each request for fault.c.
 $(B)/asan/test_ctl: tests/unit/test_ctl.c $(LIB) $(B)/asan/fault.o
 	$(CC) $(WARN) -O1 -g $(SAN) $(FAULT_WRAP) -Isupervisor -o $@ $^ \
-	    -lcmocka -linih -lev
+	    -lcmocka $(LIBS)
 
 # Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
 # another state version, one that crashes while reading the state, one
@@ -181,7 +184,7 @@ $(B)/asan/snapshot-%.o: supervisor/snapshot.c $(HDRS)
 $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
     $(B)/asan/fault.o $(B)/asan/reexec-%.o $(B)/asan/snapshot-%.o
 	@mkdir -p $(@D)
-	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ -lev -linih
+	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ $(LIBS)
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
@@ -195,15 +198,15 @@ $(B)/test/%: tests/helpers/%.c
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
 		   template http
-FUZZ_SRC_service = conf conf_tmpl conf_parse conf_key st util
-FUZZ_SRC_tree	 = conf conf_tmpl conf_parse conf_key st util
+FUZZ_SRC_service = conf conf_tmpl conf_parse conf_key sandbox st util
+FUZZ_SRC_tree	 = conf conf_tmpl conf_parse conf_key sandbox st util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notifymsg
 FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env util
-FUZZ_SRC_template = conf conf_tmpl conf_parse conf_key st util
+FUZZ_SRC_template = conf conf_tmpl conf_parse conf_key sandbox st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
@@ -217,9 +220,9 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
 	clang -std=gnu11 -D_GNU_SOURCE -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -Isupervisor -Itests/fuzz \
-	    -o $@ $^ -linih -lev
+	    -o $@ $^ $(LIBS)
 $(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ -linih -lev
+	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ $(LIBS)
 
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_FUZZ)"
@@ -292,7 +295,7 @@ STATIC		 = $(B)/static/pidvisor $(B)/static/pidvisorctl \
 		   $(B)/static/pidvisor-notify
 $(B)/static/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(@D)
-	$(CC) -static -o $@ $^ -lev -linih -lm
+	$(CC) -static -o $@ $^ $(LIBS) -lm
 $(B)/static/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^
@@ -323,11 +326,11 @@ $(B)/other/snapshot-crash.o: supervisor/snapshot.c $(HDRS)
 	$(CC) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
 $(B)/guest/pidvisor-other: $(DAEMON_SRC:%.c=$(B)/other/%.o)
 	@mkdir -p $(@D)
-	$(CC) -static -o $@ $^ -lev -linih -lm
+	$(CC) -static -o $@ $^ $(LIBS) -lm
 $(B)/guest/pidvisor-crash: $(filter-out %/snapshot.o,$(DAEMON_SRC:%.c=$(B)/other/%.o)) \
     $(B)/other/snapshot-crash.o
 	@mkdir -p $(@D)
-	$(CC) -static -o $@ $^ -lev -linih -lm
+	$(CC) -static -o $@ $^ $(LIBS) -lm
 
 kernel:
 	@kernel/build.sh

@@ -221,6 +221,20 @@ cgroup_pid_in(const struct cgroups *cg, const char *name, pid_t pid)
 	    (line[3 + n] == '\0' || line[3 + n] == '/');
 }
 
+/* Is controller a word of the list avail? */
+static bool
+cg_has(const char *avail, const char *controller)
+{
+	size_t		n = strlen(controller);
+	const char	*p;
+
+	for (p = avail; (p = strstr(p, controller)) != NULL; p += n)
+		if ((p == avail || p[-1] == ' ') && (p[n] == '\0' ||
+		    p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
 /* Hand the memory and pids controllers (those there are) down from dir. */
 static int
 cg_delegate(int dirfd)
@@ -259,6 +273,24 @@ cg_self(char *path, size_t len)
 		}
 	fclose(f);
 	return rc;
+}
+
+/*
+ * Hand cpu and io down one level from dir, to the services' parent,
+ * which passes them on once a service asks (cg_cpu_io()).  Where they
+ * cannot be had, a service that asks is told so.
+ */
+static void
+cg_offer(int dirfd)
+{
+	char	avail[256];
+
+	if (cg_read(dirfd, "cgroup.controllers", avail, sizeof(avail)) <= 0)
+		return;
+	if (cg_has(avail, "cpu"))
+		cg_write(dirfd, "cgroup.subtree_control", "+cpu");
+	if (cg_has(avail, "io"))
+		cg_write(dirfd, "cgroup.subtree_control", "+io");
 }
 
 /* Give up on cgroups and say why; returns err. */
@@ -330,6 +362,8 @@ cgroup_init(struct cgroups *cg, const struct sup_conf *sc, bool pid1)
 	if ((dir = open(self, O_DIRECTORY | O_CLOEXEC)) < 0)
 		return cg_none(cg, -errno, "%s: %s", self, strerror(errno));
 	rc = cg_delegate(dir);
+	if (rc == 0)
+		cg_offer(dir);
 	close(dir);
 	if (rc < 0)
 		return cg_none(cg, rc, "%s: %s", self, strerror(-rc));
@@ -398,6 +432,48 @@ cg_limit(int dirfd, const char *file, uint64_t v)
 }
 
 /*
+ * cpu_weight, cpu_max, io_weight: each written if given, else put back
+ * to the default (a reload may have dropped it).  The controllers are
+ * handed down once asked for (not before: they change how CPU time is
+ * shared); one that is not there fails only what asks for it.
+ */
+static int
+cg_cpu_io(struct cgroups *cg, int fd, const struct svc_def *d)
+{
+	char	val[48], avail[256];
+	int	rc;
+
+	/* The cpu and io controllers, once a service asks for them. */
+	if ((d->cpu_weight || d->cpu_quota || d->io_weight) &&
+	    cg_read(cg->base_fd, "cgroup.controllers", avail,
+	    sizeof(avail)) > 0) {
+		if ((d->cpu_weight || d->cpu_quota) && cg_has(avail, "cpu"))
+			cg_write(cg->base_fd, "cgroup.subtree_control", "+cpu");
+		if (d->io_weight && cg_has(avail, "io"))
+			cg_write(cg->base_fd, "cgroup.subtree_control", "+io");
+	}
+
+	snprintf(val, sizeof(val), "%u", d->cpu_weight ? d->cpu_weight : 100);
+	if ((rc = cg_write(fd, "cpu.weight", val)) < 0 &&
+	    (rc != -ENOENT || d->cpu_weight))
+		return rc;
+	if (d->cpu_quota)
+		snprintf(val, sizeof(val), "%u %u", d->cpu_quota,
+		    d->cpu_period);
+	else
+		snprintf(val, sizeof(val), "max 100000");
+	if ((rc = cg_write(fd, "cpu.max", val)) < 0 &&
+	    (rc != -ENOENT || d->cpu_quota))
+		return rc;
+	snprintf(val, sizeof(val), "default %u", d->io_weight ?
+	    d->io_weight : 100);
+	if ((rc = cg_write(fd, "io.weight", val)) < 0 &&
+	    (rc != -ENOENT || d->io_weight))
+		return rc;
+	return 0;
+}
+
+/*
  * The cgroup of a service, made if need be, with its limits; the
  * directory fd that clone3(CLONE_INTO_CGROUP) takes, or -errno.
  */
@@ -422,6 +498,10 @@ cgroup_svc_open(struct cgroups *cg, const struct svc_def *d)
 			close(fd);
 			return rc;
 		}
+	}
+	if ((rc = cg_cpu_io(cg, fd, d)) < 0) {
+		close(fd);
+		return rc;
 	}
 	return fd;
 }

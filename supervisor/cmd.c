@@ -695,6 +695,24 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
+/*
+ * security NAME: each protection of the service on or off, what that
+ * means, and its exposure (sandbox.c).
+ */
+static void
+cmd_security(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	 b = { 0 };
+	struct svc	*s;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	sandbox_report(&b, s->def, a->json);
+	ctl_output_buf(c, &b);
+	buf_free(&b);
+	ctl_ok(c);
+}
+
 /* cat NAME: the file that defines the service, as it is now on disk. */
 static void
 cmd_cat(struct ctl_client *c, const struct ctl_args *a)
@@ -822,4 +840,5 @@ ctl_cmd *const ctl_cmds[VERB__COUNT] = {
 	[VERB_EVENTS] = cmd_events,
 	[VERB_METRICS] = cmd_metrics,
 	[VERB_IS_READY] = cmd_is_ready,
+	[VERB_SECURITY] = cmd_security,
 };

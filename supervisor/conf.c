@@ -152,6 +152,16 @@ svc_def_free(struct svc_def *d)
 	free(d->user);
 	free(d->group);
 	free(d->groups);
+	strv_free(d->ro_paths);
+	strv_free(d->rw_paths);
+	strv_free(d->hide_paths);
+	free(d->root_dir);
+	strv_free(d->syscalls);
+	free(d->cpu_affinity);
+	free(d->cpu_max);
+	if (d->sb != NULL)
+		sandbox_free(d->sb);
+	free(d->sb);
 	free(d);
 }
 
@@ -403,37 +413,6 @@ conf_key_find(enum conf_section sec, const char *name)
 	return NULL;
 }
 
-/*
- * Edit distance of two short words, or SIZE_MAX where it must be more
- * than max (the lengths alone tell) or the words are too long to care.
- */
-static size_t
-conf_distance(const char *a, const char *b, size_t max)
-{
-	size_t	la = strlen(a), lb = strlen(b), i, j;
-	size_t	row[64], prev, tmp;
-
-	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row) ||
-	    la > lb + max || lb > la + max)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			tmp = row[j];
-			row[j] = tolower((unsigned char)a[i - 1]) ==
-			    tolower((unsigned char)b[j - 1]) ? prev :
-			    1 + (prev < row[j] ? (prev < row[j - 1] ? prev :
-			    row[j - 1]) : (row[j] < row[j - 1] ? row[j] :
-			    row[j - 1]));
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* systemd's names for what pidvisor has, for a hint. */
 static const struct {
 	const char	*systemd;
@@ -452,6 +431,25 @@ static const struct {
 	{ "TasksMax", "pids_max" }, { "OOMScoreAdjust", "oom_score_adj" },
 	{ "StartLimitBurst", "start_limit_burst" },
 	{ "StartLimitIntervalSec", "start_limit_interval" },
+	{ "NoNewPrivileges", "no_new_privs" },
+	{ "CapabilityBoundingSet", "capabilities" },
+	{ "AmbientCapabilities", "capabilities" },
+	{ "PrivateTmp", "private_tmp" }, { "PrivateNetwork", "private_network" },
+	{ "PrivateDevices", "private_devices" },
+	{ "ProtectSystem", "protect_system" }, { "ProtectHome", "protect_home" },
+	{ "ReadOnlyPaths", "read_only_paths" },
+	{ "ReadWritePaths", "read_write_paths" },
+	{ "InaccessiblePaths", "inaccessible_paths" },
+	{ "RootDirectory", "root_directory" },
+	{ "SystemCallFilter", "syscall_filter" },
+	{ "SystemCallErrorNumber", "syscall_errno" }, { "Nice", "nice" },
+	{ "CPUAffinity", "cpu_affinity" },
+	{ "IOSchedulingClass", "io_class" },
+	{ "IOSchedulingPriority", "io_priority" },
+	{ "CPUWeight", "cpu_weight" }, { "CPUQuota", "cpu_max" },
+	{ "IOWeight", "io_weight" }, { "LimitCORE", "limit_core" },
+	{ "LimitNPROC", "limit_nproc" }, { "LimitMEMLOCK", "limit_memlock" },
+	{ "LimitSTACK", "limit_stack" }, { "LimitAS", "limit_as" },
 };
 
 /* An unknown key: say so, with the key that was probably meant. */
@@ -479,7 +477,7 @@ conf_unknown_key(struct parse_ctx *p, const char *name)
 	for (i = 0; i < K__COUNT; i++) {
 		if (conf_keys[i].section != p->section)
 			continue;
-		d = conf_distance(name, conf_keys[i].name, 2);
+		d = str_distance(name, conf_keys[i].name, 2);
 		if (d < best) {
 			best = d;
 			near = conf_keys[i].name;
@@ -863,7 +861,24 @@ out:
 	free(color);
 }
 
-/* Checks across files: every dependency exists, no cycles. */
+struct conf_warn_at {
+	struct conf		*c;
+	const struct svc_def	*d;
+};
+
+/* sandbox_warn()'s: a warning about a service, at its file. */
+static void
+conf_warn_def(void *arg, const char *msg)
+{
+	struct conf_warn_at	*w = arg;
+
+	conf_warn(w->c, "%s: %s: %s", w->d->file, w->d->name, msg);
+}
+
+/*
+ * Checks across files: every dependency exists, no cycles; warnings of
+ * protections that undo each other.
+ */
 int
 conf_check(struct conf *c)
 {
@@ -874,9 +889,12 @@ conf_check(struct conf *c)
 	for (i = 0; i < c->ndefs; i++) {
 		struct svc_def	*d = c->defs[i];
 
+		struct conf_warn_at w = { c, d };
+
 		if (i > 0 && strcmp(c->defs[i - 1]->name, d->name) == 0)
 			conf_error(c, d->file, 0, "service '%s' is defined "
 			    "twice (by %s too)", d->name, c->defs[i - 1]->file);
+		sandbox_warn(d, conf_warn_def, &w);
 
 		for (j = 0; j < d->nrequires + d->nafter; j++) {
 			struct svc_dep	*e = conf_edge(d, j);

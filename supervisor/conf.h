@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <sys/types.h>
 
+#include "sandbox.h"
 #include "util.h"
 
 #define SVC_NAME_MAX	64
@@ -161,6 +162,41 @@ enum conf_key_id {
 	K_SYSLOG_FACILITY,
 	K_SYSLOG_LEVEL,
 	K_SYSLOG_ERROR_LEVEL,
+	K_NO_NEW_PRIVS,
+	K_CAPABILITIES,
+	K_PRIVATE_TMP,
+	K_PRIVATE_NETWORK,
+	K_PRIVATE_DEVICES,
+	K_PROTECT_SYSTEM,
+	K_PROTECT_HOME,
+	K_READ_ONLY_PATHS,
+	K_READ_WRITE_PATHS,
+	K_INACCESSIBLE_PATHS,
+	K_ROOT_DIRECTORY,
+	K_SYSCALL_FILTER,
+	K_SYSCALL_ERRNO,
+	K_NICE,
+	K_CPU_AFFINITY,
+	K_IO_CLASS,
+	K_IO_PRIORITY,
+	K_CPU_WEIGHT,
+	K_CPU_MAX,
+	K_IO_WEIGHT,
+	K_LIMIT_AS,		/* the first of sb_rlimits */
+	K_LIMIT_CORE,
+	K_LIMIT_CPU,
+	K_LIMIT_DATA,
+	K_LIMIT_FSIZE,
+	K_LIMIT_LOCKS,
+	K_LIMIT_MEMLOCK,
+	K_LIMIT_MSGQUEUE,
+	K_LIMIT_NICE,
+	K_LIMIT_NPROC,
+	K_LIMIT_RSS,
+	K_LIMIT_RTPRIO,
+	K_LIMIT_RTTIME,
+	K_LIMIT_SIGPENDING,
+	K_LIMIT_STACK,
 	K__COUNT
 };
 
@@ -208,6 +244,7 @@ enum conf_show {
 	SHOW_STR, SHOW_ARGV, SHOW_ENV, SHOW_DEPS, SHOW_ENUM, SHOW_BOOL,
 	SHOW_NUMBER, SHOW_DURATION, SHOW_SIZE, SHOW_LIMIT, SHOW_COUNT,
 	SHOW_MODE, SHOW_SIGNAL, SHOW_READY, SHOW_PRIORITY, SHOW_PRESSURE,
+	SHOW_CAPS, SHOW_RLIMIT, SHOW_ERRNO,
 };
 
 #define KEY_REPEAT	0x01	/* may be given more than once */
@@ -296,6 +333,39 @@ struct svc_def {
 	bool		  console;	/* stdio is pidvisor's console */
 	bool		  essential;	/* its end is pidvisor's end */
 	bool		  dynamic;	/* an instance made by a command */
+	/* What it may not do (sandbox.c), each applied by its child. */
+	char		**ro_paths;	/* read_only_paths, as written */
+	char		**rw_paths;	/* read_write_paths */
+	char		**hide_paths;	/* inaccessible_paths */
+	char		 *root_dir;	/* root_directory */
+	char		**syscalls;	/* syscall_filter's words; "~..." first:
+					 * a deny list */
+	char		 *cpu_affinity;	/* as written */
+	char		 *cpu_max;	/* as written */
+	uint64_t	  caps;		/* capabilities: the set it keeps */
+	struct {
+		uint64_t	cur, max;	/* RLIM_INFINITY: infinity */
+		bool		set;
+	}		  limit[SB_RLIMITS];	/* limit_* */
+	uint32_t	  cpu_quota;	/* us per cpu_period; 0: not set */
+	uint32_t	  cpu_period;	/* us */
+	uint32_t	  cpu_weight;	/* 0: not set */
+	uint32_t	  io_weight;	/* 0: not set */
+	int32_t		  nice;		/* if set_nice */
+	int32_t		  syscall_errno; /* 0: EPERM; -1: kill */
+	int32_t		  io_priority;	/* if set_io_priority */
+	uint8_t		  protect_system; /* enum protect_system */
+	uint8_t		  protect_home;	/* enum protect_home */
+	uint8_t		  io_class;	/* IOPRIO_CLASS_*; 0: not set */
+	bool		  set_caps;
+	bool		  set_nice;
+	bool		  set_io_priority;
+	bool		  no_new_privs;
+	bool		  private_tmp;
+	bool		  private_network;
+	bool		  private_devices;
+	struct sandbox	 *sb;		/* made of those at its first spawn
+					 * (service.c); freed with it */
 	struct keyset	  given;	/* keys its file gave */
 };
 

@@ -255,6 +255,31 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 			    "some", s->pressure_stall, s->pressure_window);
 		break;
 	}
+	case SHOW_CAPS:
+		sandbox_cap_show(b, (uint64_t)v);
+		break;
+	case SHOW_RLIMIT: {
+		uint64_t	lim[2] = { (uint64_t)v,
+				    (uint64_t)field_num(obj, &k->f[1]) };
+
+		for (i = 0; i < 2; i++) {
+			if (i == 1 && lim[1] == lim[0])
+				break;
+			if (i == 1)
+				buf_puts(b, ":");
+			if (lim[i] == UINT64_MAX)
+				buf_puts(b, "infinity");
+			else if (sb_rlimits[k - conf_keys - K_LIMIT_AS].unit ==
+			    SB_BYTES)
+				show_size(b, lim[i]);
+			else
+				buf_printf(b, "%llu", (unsigned long long)lim[i]);
+		}
+		break;
+	}
+	case SHOW_ERRNO:
+		buf_puts(b, sandbox_errno_name((int32_t)v));
+		break;
 	}
 }
 

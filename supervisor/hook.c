@@ -203,7 +203,8 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 		return -ENOMEM;
 	hr->next++;
 	spawn_proc_init(&hr->proc);
-	service_spawn_req(sup, ss, &req);
+	if ((rc = service_spawn_req(sup, ss, &req)) < 0)
+		return rc;
 	req.argv = hr->argv;
 	req.envp = hr->envp;
 	req.pid_slot = NULL;

@@ -76,6 +76,10 @@ const struct ctl_verb ctl_verbs[VERB__COUNT] = {
 	    "is-ready [NAME...]",
 	    "exit 0 if every service named (or enabled) is ready or done, "
 	    "else 3: a probe's question" },
+	[VERB_SECURITY] = { "security", 1, 1, VF_JSON,
+	    "security NAME [--json]",
+	    "what a service may not do, each protection on or off, and its "
+	    "exposure from 0 to 10" },
 	[VERB_REEXEC] = { "reexec", 0, 0, VF_ROOT | VF_BINARY,
 	    "reexec [--binary PATH]",
 	    "run a new pidvisor binary in place, every service kept running" },

@@ -103,6 +103,7 @@ enum ctl_verb_id {
 	VERB_EVENTS,
 	VERB_METRICS,
 	VERB_IS_READY,
+	VERB_SECURITY,
 	VERB__COUNT
 };
 

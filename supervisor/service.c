@@ -214,6 +214,36 @@ service_env_fail(struct service_spawn *sp)
 }
 
 /*
+ * A mount of its plan failed: which key asked for it, and where; or
+ * which of its limits could not be set.
+ */
+static void
+service_sandbox_fail(struct service_spawn *sp)
+{
+	struct svc		*s = &sp->ss->svc;
+	const struct svc_def	*d = sp->old_def ? sp->old_def : s->def;
+	const struct sandbox	*sb = d->sb;
+	const struct sb_op	*op;
+	char			 msg[512];
+
+	if (sb == NULL)
+		return;
+	if (sp->proc.stage == STAGE_LIMIT) {
+		snprintf(msg, sizeof(msg), "%s", sandbox_limit_key(sb,
+		    sp->proc.at));
+	} else {
+		if (sp->proc.at < 0 || (size_t)sp->proc.at >= sb->nops)
+			return;
+		op = &sb->ops[sp->proc.at];
+		snprintf(msg, sizeof(msg), "%s %s", op->key ? op->key :
+		    "mount", op->path ? op->path : "/");
+	}
+	log_err("%s: %s: %s", s->def->name, msg, strerror(sp->proc.err));
+	free(s->fail);
+	s->fail = strdup(msg);
+}
+
+/*
  * What the child of a spawn said: it exec'd, or why it could not.  Once
  * dead (its pidfd said so), the spawn ends, whatever it said.
  */
@@ -227,6 +257,8 @@ service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 		return;
 	if (p->err && p->stage == STAGE_ENV_FILE)
 		service_env_fail(sp);
+	if (p->err && (p->stage == STAGE_MOUNT || p->stage == STAGE_LIMIT))
+		service_sandbox_fail(sp);
 	service_spawn_end(sup, sp);
 	if (p->over || p->err)
 		svc_exec(s, p->stage, p->err);
@@ -424,11 +456,39 @@ service_prepare(struct sup *sup, struct service *ss)
 		    strerror(-rc));
 }
 
-/* What a process of the service is started as (its own, a hook's). */
-void
+/*
+ * What the service may not do, made once per definition (a spawn in
+ * flight reads it, as it reads the definition: both stay until it is
+ * over).  0, or -errno, said.
+ */
+static int
+service_sandbox(struct service *ss)
+{
+	struct svc_def	*d = ss->svc.def;
+	char		 err[256];
+	int		 rc;
+
+	if (d->sb != NULL || !sandbox_wanted(d))
+		return 0;
+	if ((d->sb = malloc(sizeof(*d->sb))) == NULL)
+		return -ENOMEM;
+	if ((rc = sandbox_make(d->sb, d, err, sizeof(err))) < 0) {
+		log_err("%s: %s", d->name, err);
+		free(d->sb);
+		d->sb = NULL;
+	}
+	return rc;
+}
+
+/*
+ * What a process of the service is started as (its own, a hook's).
+ * 0, or -errno: what it may not do could not be made.
+ */
+int
 service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 {
 	const struct svc_def	*d = ss->svc.def;
+	int			 rc;
 	struct spawn_req	 r = {
 		.argv = d->argv,
 		.envp = ss->envp ? ss->envp : sup->base_env,
@@ -454,6 +514,11 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 			req->stdio[2] = ss->out->wfd[STREAM_ERR];
 		}
 	}
+	if ((rc = service_sandbox(ss)) < 0)
+		return rc;
+	if (d->sb != NULL && !sandbox_empty(d->sb))
+		req->sb = d->sb;
+	return 0;
 }
 
 /* svc_ops: start the process of a service. */
@@ -483,7 +548,8 @@ service_op_spawn(struct svc *s)
 		notifysock_drain(&ss->nsock);
 	}
 	service_prepare(sup, ss);
-	service_spawn_req(sup, ss, &req);
+	if ((rc = service_spawn_req(sup, ss, &req)) < 0)
+		return rc;
 	req.pid_slot = ss->pid_slot;
 	if (d->ready == READY_FD) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)

@@ -118,7 +118,7 @@ void		 service_loop_init(struct sup *sup);
 int		 service_env(struct sup *sup, struct service *ss);
 void		 service_env_free(struct service *ss);
 void		 service_prepare(struct sup *sup, struct service *ss);
-void		 service_spawn_req(struct sup *sup, struct service *ss,
+int		 service_spawn_req(struct sup *sup, struct service *ss,
 		     struct spawn_req *req);
 void		 service_spawn_check(struct sup *sup,
 		     struct service_spawn *sp, bool dead);

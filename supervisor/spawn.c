@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include "rawsys.h"
+#include "sandbox.h"
 #include "spawn.h"
 #include "svc.h"
 #include "sys.h"
@@ -113,6 +114,7 @@ static bool	spawn_oom_shared;	/* an oom_score_adj write reaches us */
 struct spawn_report {
 	int32_t		stage;
 	int32_t		err;
+	int32_t		at;		/* STAGE_MOUNT: which op */
 	struct env_fail	fail;		/* STAGE_ENV_FILE */
 };
 
@@ -328,14 +330,25 @@ spawn_end(struct spawn_proc *p)
 /* Child: tell the parent something (raw: no errno of ours). */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static void
-spawn_tell(int fd, int stage, int err)
+spawn_tell(int fd, int stage, int err, int at)
 {
 	struct spawn_report	rep;
 
 	memset(&rep, 0, sizeof(rep));
 	rep.stage = stage;
 	rep.err = err;
+	rep.at = at;
 	SYS(SYS_write, fd, &rep, sizeof(rep));
+}
+
+/* Child: report where and why we failed (at: which op), then exit. */
+__attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
+static void
+spawn_fail_at(int fd, int stage, int at, long err)
+{
+	spawn_tell(fd, stage, (int)-err, at);
+	SYS(SYS_exit_group, 127);
+	__builtin_unreachable();
 }
 
 /* Child: report where and why we failed, then exit. */
@@ -343,9 +356,7 @@ __attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
 static void
 spawn_fail(int fd, int stage, long err)
 {
-	spawn_tell(fd, stage, (int)-err);
-	SYS(SYS_exit_group, 127);
-	__builtin_unreachable();
+	spawn_fail_at(fd, stage, 0, err);
 }
 
 /* Child: an env file is wrong; say which, where and what, then exit. */
@@ -456,6 +467,8 @@ spawn_child(void *arg)
 	struct env_fail		 fail;
 	char *const		*envp = r->envp, *const *argv = r->argv;
 	const char		*path = r->path, *own;
+	const struct sandbox	*sb = r->sb;
+	bool			 user = r->set_uid && r->uid != 0;
 	int			 fd = p->wfd, i, top = fd, need[6], n = 0;
 	long			 rc;
 
@@ -471,7 +484,7 @@ spawn_child(void *arg)
 			top = r->exec_fd;
 		if ((rc = spawn_own_fds(need, n, top)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
-		spawn_tell(fd, SPAWN_HELLO, 0);
+		spawn_tell(fd, SPAWN_HELLO, 0, 0);
 	}
 	/* The readiness fd's number may be where our error pipe is. */
 	if (r->ready_pipe >= 0 && fd == r->ready_fd) {
@@ -515,6 +528,16 @@ spawn_child(void *arg)
 	} else {
 		SYS(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
+	/* What it may not do: its mounts, network, limits (sandbox.c). */
+	if (sb != NULL) {
+		if ((rc = sandbox_child_mounts(sb, &i)) < 0)
+			spawn_fail_at(fd, STAGE_MOUNT, i, rc);
+		if ((rc = sandbox_child_net(sb)) < 0)
+			spawn_fail(fd, STAGE_NETWORK, rc);
+		if ((rc = sandbox_child_sched(sb, &i)) < 0)
+			spawn_fail_at(fd, i < 0 ? STAGE_LIMIT : STAGE_LIMIT + i,
+			    i < 0 ? -1 - i : 0, rc);
+	}
 	/* Ours was raised for our own fds; the service gets its own. */
 	rl.rlim_cur = r->nofile_cur;
 	rl.rlim_max = r->nofile_max;
@@ -547,8 +570,13 @@ spawn_child(void *arg)
 	}
 	if (r->set_umask)
 		SYS(SYS_umask, r->umask);
+	if (sb != NULL && (rc = sandbox_child_root(sb)) < 0)
+		spawn_fail(fd, STAGE_ROOT, rc);
 	if (r->workdir && (rc = SYS(SYS_chdir, r->workdir)) < 0)
 		spawn_fail(fd, STAGE_CHDIR, rc);
+	if (sb != NULL && ((rc = sandbox_child_bset(sb)) < 0 ||
+	    (rc = sandbox_child_keep(sb, user)) < 0))
+		spawn_fail(fd, STAGE_BSET, rc);
 	if (r->set_uid &&
 	    (rc = SYS(SYS_setgroups, r->ngroups, r->groups)) < 0)
 		spawn_fail(fd, STAGE_SETGROUPS, rc);
@@ -558,6 +586,8 @@ spawn_child(void *arg)
 	if (r->set_uid &&
 	    (rc = SYS(SYS_setresuid, r->uid, r->uid, r->uid)) < 0)
 		spawn_fail(fd, STAGE_SETUID, rc);
+	if (sb != NULL && (rc = sandbox_child_caps(sb, user)) < 0)
+		spawn_fail(fd, STAGE_CAPS, rc);
 
 	/* Its env files, read as it (env.c); a hang is the deadline's. */
 	if (env.files != NULL) {
@@ -585,6 +615,8 @@ spawn_child(void *arg)
 		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
 		    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	if (sb != NULL && (rc = sandbox_child_filter(sb)) < 0)
+		spawn_fail(fd, STAGE_SECCOMP, rc);
 	if (r->fn != NULL)
 		SYS(SYS_exit_group, r->fn(r->fn_arg));
 	if (r->exec_at)		/* the file opened once, not its path */
@@ -697,6 +729,8 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = 0;
+	if (r->sb != NULL)
+		args.flags |= r->sb->clone_flags;
 	if (r->cgroup_fd >= 0) {
 		/* The child never runs outside its cgroup, not even briefly. */
 		args.flags |= CLONE_INTO_CGROUP;
@@ -724,8 +758,9 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	} else {
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
 		 * tls); exit_signal 0, as above. */
-		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD,
-		    NULL, &pidfd, NULL, 0) : syscall(SYS_clone3, &args,
+		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD |
+		    (r->sb ? r->sb->clone_flags : 0), NULL, &pidfd, NULL, 0) :
+		    syscall(SYS_clone3, &args,
 		    sizeof(args));
 		if (pid == 0)
 			_exit(spawn_child(p));
@@ -759,6 +794,7 @@ spawn_poll(struct spawn_proc *p)
 			spawn_close_keep(p);
 		} else if (n == (ssize_t)sizeof(rep)) {
 			p->stage = rep.stage;
+			p->at = rep.at;
 			p->err = rep.err ? rep.err : EIO;
 			p->fail = rep.fail;
 		} else if (n == 0) {

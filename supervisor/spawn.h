@@ -9,6 +9,8 @@
 
 #include "env.h"
 
+struct sandbox;
+
 /*
  * pidfd_send_signal() flags: upstream's (Linux 6.9), and our series'
  * local extension (kernel/patches/0003), which another kernel could use
@@ -52,6 +54,7 @@ struct spawn_req {
 	bool		 set_uid;
 	bool		 set_gid;
 	bool		 set_umask;
+	const struct sandbox *sb;	/* what it may not do; NULL: nothing */
 };
 
 struct spawn_result {
@@ -78,6 +81,7 @@ struct spawn_proc {
 	bool			 over;		/* exec'd or failed */
 	int			 stage;		/* enum spawn_stage, if err */
 	int			 err;		/* errno in the child; 0: exec'd */
+	int			 at;		/* STAGE_MOUNT: the op of the plan */
 	struct env_fail		 fail;		/* STAGE_ENV_FILE: what */
 	struct env_load		 env;		/* with env files: its room */
 	char			*env_map;	/* ... mapped here */

@@ -98,6 +98,16 @@ enum spawn_stage {
 	STAGE_CGROUP,		/* joining it, where clone3 is missing */
 	STAGE_OOM_SCORE_ADJ,
 	STAGE_ENV_FILE,		/* s->fail says which, where, what */
+	STAGE_MOUNT,		/* s->fail says which key and path */
+	STAGE_NETWORK,		/* private_network's loopback */
+	STAGE_LIMIT,		/* limit_* */
+	STAGE_NICE,
+	STAGE_AFFINITY,
+	STAGE_IOPRIO,
+	STAGE_ROOT,		/* root_directory */
+	STAGE_BSET,		/* capabilities: the bounding set */
+	STAGE_CAPS,		/* capabilities, no_new_privs */
+	STAGE_SECCOMP,		/* syscall_filter */
 	STAGE__COUNT
 };
 

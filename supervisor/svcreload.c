@@ -158,9 +158,11 @@ svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n)
 		return -ENOMEM;
 	}
 	spawn_proc_init(&rl->proc);
-	service_spawn_req(sup, ss, &req);
-	req.argv = rl->argv;
-	if ((rc = spawn_start(&rl->proc, &req, &res)) < 0) {
+	if ((rc = service_spawn_req(sup, ss, &req)) == 0) {
+		req.argv = rl->argv;
+		rc = spawn_start(&rl->proc, &req, &res);
+	}
+	if (rc < 0) {
 		strv_free(rl->argv);
 		free(rl);
 		snprintf(err, n, "%s: reload_exec: %s", d->name, strerror(-rc));

@@ -37,7 +37,13 @@ spawn_stage_name(enum spawn_stage st)
 		[STAGE_SETGID] = "setgid", [STAGE_SETUID] = "setuid",
 		[STAGE_CGROUP] = "cgroup",
 		[STAGE_OOM_SCORE_ADJ] = "oom_score_adj",
-		[STAGE_ENV_FILE] = "env_file",
+		[STAGE_ENV_FILE] = "env_file", [STAGE_MOUNT] = "mount",
+		[STAGE_NETWORK] = "private_network",
+		[STAGE_LIMIT] = "limit", [STAGE_NICE] = "nice",
+		[STAGE_AFFINITY] = "cpu_affinity", [STAGE_IOPRIO] = "io_class",
+		[STAGE_ROOT] = "root_directory",
+		[STAGE_BSET] = "capabilities",
+		[STAGE_CAPS] = "capabilities", [STAGE_SECCOMP] = "syscall_filter",
 	};
 
 	return st < STAGE__COUNT ? names[st] : "spawn";
@@ -112,8 +118,12 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 			snprintf(out, n, "killed by signal %d", r->code);
 		break;
 	case WHY_EXEC:
-		snprintf(out, n, "%s: %s", spawn_stage_name(r->stage),
-		    strerror(r->code));
+		if ((r->stage == STAGE_MOUNT || r->stage == STAGE_LIMIT) &&
+		    s->fail)
+			snprintf(out, n, "%s: %s", s->fail, strerror(r->code));
+		else
+			snprintf(out, n, "%s: %s", spawn_stage_name(r->stage),
+			    strerror(r->code));
 		break;
 	case WHY_SPAWN:
 		snprintf(out, n, "spawn: %s", strerror(r->code));

@@ -1003,3 +1003,34 @@ unix_unlink(const char *path, const struct file_id *id)
 	    st.st_dev == id->dev && st.st_ino == id->ino)
 		unlink(path);
 }
+
+/*
+ * Edit distance of two short words, or SIZE_MAX where it must be more
+ * than max (the lengths alone tell) or the words are too long to care.
+ */
+size_t
+str_distance(const char *a, const char *b, size_t max)
+{
+	size_t	la = strlen(a), lb = strlen(b), i, j;
+	size_t	row[64], prev, tmp;
+
+	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row) ||
+	    la > lb + max || lb > la + max)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = tolower((unsigned char)a[i - 1]) ==
+			    tolower((unsigned char)b[j - 1]) ? prev :
+			    1 + (prev < row[j] ? (prev < row[j - 1] ? prev :
+			    row[j - 1]) : (row[j] < row[j - 1] ? row[j] :
+			    row[j - 1]));
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}

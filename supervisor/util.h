@@ -72,6 +72,7 @@ int	parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
 void	format_duration(char *out, size_t n, int64_t ms);
 void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
+size_t	str_distance(const char *a, const char *b, size_t max);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
 bool	sock_peer_gone(int fd);
 struct sockaddr_storage;

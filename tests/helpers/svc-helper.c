@@ -60,6 +60,11 @@
  *                      PID's mmap_lock for writing
  *   same-vm=A:B        exit 0 if processes A and B share their memory
  *                      (kcmp KCMP_VM), 1 if not, 2 on error
+ *   try=CALL           make a system call and print "try CALL: ok" or
+ *                      "try CALL: <strerror>": umount (of a path that
+ *                      does not exist: ENOENT if allowed), chroot (to
+ *                      "."), bind80 (TCP 127.0.0.1:80), ptrace (of
+ *                      ourselves, PTRACE_TRACEME: never effective)
  *   syslogd=SOCK:FILE  a datagram socket bound at SOCK (a syslog
  *                      daemon's /dev/log, made anew): print "listening",
  *                      then append
@@ -82,6 +87,7 @@
 #include <netinet/in.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -445,6 +451,35 @@ listen_as(char *path, const char *file, const char *uid)
 	return 0;
 }
 
+/* try=CALL: one system call, what it answered. */
+static int
+try_call(const char *call)
+{
+	struct sockaddr_in	sin = { .sin_family = AF_INET,
+				    .sin_port = htons(80),
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int			rc, fd;
+
+	if (!strcmp(call, "umount")) {
+		rc = umount2("/nonexistent-pvtry", 0);
+	} else if (!strcmp(call, "chroot")) {
+		rc = chroot(".");
+	} else if (!strcmp(call, "bind80")) {
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+			rc = -1;
+		else
+			rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+	} else if (!strcmp(call, "ptrace")) {
+		rc = (int)syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0);
+	} else {
+		fprintf(stderr, "try: unknown call %s\n", call);
+		return 2;
+	}
+	printf("try %s: %s\n", call, rc == 0 ? "ok" : strerror(errno));
+	fflush(stdout);
+	return 0;
+}
+
 /* syslogd=SOCK:FILE: what a syslog daemon receives, a line each. */
 static int
 syslogd(char *path, const char *file)
@@ -730,6 +765,9 @@ main(int argc, char **argv)
 			char	*uid = split(v), *file = split(v);
 
 			return listen_as(v, file, uid);
+		} else if (!strcmp(a, "try")) {
+			if (try_call(v) != 0)
+				return 2;
 		} else if (!strcmp(a, "syslogd")) {
 			char	*file = split(v);
 

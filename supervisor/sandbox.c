@@ -1,0 +1,1349 @@
+/*
+ * sandbox.c - what a service may not do: its hardening keys, made into
+ * a plan by the parent and applied by the spawn child before exec.
+ *
+ * The child shares our memory and may make only raw system calls
+ * (spawn.c), so all that takes memory is done here, once per
+ * definition: the mount plan with every path joined to root_directory
+ * and sorted, the seccomp filter compiled by libseccomp into BPF, the
+ * capability sets, the CPU set.  The child walks the plan.
+ *
+ * Mounts happen in a mount namespace of the service's own (CLONE_NEWNS
+ * at the clone), made a slave of ours first so that nothing goes back
+ * out.  Read-only trees are bind mounts made read-only recursively
+ * (mount_setattr, Linux 5.12); a path kept writable under one is a copy
+ * of its tree taken before anything was made read-only (open_tree), put
+ * back on top: its submounts keep their own flags (a container's
+ * read-only /proc/sys stays so).  Paths are applied shallow first, so
+ * the deeper one wins, as in systemd.  A protection that cannot be
+ * applied fails the start, with the path and the reason: a service never
+ * runs less protected than its file says.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/mount.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "rawsys.h"
+#include "sandbox.h"
+#include "sys.h"
+
+#define SYS(...)	RAWSYS(__VA_ARGS__)
+#define SB_SLOTS_MAX	32		/* read_write_paths and the like */
+#define SB_CHILD	__attribute__((no_sanitize_address, \
+			    no_sanitize("undefined")))
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY	0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE		0x8000
+#endif
+
+struct sb_mount_attr {
+	uint64_t	attr_set, attr_clr, propagation, userns_fd;
+};
+
+const struct sb_rlimit_name sb_rlimits[SB_RLIMITS] = {
+	{ "as", RLIMIT_AS, SB_BYTES }, { "core", RLIMIT_CORE, SB_BYTES },
+	{ "cpu", RLIMIT_CPU, SB_SECONDS }, { "data", RLIMIT_DATA, SB_BYTES },
+	{ "fsize", RLIMIT_FSIZE, SB_BYTES },
+	{ "locks", RLIMIT_LOCKS, SB_COUNT },
+	{ "memlock", RLIMIT_MEMLOCK, SB_BYTES },
+	{ "msgqueue", RLIMIT_MSGQUEUE, SB_BYTES },
+	{ "nice", RLIMIT_NICE, SB_COUNT }, { "nproc", RLIMIT_NPROC, SB_COUNT },
+	{ "rss", RLIMIT_RSS, SB_BYTES }, { "rtprio", RLIMIT_RTPRIO, SB_COUNT },
+	{ "rttime", RLIMIT_RTTIME, SB_MICROSECONDS },
+	{ "sigpending", RLIMIT_SIGPENDING, SB_COUNT },
+	{ "stack", RLIMIT_STACK, SB_BYTES },
+};
+
+/*
+ * Named groups of system calls, for syscall_filter.  Names this
+ * architecture does not have are left out of a group.  Our own lists,
+ * by what the calls do; systemd's groups of the same names are alike.
+ */
+static const struct sb_group {
+	const char	*name;
+	const char	*what;
+	const char	*calls;
+} sb_groups[] = {
+	{ "@clock", "set the system clock",
+	  "adjtimex clock_adjtime clock_adjtime64 clock_settime "
+	  "clock_settime64 settimeofday stime" },
+	{ "@debug", "trace and inspect other processes",
+	  "ptrace process_vm_readv process_vm_writev perf_event_open kcmp "
+	  "lookup_dcookie pidfd_getfd" },
+	{ "@module", "load and unload kernel modules",
+	  "init_module finit_module delete_module create_module" },
+	{ "@mount", "mount and change root",
+	  "mount umount umount2 pivot_root chroot fsopen fsconfig fsmount "
+	  "fspick move_mount open_tree mount_setattr" },
+	{ "@raw-io", "raw I/O ports and PCI",
+	  "ioperm iopl pciconfig_iobase pciconfig_read pciconfig_write" },
+	{ "@reboot", "reboot and load a new kernel",
+	  "reboot kexec_load kexec_file_load" },
+	{ "@swap", "turn swap on and off", "swapon swapoff" },
+	{ "@cpu-emulation", "old CPU modes", "modify_ldt vm86 vm86old" },
+	{ "@obsolete", "calls no program needs now",
+	  "_sysctl afs_syscall break create_module ftime get_kernel_syms "
+	  "getpmsg gtty idle lock mpx prof profil putpmsg query_module "
+	  "security sgetmask ssetmask stty sysfs tuxcall ulimit uselib "
+	  "ustat vserver nfsservctl" },
+	{ "@privileged", "what needs privilege",
+	  "acct bpf capset chroot fanotify_init open_by_handle_at "
+	  "quotactl setdomainname sethostname setns unshare vhangup "
+	  "nfsservctl syslog userfaultfd" },
+	{ "@keyring", "the kernel's key store",
+	  "add_key keyctl request_key" },
+	{ "@basic-io", "read and write open files",
+	  "_llseek close close_range dup dup2 dup3 lseek pread64 preadv "
+	  "preadv2 pwrite64 pwritev pwritev2 read readv write writev" },
+	{ "@file-system", "files and directories",
+	  "access chdir chmod close creat faccessat faccessat2 fallocate "
+	  "fchdir fchmod fchmodat fcntl fgetxattr flistxattr fremovexattr "
+	  "fsetxattr fstat fstatfs ftruncate futimesat getcwd getdents "
+	  "getdents64 getxattr inotify_add_watch inotify_init "
+	  "inotify_init1 inotify_rm_watch lgetxattr link linkat "
+	  "listxattr llistxattr lremovexattr lsetxattr lstat mkdir "
+	  "mkdirat mknod mknodat newfstatat open openat openat2 readlink "
+	  "readlinkat removexattr rename renameat renameat2 rmdir "
+	  "setxattr stat statfs statx symlink symlinkat truncate unlink "
+	  "unlinkat utime utimensat utimes fchown fchownat chown lchown "
+	  "flock fsync fdatasync sync_file_range sendfile copy_file_range "
+	  "splice tee umask" },
+	{ "@io-event", "wait for fds",
+	  "epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_pwait2 "
+	  "epoll_wait eventfd eventfd2 poll ppoll pselect6 select" },
+	{ "@ipc", "talk to other processes",
+	  "ipc memfd_create mq_getsetattr mq_notify mq_open mq_timedreceive "
+	  "mq_timedsend mq_unlink msgctl msgget msgrcv msgsnd pipe pipe2 "
+	  "process_madvise semctl semget semop semtimedop shmat shmctl "
+	  "shmdt shmget" },
+	{ "@memory", "map and manage memory",
+	  "brk madvise membarrier mincore mlock mlock2 mlockall mmap "
+	  "mprotect mremap msync munlock munlockall munmap "
+	  "get_mempolicy set_mempolicy mbind" },
+	{ "@network-io", "sockets",
+	  "accept accept4 bind connect getpeername getsockname getsockopt "
+	  "listen recvfrom recvmmsg recvmsg sendmmsg sendmsg sendto "
+	  "setsockopt shutdown socket socketpair" },
+	{ "@process", "make, wait for and signal processes",
+	  "arch_prctl capget clone clone3 execve execveat exit exit_group "
+	  "fork getegid geteuid getgid getgroups getpgid getpgrp getpid "
+	  "getppid getpriority getresgid getresuid getrlimit getrusage "
+	  "getsid gettid getuid kill pidfd_open pidfd_send_signal prctl "
+	  "prlimit64 rt_sigreturn sched_getaffinity sched_getparam "
+	  "sched_getscheduler sched_get_priority_max "
+	  "sched_get_priority_min sched_yield set_robust_list "
+	  "get_robust_list set_tid_address setpgid setsid tgkill tkill "
+	  "vfork wait4 waitid uname sysinfo getrandom rseq futex "
+	  "futex_waitv restart_syscall personality ioprio_get ioctl "
+	  "setpriority sched_setaffinity" },
+	{ "@credentials", "change user and group",
+	  "setfsgid setfsuid setgid setgroups setregid setresgid setresuid "
+	  "setreuid setuid" },
+	{ "@signal", "signal handling",
+	  "rt_sigaction rt_sigpending rt_sigprocmask rt_sigqueueinfo "
+	  "rt_sigsuspend rt_sigtimedwait rt_tgsigqueueinfo sigaltstack "
+	  "signalfd signalfd4 pause" },
+	{ "@timer", "clocks and timers",
+	  "alarm clock_getres clock_gettime clock_nanosleep getitimer "
+	  "gettimeofday nanosleep setitimer time timer_create timer_delete "
+	  "timer_getoverrun timer_gettime timer_settime timerfd_create "
+	  "timerfd_gettime timerfd_settime times" },
+	{ "@system-service", "what a usual daemon calls: @basic-io "
+	  "@credentials @file-system @io-event @ipc @memory @network-io "
+	  "@process @signal @timer",
+	  "@basic-io @credentials @file-system @io-event @ipc @memory "
+	  "@network-io @process @signal @timer" },
+};
+
+/* Always allowed by an allow list: what the exec itself needs. */
+static const char *const sb_exec_calls[] = {
+	"execve", "execveat", "exit", "exit_group", "rt_sigreturn", "write",
+};
+
+static const struct {
+	const char	*name;
+	int		 err;
+} sb_errnos[] = {
+	{ "EPERM", EPERM }, { "EACCES", EACCES }, { "ENOSYS", ENOSYS },
+	{ "EINVAL", EINVAL }, { "ENOENT", ENOENT }, { "EIO", EIO },
+	{ "EROFS", EROFS }, { "EOPNOTSUPP", EOPNOTSUPP }, { "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM }, { "EBUSY", EBUSY }, { "ENOTSUP", ENOTSUP },
+};
+
+static const struct sb_group *
+sb_group_find(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(sb_groups); i++)
+		if (strcmp(sb_groups[i].name, name) == 0)
+			return &sb_groups[i];
+	return NULL;
+}
+
+/* The highest capability this kernel knows. */
+static int
+sb_cap_last(void)
+{
+	static int	last = -1;
+	char		buf[16];
+	int		fd;
+	ssize_t		n;
+
+	if (last >= 0)
+		return last;
+	last = CAP_LAST_CAP;
+	if ((fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY |
+	    O_CLOEXEC)) >= 0) {
+		if ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			last = atoi(buf);
+		}
+		close(fd);
+	}
+	if (last < 0 || last > 63)
+		last = CAP_LAST_CAP;
+	return last;
+}
+
+/* "CAP_NET_ADMIN" of capability n. */
+static void
+sb_cap_name(int n, char *out, size_t len)
+{
+	char	*name = cap_to_name((cap_value_t)n);
+	size_t	 i;
+
+	snprintf(out, len, "%s", name ? name : "?");
+	cap_free(name);
+	for (i = 0; out[i]; i++)
+		out[i] = (char)toupper((unsigned char)out[i]);
+}
+
+/*
+ * capabilities: names, blank- or comma-separated, with or without CAP_,
+ * in either case.  0 with *caps, or -EINVAL with why.
+ */
+int
+sandbox_cap_parse(const char *v, uint64_t *caps, char *why, size_t whylen)
+{
+	char		word[64], name[64], near[64] = "";
+	cap_value_t	c;
+	size_t		n, i, d, best = SIZE_MAX;
+
+	*caps = 0;
+	while (*(v += strspn(v, " \t,")) != '\0') {
+		n = strcspn(v, " \t,");
+		snprintf(word, sizeof(word), "%s%.*s",
+		    strncasecmp(v, "cap_", 4) ? "cap_" : "",
+		    (int)(n < 40 ? n : 40), v);
+		for (i = 0; word[i]; i++)
+			word[i] = (char)tolower((unsigned char)word[i]);
+		if (n >= 40 || cap_from_name(word, &c) < 0 || c < 0 ||
+		    c > sb_cap_last() || isdigit((unsigned char)word[4])) {
+			for (i = 0; (int)i <= sb_cap_last(); i++) {
+				sb_cap_name((int)i, name, sizeof(name));
+				if ((d = str_distance(word, name, 3)) < best) {
+					best = d;
+					snprintf(near, sizeof(near), "%s", name);
+				}
+			}
+			if (best <= 3)
+				snprintf(why, whylen, "capabilities: unknown "
+				    "capability '%.*s' (did you mean '%s'?)",
+				    (int)n, v, near);
+			else
+				snprintf(why, whylen, "capabilities: unknown "
+				    "capability '%.*s' (see capabilities(7))",
+				    (int)n, v);
+			return -EINVAL;
+		}
+		*caps |= 1ULL << c;
+		v += n;
+	}
+	return 0;
+}
+
+/* The names of a capability set, as capabilities = takes them. */
+void
+sandbox_cap_show(struct buf *b, uint64_t caps)
+{
+	char	name[64];
+	int	i;
+	bool	first = true;
+
+	for (i = 0; i < 64; i++) {
+		if (!(caps >> i & 1))
+			continue;
+		sb_cap_name(i, name, sizeof(name));
+		buf_printf(b, "%s%s", first ? "" : " ", name);
+		first = false;
+	}
+}
+
+/* The nearest group name to name, or "". */
+static void
+sb_group_near(const char *name, char *near, size_t len)
+{
+	size_t	best = SIZE_MAX, d, i;
+
+	near[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(sb_groups); i++)
+		if ((d = str_distance(name, sb_groups[i].name, 2)) < best) {
+			best = d;
+			snprintf(near, len, "%s", sb_groups[i].name);
+		}
+}
+
+/* The nearest of the names this architecture has, to name. */
+static void
+sb_syscall_near(const char *name, char *near, size_t len)
+{
+	size_t	best = SIZE_MAX, d;
+	char	*s;
+	int	n;
+
+	near[0] = '\0';
+	for (n = 0; n < 1024; n++) {
+		if ((s = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+		    n)) == NULL)
+			continue;
+		if ((d = str_distance(name, s, 2)) < best) {
+			best = d;
+			snprintf(near, len, "%s", s);
+		}
+		free(s);
+	}
+}
+
+/*
+ * The words of syscall_filter (after its '~'): each a call this
+ * architecture has or a @group.  A deny list may not deny the exec
+ * itself.  0, or -EINVAL with why.
+ */
+int
+sandbox_syscalls_check(char **words, bool deny, char *why,
+    size_t whylen)
+{
+	char	near[64];
+	size_t	i, j;
+
+	for (i = 0; words[i]; i++) {
+		if (words[i][0] == '@') {
+			if (sb_group_find(words[i]) == NULL) {
+				sb_group_near(words[i], near, sizeof(near));
+				snprintf(why, whylen, "syscall_filter: unknown "
+				    "group '%s' (%s%s%s)", words[i], near[0] ?
+				    "did you mean '" : "pidvisor.ini(5) lists "
+				    "them", near, near[0] ? "'?" : "");
+				return -EINVAL;
+			}
+			if (deny && (!strcmp(words[i], "@process") ||
+			    !strcmp(words[i], "@system-service"))) {
+				snprintf(why, whylen, "syscall_filter: denying "
+				    "%s denies execve: the service could not "
+				    "start", words[i]);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (seccomp_syscall_resolve_name(words[i]) < 0) {
+			sb_syscall_near(words[i], near, sizeof(near));
+			if (near[0] != '\0')
+				snprintf(why, whylen, "syscall_filter: unknown "
+				    "system call '%s' (did you mean '%s'?)",
+				    words[i], near);
+			else
+				snprintf(why, whylen, "syscall_filter: unknown "
+				    "system call '%s'", words[i]);
+			return -EINVAL;
+		}
+		for (j = 0; deny && j < ARRAY_SIZE(sb_exec_calls) - 1; j++)
+			if (strcmp(words[i], sb_exec_calls[j]) == 0) {
+				snprintf(why, whylen, "syscall_filter: denying "
+				    "%s would stop the service before it "
+				    "starts", words[i]);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* syscall_errno: a name, a number, or "kill" (as -1). */
+int
+sandbox_errno_parse(const char *v, int32_t *out)
+{
+	uint64_t	n;
+	size_t		i;
+
+	if (strcmp(v, "kill") == 0) {
+		*out = -1;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(sb_errnos); i++)
+		if (strcasecmp(v, sb_errnos[i].name) == 0) {
+			*out = sb_errnos[i].err;
+			return 0;
+		}
+	if (parse_u64(v, 4095, &n) < 0 || n == 0)
+		return -EINVAL;
+	*out = (int32_t)n;
+	return 0;
+}
+
+const char *
+sandbox_errno_name(int32_t e)
+{
+	static char	num[16];
+	size_t		i;
+
+	if (e == 0)
+		e = EPERM;
+	if (e < 0)
+		return "kill";
+	for (i = 0; i < ARRAY_SIZE(sb_errnos); i++)
+		if (sb_errnos[i].err == e)
+			return sb_errnos[i].name;
+	snprintf(num, sizeof(num), "%d", (int)e);
+	return num;
+}
+
+/* cpu_affinity: "0 2-3" or "0,2-3"; a set of CPU_ALLOC's. */
+int
+sandbox_cpus_parse(const char *v, cpu_set_t **set, size_t *size)
+{
+	uint64_t	a, b;
+	char		word[32], *dash;
+	size_t		n;
+	bool		any = false;
+
+	*size = CPU_ALLOC_SIZE(8192);
+	if ((*set = CPU_ALLOC(8192)) == NULL)
+		return -ENOMEM;
+	CPU_ZERO_S(*size, *set);
+	while (*(v += strspn(v, " \t,")) != '\0') {
+		n = strcspn(v, " \t,");
+		if (n >= sizeof(word))
+			goto bad;
+		memcpy(word, v, n);
+		word[n] = '\0';
+		v += n;
+		if ((dash = strchr(word, '-')) != NULL)
+			*dash = '\0';
+		if (parse_u64(word, 8191, &a) < 0 || (dash && parse_u64(dash +
+		    1, 8191, &b) < 0))
+			goto bad;
+		if (!dash)
+			b = a;
+		if (b < a)
+			goto bad;
+		for (; a <= b; a++)
+			CPU_SET_S(a, *size, *set);
+		any = true;
+	}
+	if (any)
+		return 0;
+bad:
+	CPU_FREE(*set);
+	*set = NULL;
+	return -EINVAL;
+}
+
+/* Add an op; the path joined to root (NULL: none).  0 or -ENOMEM. */
+static int
+sb_op(struct sandbox *sb, int kind, const char *key, const char *path,
+    bool optional, int slot)
+{
+	struct sb_op	*op;
+	size_t		 rl = sb->root ? strlen(sb->root) : 0;
+
+	if ((op = realloc(sb->ops, (sb->nops + 1) * sizeof(*op))) == NULL)
+		return -ENOMEM;
+	sb->ops = op;
+	op = &sb->ops[sb->nops];
+	memset(op, 0, sizeof(*op));
+	if (path != NULL) {
+		if ((op->path = malloc(rl + strlen(path) + 2)) == NULL)
+			return -ENOMEM;
+		/* "/" under a root is the root itself. */
+		sprintf(op->path, "%s%s", sb->root ? sb->root : "",
+		    sb->root && strcmp(path, "/") == 0 ? "" : path);
+	}
+	op->kind = (uint8_t)kind;
+	op->key = key;
+	op->optional = optional;
+	op->slot = (int16_t)slot;
+	sb->nops++;
+	return 0;
+}
+
+/* A path of a path key: read-only, writable or hidden, in depth order. */
+struct sb_path {
+	const char	*path;		/* without a leading '-' */
+	const char	*key;
+	int		 kind;		/* SB_RO, SB_PUT, SB_HIDE */
+	bool		 optional;
+	int		 depth;
+	int		 order;
+};
+
+static int
+sb_path_cmp(const void *a, const void *b)
+{
+	const struct sb_path	*x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	return x->order - y->order;
+}
+
+static int
+sb_depth(const char *p)
+{
+	int	n = 0;
+
+	if (strcmp(p, "/") == 0)
+		return 0;
+	for (; *p; p++)
+		if (*p == '/' && p[1] != '/' && p[1] != '\0')
+			n++;
+	return n;
+}
+
+static int
+sb_path_add(struct sb_path **v, size_t *n, const char *path, const char *key,
+    int kind, bool optional)
+{
+	struct sb_path	*nv;
+
+	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n].optional = optional || path[0] == '-';
+	nv[*n].path = path + (path[0] == '-');
+	nv[*n].key = key;
+	nv[*n].kind = kind;
+	nv[*n].depth = sb_depth(nv[*n].path);
+	nv[*n].order = (int)*n;
+	(*n)++;
+	return 0;
+}
+
+/* The mount plan of d, in sb->ops. */
+static int
+sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
+{
+	static const char *const usr[] = { "/usr", "/boot", "/efi" };
+	static const char *const home[] = { "/home", "/root", "/run/user" };
+	static const char *const api[] = { "/dev", "/proc", "/sys" };
+	struct sb_path	*v = NULL;
+	size_t		 n = 0, i;
+	int		 rc = 0, slot = 0;
+	char *const	*p;
+
+	if (d->protect_system == PROTECT_STRICT) {
+		rc |= sb_path_add(&v, &n, "/", "protect_system", SB_RO, false);
+		for (i = 0; i < ARRAY_SIZE(api); i++)
+			rc |= sb_path_add(&v, &n, api[i], "protect_system",
+			    SB_PUT, true);
+	} else if (d->protect_system != PROTECT_NO) {
+		for (i = 0; i < ARRAY_SIZE(usr); i++)
+			rc |= sb_path_add(&v, &n, usr[i], "protect_system",
+			    SB_RO, true);
+		if (d->protect_system == PROTECT_FULL)
+			rc |= sb_path_add(&v, &n, "/etc", "protect_system",
+			    SB_RO, true);
+	}
+	for (i = 0; d->protect_home != HOME_NO && i < ARRAY_SIZE(home); i++)
+		rc |= sb_path_add(&v, &n, home[i], "protect_home",
+		    d->protect_home == HOME_YES ? SB_HIDE : SB_RO, true);
+	for (p = d->ro_paths; p && *p; p++)
+		rc |= sb_path_add(&v, &n, *p, "read_only_paths", SB_RO, false);
+	for (p = d->rw_paths; p && *p; p++)
+		rc |= sb_path_add(&v, &n, *p, "read_write_paths", SB_PUT,
+		    false);
+	for (p = d->hide_paths; p && *p; p++)
+		rc |= sb_path_add(&v, &n, *p, "inaccessible_paths", SB_HIDE,
+		    false);
+	if (rc < 0)
+		goto out;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), sb_path_cmp);
+
+	if (n > 0 || d->private_tmp || d->private_devices) {
+		sb->clone_flags |= CLONE_NEWNS;
+		rc |= sb_op(sb, SB_SLAVE, NULL, NULL, false, 0);
+		if (sb->root)
+			rc |= sb_op(sb, SB_BIND_SELF, "root_directory", "/",
+			    false, 0);
+	}
+	/* Copies of the writable trees, before anything is read-only. */
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != SB_PUT)
+			continue;
+		if (slot >= SB_SLOTS_MAX) {
+			snprintf(err, len, "read_write_paths: more than %d "
+			    "paths", SB_SLOTS_MAX);
+			rc = -E2BIG;
+			goto out;
+		}
+		rc |= sb_op(sb, SB_CLONE, v[i].key, v[i].path, v[i].optional,
+		    slot);
+		v[i].order = slot++;	/* sorted already: order is free */
+	}
+	for (i = 0; i < n; i++)
+		rc |= sb_op(sb, v[i].kind, v[i].key, v[i].path, v[i].optional,
+		    v[i].kind == SB_PUT ? v[i].order : 0);
+	if (d->private_tmp) {
+		rc |= sb_op(sb, SB_TMPFS, "private_tmp", "/tmp", false, 0);
+		rc |= sb_op(sb, SB_TMPFS, "private_tmp", "/var/tmp", false, 0);
+	}
+	if (d->private_devices)
+		rc |= sb_op(sb, SB_DEV, "private_devices", "/dev", false, 0);
+	sb->nslots = slot;
+out:
+	free(v);
+	if (rc < 0 && err[0] == '\0')
+		snprintf(err, len, "%s", strerror(ENOMEM));
+	return rc < 0 ? -ENOMEM : 0;
+}
+
+/* Add the calls of a group (or one call) to the filter. */
+static int
+sb_filter_add(scmp_filter_ctx ctx, const char *word, uint32_t action,
+    int depth)
+{
+	const struct sb_group	*g;
+	char			 name[64];
+	const char		*s;
+	size_t			 n;
+	int			 nr, rc;
+
+	if (word[0] != '@') {
+		if ((nr = seccomp_syscall_resolve_name(word)) < 0)
+			return 0;	/* not on this architecture */
+		rc = seccomp_rule_add(ctx, action, nr, 0);
+		return rc == -EEXIST ? 0 : rc;
+	}
+	if ((g = sb_group_find(word)) == NULL || depth > 2)
+		return -EINVAL;
+	for (s = g->calls; *(s += strspn(s, " ")) != '\0'; s += n) {
+		n = strcspn(s, " ");
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if ((rc = sb_filter_add(ctx, name, action, depth + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Compile syscall_filter into BPF, in sb->filter. */
+static int
+sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
+{
+	scmp_filter_ctx	 ctx;
+	bool		 deny = d->syscalls[0][0] == '~';
+	uint32_t	 fail = d->syscall_errno < 0 ? SCMP_ACT_KILL_PROCESS :
+			     SCMP_ACT_ERRNO((uint32_t)(d->syscall_errno ?
+			     d->syscall_errno : EPERM));
+	char *const	*w;
+	size_t		 i;
+	off_t		 size;
+	int		 fd = -1, rc;
+
+	if ((ctx = seccomp_init(deny ? SCMP_ACT_ALLOW : fail)) == NULL) {
+		snprintf(err, len, "syscall_filter: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	rc = 0;
+	for (w = d->syscalls; *w && rc == 0; w++)
+		rc = sb_filter_add(ctx, *w + (*w == d->syscalls[0] && deny),
+		    deny ? fail : SCMP_ACT_ALLOW, 0);
+	for (i = 0; !deny && rc == 0 && i < ARRAY_SIZE(sb_exec_calls); i++)
+		rc = sb_filter_add(ctx, sb_exec_calls[i], SCMP_ACT_ALLOW, 0);
+	if (rc == 0 && (fd = memfd_create("pidvisor-bpf", MFD_CLOEXEC)) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = seccomp_export_bpf(ctx, fd);
+	if (rc == 0 && ((size = lseek(fd, 0, SEEK_END)) <= 0 ||
+	    size % (off_t)sizeof(struct sock_filter) || size > 65535 *
+	    (off_t)sizeof(struct sock_filter)))
+		rc = -EIO;
+	if (rc == 0 && (sb->filter = malloc((size_t)size)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && pread(fd, sb->filter, (size_t)size, 0) != size)
+		rc = -EIO;
+	if (rc == 0)
+		sb->nfilter = (unsigned short)(size /
+		    (off_t)sizeof(struct sock_filter));
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	if (rc < 0)
+		snprintf(err, len, "syscall_filter: %s", strerror(-rc));
+	return rc;
+}
+
+/*
+ * Make the plan of d into sb (zeroed or freed before).  0, or -errno
+ * with err.
+ */
+int
+sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
+    size_t errlen)
+{
+	uint64_t	all;
+	int		i, rc, cls;
+
+	memset(sb, 0, sizeof(*sb));
+	err[0] = '\0';
+	sb->def = d;
+	sb->cap_last = sb_cap_last();
+	all = sb->cap_last >= 63 ? ~0ULL : (1ULL << (sb->cap_last + 1)) - 1;
+	if (d->root_dir && (sb->root = strdup(d->root_dir)) == NULL)
+		goto nomem;
+	/* Where an inaccessible file is made, for the moment. */
+	if (asprintf(&sb->scratch, "%s/tmp", sb->root ? sb->root : "") < 0 ||
+	    asprintf(&sb->scratch_file, "%s/.pidvisor-hidden",
+	    sb->scratch) < 0)
+		goto nomem;
+	if ((rc = sb_plan(sb, d, err, errlen)) < 0)
+		goto fail;
+	if (d->private_network) {
+		sb->clone_flags |= CLONE_NEWNET;
+		sb->lo_up = true;
+	}
+	sb->bset = d->set_caps ? d->caps & all : all;
+	if (d->private_devices)
+		sb->bset &= ~(1ULL << CAP_MKNOD | 1ULL << CAP_SYS_RAWIO);
+	sb->drop_bset = sb->bset != all;
+	sb->set_caps = d->set_caps;
+	sb->caps = d->caps & sb->bset;
+	sb->nnp = d->no_new_privs;
+	if (d->syscalls != NULL) {
+		if ((rc = sb_filter(sb, d, err, errlen)) < 0)
+			goto fail;
+		/* Loading a filter without CAP_SYS_ADMIN takes it (and
+		 * systemd implies it the same way). */
+		if ((d->set_uid && d->uid != 0) || geteuid() != 0 ||
+		    (d->set_caps && !(d->caps >> CAP_SYS_ADMIN & 1)))
+			sb->nnp = true;
+	}
+	for (i = 0; i < SB_RLIMITS; i++) {
+		if (!d->limit[i].set)
+			continue;
+		sb->rl[sb->nrl].resource = sb_rlimits[i].resource;
+		sb->rl[sb->nrl].cur = d->limit[i].cur;
+		sb->rl[sb->nrl].max = d->limit[i].max;
+		sb->nrl++;
+	}
+	sb->nice = d->nice;
+	sb->set_nice = d->set_nice;
+	if (d->io_class || d->set_io_priority) {
+		cls = d->io_class ? d->io_class : 2;	/* best-effort */
+		sb->ioprio = cls << 13 | (cls == 3 ? 0 : d->set_io_priority ?
+		    d->io_priority : 4);
+		sb->set_ioprio = true;
+	}
+	if (d->cpu_affinity && (rc = sandbox_cpus_parse(d->cpu_affinity,
+	    &sb->cpus, &sb->cpus_size)) < 0) {
+		snprintf(err, errlen, "cpu_affinity: %s", strerror(-rc));
+		goto fail;
+	}
+	return 0;
+nomem:
+	rc = -ENOMEM;
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+fail:
+	sandbox_free(sb);
+	return rc;
+}
+
+void
+sandbox_free(struct sandbox *sb)
+{
+	size_t	i;
+
+	for (i = 0; i < sb->nops; i++)
+		free(sb->ops[i].path);
+	free(sb->ops);
+	free(sb->root);
+	free(sb->scratch);
+	free(sb->scratch_file);
+	free(sb->filter);
+	if (sb->cpus)
+		CPU_FREE(sb->cpus);
+	memset(sb, 0, sizeof(*sb));
+}
+
+/* Does d give a key the child applies?  (Else no sandbox is made.) */
+bool
+sandbox_wanted(const struct svc_def *d)
+{
+	unsigned	k;
+
+	for (k = K_NO_NEW_PRIVS; k <= K_LIMIT_STACK; k++)
+		if (k != K_CPU_WEIGHT && k != K_CPU_MAX && k != K_IO_WEIGHT &&
+		    k != K_SYSCALL_ERRNO && keyset_has(&d->given, k))
+			return true;
+	return false;
+}
+
+/* The key of limit n of sb->rl, for errors. */
+const char *
+sandbox_limit_key(const struct sandbox *sb, int n)
+{
+	static char	key[32];
+	int		i;
+
+	for (i = 0; n >= 0 && n < sb->nrl && i < SB_RLIMITS; i++)
+		if (sb_rlimits[i].resource == sb->rl[n].resource) {
+			snprintf(key, sizeof(key), "limit_%s",
+			    sb_rlimits[i].name);
+			return key;
+		}
+	return "limit";
+}
+
+/* Nothing to apply: the spawn goes as before. */
+bool
+sandbox_empty(const struct sandbox *sb)
+{
+	return sb->nops == 0 && sb->clone_flags == 0 && !sb->drop_bset &&
+	    !sb->set_caps && !sb->nnp && sb->filter == NULL && sb->nrl == 0 &&
+	    !sb->set_nice && !sb->set_ioprio && sb->cpus == NULL &&
+	    sb->root == NULL;
+}
+
+/* Child: path and under it read-only (a bind of its own first). */
+SB_CHILD static long
+sb_child_ro(const char *path, bool is_root)
+{
+	struct sb_mount_attr	attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	long			rc;
+
+	if (!is_root && (rc = SYS(SYS_mount, path, path, NULL,
+	    MS_BIND | MS_REC, NULL)) < 0)
+		return rc;
+	return SYS(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr,
+	    sizeof(attr));
+}
+
+/*
+ * Child: an empty, read-only thing over path.  A directory gets a
+ * tmpfs of mode 000; a file, an empty file of mode 000 made on a tmpfs
+ * mounted for the moment on scratch (a directory under the root), bound
+ * over it, the tmpfs then detached from scratch (the bind holds it).
+ */
+SB_CHILD static long
+sb_child_hide(const char *path, const char *scratch, char *file)
+{
+	struct statx		stx;
+	struct sb_mount_attr	attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	long			rc;
+	int			fd;
+
+	if ((rc = SYS(SYS_statx, AT_FDCWD, path, 0, STATX_TYPE, &stx)) < 0)
+		return rc;
+	if (S_ISDIR(stx.stx_mode))
+		return SYS(SYS_mount, "tmpfs", path, "tmpfs", MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000");
+	if ((rc = SYS(SYS_mount, "tmpfs", scratch, "tmpfs", MS_NOSUID |
+	    MS_NODEV | MS_NOEXEC, "mode=000")) < 0)
+		return rc;
+	if ((rc = SYS(SYS_openat, AT_FDCWD, file, O_CREAT | O_WRONLY |
+	    O_CLOEXEC, 0)) >= 0) {
+		fd = (int)rc;
+		SYS(SYS_close, fd);
+		rc = SYS(SYS_mount, file, path, NULL, MS_BIND, NULL);
+	}
+	SYS(SYS_umount2, scratch, MNT_DETACH);
+	if (rc < 0)
+		return rc;
+	return SYS(SYS_mount_setattr, AT_FDCWD, path, 0, &attr,
+	    sizeof(attr));
+}
+
+/* Child: a minimal /dev at path (the nodes bound from ours). */
+SB_CHILD static long
+sb_child_dev(const char *path)
+{
+	static const char *const nodes[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+		"/dev/urandom", "/dev/tty", "/dev/log",
+	};
+	static const char *const links[][2] = {
+		{ "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
+		{ "/proc/self/fd/1", "stdout" },
+		{ "/proc/self/fd/2", "stderr" },
+	};
+	int	tree[ARRAY_SIZE(nodes)], dir, fd;
+	size_t	i;
+	long	rc;
+
+	/* Copies of the nodes, before the tmpfs hides them. */
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		rc = SYS(SYS_open_tree, AT_FDCWD, nodes[i], OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC);
+		if (rc < 0 && (i + 1 < ARRAY_SIZE(nodes) || rc != -ENOENT)) {
+			while (i-- > 0)
+				if (tree[i] >= 0)
+					SYS(SYS_close, tree[i]);
+			return rc;
+		}
+		tree[i] = (int)rc;
+	}
+	if ((rc = SYS(SYS_mount, "tmpfs", path, "tmpfs", MS_NOSUID |
+	    MS_NOEXEC, "mode=755")) < 0)
+		goto out;
+	if ((rc = SYS(SYS_openat, AT_FDCWD, path, O_DIRECTORY | O_CLOEXEC)) <
+	    0)
+		goto out;
+	dir = (int)rc;
+	for (i = 0; i < ARRAY_SIZE(nodes) && rc >= 0; i++) {
+		if (tree[i] < 0)
+			continue;
+		if ((rc = SYS(SYS_openat, dir, nodes[i] + 5, O_CREAT |
+		    O_WRONLY | O_CLOEXEC, 0666)) < 0)
+			break;
+		fd = (int)rc;
+		SYS(SYS_close, fd);
+		rc = SYS(SYS_move_mount, tree[i], "", dir, nodes[i] + 5,
+		    MOVE_MOUNT_F_EMPTY_PATH);
+	}
+	for (i = 0; i < ARRAY_SIZE(links) && rc >= 0; i++)
+		rc = SYS(SYS_symlinkat, links[i][0], dir, links[i][1]);
+	if (rc >= 0 && (rc = SYS(SYS_mkdirat, dir, "shm", 01777)) >= 0 &&
+	    (rc = SYS(SYS_fchmodat, dir, "shm", 01777, 0)) >= 0)
+		rc = SYS(SYS_mkdirat, dir, "pts", 0755);
+	SYS(SYS_close, dir);
+out:
+	for (i = 0; i < ARRAY_SIZE(nodes); i++)
+		if (tree[i] >= 0)
+			SYS(SYS_close, tree[i]);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Child, in its new mount namespace: walk the plan.  0, or -errno with
+ * *at the op that failed.
+ */
+SB_CHILD long
+sandbox_child_mounts(const struct sandbox *sb, int *at)
+{
+	int		 slot[SB_SLOTS_MAX];
+	const struct sb_op *op;
+	size_t		 i;
+	long		 rc = 0;
+
+	for (i = 0; i < SB_SLOTS_MAX; i++)
+		slot[i] = -1;
+	for (i = 0; i < sb->nops && rc >= 0; i++) {
+		op = &sb->ops[i];
+		*at = (int)i;
+		switch (op->kind) {
+		case SB_SLAVE:
+			rc = SYS(SYS_mount, NULL, "/", NULL, MS_REC | MS_SLAVE,
+			    NULL);
+			break;
+		case SB_BIND_SELF:
+			rc = SYS(SYS_mount, op->path, op->path, NULL, MS_BIND |
+			    MS_REC, NULL);
+			break;
+		case SB_CLONE:
+			rc = SYS(SYS_open_tree, AT_FDCWD, op->path,
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			    AT_RECURSIVE);
+			if (rc >= 0)
+				slot[op->slot] = (int)rc;
+			break;
+		case SB_RO:
+			rc = sb_child_ro(op->path, sb->root == NULL &&
+			    op->path[0] == '/' && op->path[1] == '\0');
+			break;
+		case SB_PUT:
+			if (slot[op->slot] < 0)
+				break;		/* optional, missing */
+			rc = SYS(SYS_move_mount, slot[op->slot], "", AT_FDCWD,
+			    op->path, MOVE_MOUNT_F_EMPTY_PATH);
+			SYS(SYS_close, slot[op->slot]);
+			slot[op->slot] = -1;
+			break;
+		case SB_HIDE:
+			rc = sb_child_hide(op->path, sb->scratch,
+			    sb->scratch_file);
+			break;
+		case SB_TMPFS:
+			rc = SYS(SYS_mount, "tmpfs", op->path, "tmpfs",
+			    MS_NOSUID | MS_NODEV, "mode=1777");
+			break;
+		case SB_DEV:
+			rc = sb_child_dev(op->path);
+			break;
+		}
+		if (rc == -ENOENT && op->optional)
+			rc = 0;
+	}
+	for (i = 0; i < SB_SLOTS_MAX; i++)
+		if (slot[i] >= 0)
+			SYS(SYS_close, slot[i]);
+	return rc < 0 ? rc : 0;
+}
+
+/* Child: private_network's loopback, up. */
+SB_CHILD long
+sandbox_child_net(const struct sandbox *sb)
+{
+	struct ifreq	ifr;
+	long		rc;
+	int		fd;
+
+	if (!sb->lo_up)
+		return 0;
+	__builtin_memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_name[0] = 'l';
+	ifr.ifr_name[1] = 'o';
+	if ((rc = SYS(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return rc;
+	fd = (int)rc;
+	if ((rc = SYS(SYS_ioctl, fd, SIOCGIFFLAGS, &ifr)) >= 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		rc = SYS(SYS_ioctl, fd, SIOCSIFFLAGS, &ifr);
+	}
+	SYS(SYS_close, fd);
+	return rc;
+}
+
+/*
+ * Child: limits, nice, CPUs and I/O priority; *stage says which failed:
+ * -1 - N for limit N of sb->rl, else 1, 2, 3.
+ */
+SB_CHILD long
+sandbox_child_sched(const struct sandbox *sb, int *stage)
+{
+	struct rlimit	rl;
+	long		rc;
+	int		i;
+
+	for (i = 0; i < sb->nrl; i++) {
+		*stage = -1 - i;
+		rl.rlim_cur = sb->rl[i].cur;
+		rl.rlim_max = sb->rl[i].max;
+		if ((rc = SYS(SYS_prlimit64, 0, sb->rl[i].resource, &rl,
+		    NULL)) < 0)
+			return rc;
+	}
+	*stage = 1;
+	if (sb->set_nice && (rc = SYS(SYS_setpriority, PRIO_PROCESS, 0,
+	    sb->nice)) < 0)
+		return rc;
+	*stage = 2;
+	if (sb->cpus && (rc = SYS(SYS_sched_setaffinity, 0, sb->cpus_size,
+	    sb->cpus)) < 0)
+		return rc;
+	*stage = 3;
+	if (sb->set_ioprio && (rc = SYS(SYS_ioprio_set, 1 /* process */, 0,
+	    sb->ioprio)) < 0)
+		return rc;
+	return 0;
+}
+
+/* Child: root_directory, before the service's workdir. */
+SB_CHILD long
+sandbox_child_root(const struct sandbox *sb)
+{
+	long	rc;
+
+	if (sb->root == NULL)
+		return 0;
+	if ((rc = SYS(SYS_chdir, sb->root)) < 0 ||
+	    (rc = SYS(SYS_chroot, ".")) < 0)
+		return rc;
+	return SYS(SYS_chdir, "/");
+}
+
+/* Child, still privileged: what it may ever gain (the bounding set). */
+SB_CHILD long
+sandbox_child_bset(const struct sandbox *sb)
+{
+	long	rc;
+	int	i;
+
+	if (!sb->drop_bset)
+		return 0;
+	for (i = 0; i <= sb->cap_last; i++)
+		if (!(sb->bset >> i & 1) && (rc = SYS(SYS_prctl,
+		    PR_CAPBSET_DROP, i, 0, 0, 0)) < 0)
+			return rc;
+	return 0;
+}
+
+/* Child, before setuid: a user keeps its capabilities past it. */
+SB_CHILD long
+sandbox_child_keep(const struct sandbox *sb, bool user)
+{
+	if (!sb->set_caps || !user)
+		return 0;
+	return SYS(SYS_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0);
+}
+
+/*
+ * Child, after setuid: hold exactly capabilities; a user gets them as
+ * ambient ones, which exec keeps (so user = nobody binds port 80).
+ */
+SB_CHILD long
+sandbox_child_caps(const struct sandbox *sb, bool user)
+{
+	struct __user_cap_header_struct	hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+	struct __user_cap_data_struct	data[2];
+	long				rc;
+	int				i;
+
+	if (sb->set_caps) {
+		for (i = 0; i < 2; i++) {
+			data[i].effective = data[i].permitted =
+			    data[i].inheritable = (uint32_t)(sb->caps >>
+			    (32 * i));
+		}
+		if ((rc = SYS(SYS_capset, &hdr, data)) < 0)
+			return rc;
+		for (i = 0; user && i <= sb->cap_last; i++)
+			if ((sb->caps >> i & 1) && (rc = SYS(SYS_prctl,
+			    PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0,
+			    0)) < 0)
+				return rc;
+	}
+	if (sb->nnp)
+		return SYS(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return 0;
+}
+
+/* Child, last before exec: the system call filter. */
+SB_CHILD long
+sandbox_child_filter(const struct sandbox *sb)
+{
+	struct sock_fprog	prog;
+
+	if (sb->filter == NULL)
+		return 0;
+	prog.len = sb->nfilter;
+	prog.filter = sb->filter;
+	return SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* Capabilities that give away much of the rest (CAP_SYS_ADMIN & co). */
+#define SB_CAPS_WIDE	(1ULL << CAP_SYS_ADMIN | 1ULL << CAP_SYS_MODULE | \
+			 1ULL << CAP_SYS_RAWIO | 1ULL << CAP_SYS_PTRACE | \
+			 1ULL << CAP_DAC_OVERRIDE | 1ULL << CAP_SETUID | \
+			 1ULL << CAP_SETPCAP | 1ULL << CAP_BPF | \
+			 1ULL << CAP_NET_ADMIN)
+
+/* Any mount of the service's own, which CAP_SYS_ADMIN could undo. */
+static bool
+sb_mounts(const struct svc_def *d)
+{
+	return d->protect_system || d->protect_home || d->ro_paths ||
+	    d->hide_paths || d->private_tmp || d->private_devices;
+}
+
+/* Whether a filter denies (or does not allow) the group's calls. */
+static bool
+sb_filter_stops(const struct svc_def *d, const char *group)
+{
+	char *const	*w;
+	bool		 deny;
+
+	if (d->syscalls == NULL)
+		return false;
+	deny = d->syscalls[0][0] == '~';
+	for (w = d->syscalls; *w; w++)
+		if (strcmp(*w + (*w == d->syscalls[0] && deny), group) == 0)
+			return deny;
+	return !deny;
+}
+
+/* One row of the report: its share of the exposure (0 to 1) too. */
+struct sb_row {
+	enum conf_key_id key;		/* K__COUNT: user */
+	const char	*systemd;
+	double		 weight;
+	double		 share;		/* 0: protected; 1: not at all */
+	const char	*what;		/* what it means as it is */
+};
+
+static int
+sb_rows(const struct svc_def *d, struct sb_row *r)
+{
+	bool	root = !d->set_uid || d->uid == 0;
+	bool	nnp = d->no_new_privs || (d->syscalls && (!root ||
+		    (d->set_caps && !(d->caps >> CAP_SYS_ADMIN & 1))));
+	int	n = 0;
+
+	r[n++] = (struct sb_row){ K__COUNT, "User=", 2.0, root ? 1 : 0,
+	    root ? "runs as root" : "runs as a user of its own" };
+	r[n++] = (struct sb_row){ K_NO_NEW_PRIVS, "NoNewPrivileges=", 1.0,
+	    nnp ? 0 : 1, nnp ? "exec cannot gain privileges (setuid files, "
+	    "file capabilities)" : "a setuid program it runs gains its "
+	    "owner's privileges" };
+	r[n++] = (struct sb_row){ K_CAPABILITIES, "CapabilityBoundingSet=",
+	    2.0, !d->set_caps ? (root ? 1 : 0.3) : (d->caps & SB_CAPS_WIDE) ?
+	    0.6 : 0, !d->set_caps ? (root ? "holds every capability" :
+	    "no capability held, but any may be gained by exec") :
+	    (d->caps & SB_CAPS_WIDE) ? "keeps a capability that gives away "
+	    "the rest (SYS_ADMIN, DAC_OVERRIDE, SETUID and the like)" :
+	    "holds only the capabilities named" };
+	r[n++] = (struct sb_row){ K_PROTECT_SYSTEM, "ProtectSystem=", 1.5,
+	    d->protect_system == PROTECT_STRICT ? 0 : d->protect_system ==
+	    PROTECT_FULL ? 0.3 : d->protect_system == PROTECT_YES ? 0.6 : 1,
+	    d->protect_system == PROTECT_STRICT ? "the whole file system is "
+	    "read-only to it, but /dev, /proc, /sys and what is named" :
+	    d->protect_system ? "/usr and /boot (and with full, /etc) are "
+	    "read-only to it" : "it may write the system's files" };
+	r[n++] = (struct sb_row){ K_PROTECT_HOME, "ProtectHome=", 1.0,
+	    d->protect_home == HOME_YES ? 0 : d->protect_home ==
+	    HOME_READ_ONLY ? 0.5 : 1, d->protect_home == HOME_YES ?
+	    "/home, /root and /run/user are empty to it" : d->protect_home ?
+	    "home directories are read-only to it" : "it may read and write "
+	    "home directories" };
+	r[n++] = (struct sb_row){ K_PRIVATE_TMP, "PrivateTmp=", 0.5,
+	    d->private_tmp ? 0 : 1, d->private_tmp ? "its /tmp and /var/tmp "
+	    "are its own" : "shares /tmp with everyone (symlink races)" };
+	r[n++] = (struct sb_row){ K_PRIVATE_DEVICES, "PrivateDevices=", 1.0,
+	    d->private_devices ? 0 : 1, d->private_devices ? "sees only "
+	    "null, zero, full, random, urandom, tty" : "may open every "
+	    "device node" };
+	r[n++] = (struct sb_row){ K_PRIVATE_NETWORK, "PrivateNetwork=", 0.5,
+	    d->private_network ? 0 : 1, d->private_network ? "has only a "
+	    "loopback of its own" : "may reach every network" };
+	r[n++] = (struct sb_row){ K_SYSCALL_FILTER, "SystemCallFilter=", 1.5,
+	    d->syscalls == NULL ? 1 : d->syscalls[0][0] != '~' ? 0 :
+	    (sb_filter_stops(d, "@mount") && sb_filter_stops(d, "@module") &&
+	    sb_filter_stops(d, "@debug")) ? 0.2 : 0.6, d->syscalls == NULL ?
+	    "may make every system call" : d->syscalls[0][0] != '~' ?
+	    "may make only the system calls named" : "may make every system "
+	    "call but those named" };
+	r[n++] = (struct sb_row){ K_ROOT_DIRECTORY, "RootDirectory=", 0.5,
+	    d->root_dir ? 0 : 1, d->root_dir ? "sees only its own root" :
+	    "sees the whole file system" };
+	r[n++] = (struct sb_row){ K_LIMIT_CORE, "LimitCORE=", 0.2,
+	    d->limit[1].set && d->limit[1].max == 0 ? 0 : 1,
+	    d->limit[1].set && d->limit[1].max == 0 ? "cannot dump its "
+	    "memory to a core file" : "may dump its "
+	    "memory, secrets too, to a core file" };
+	return n;
+}
+
+/*
+ * pidvisorctl security NAME: each protection on or off and what that
+ * means, and an overall exposure from 0 (all on) to 10 (none), in the
+ * spirit of systemd-analyze security.
+ */
+void
+sandbox_report(struct buf *b, const struct svc_def *d, bool json)
+{
+	struct sb_row	 r[16];
+	struct buf	 v = { 0 };
+	double		 sum = 0, all = 0, x;
+	const char	*rating;
+	int		 n = sb_rows(d, r), i;
+
+	for (i = 0; i < n; i++) {
+		sum += r[i].weight * r[i].share;
+		all += r[i].weight;
+	}
+	x = (int)(sum / all * 100 + 0.5) / 10.0;
+	rating = x < 2 ? "safe" : x < 5 ? "ok" : x < 7 ? "medium" : x < 9 ?
+	    "exposed" : "unsafe";
+	if (json) {
+		buf_puts(b, "{\"service\":");
+		buf_json_str(b, d->name);
+		buf_printf(b, ",\"exposure\":%.1f,\"rating\":\"%s\","
+		    "\"checks\":[", x, rating);
+	} else {
+		buf_printf(b, "%s: exposure %.1f of 10 (%s)\n", d->name, x,
+		    rating);
+	}
+	for (i = 0; i < n; i++) {
+		v.len = 0;
+		if (r[i].key == K__COUNT)
+			buf_puts(&v, d->user ? d->user : "root");
+		else
+			conf_key_show(&v, &conf_keys[r[i].key], d);
+		buf_add(&v, "", 1);
+		if (json) {
+			buf_printf(b, "%s{\"key\":\"%s\",\"systemd\":\"%.*s\","
+			    "\"value\":", i ? "," : "", r[i].key == K__COUNT ?
+			    "user" : conf_keys[r[i].key].name,
+			    (int)strlen(r[i].systemd) - 1, r[i].systemd);
+			buf_json_str(b, v.data);
+			buf_printf(b, ",\"weight\":%.1f,\"exposure\":%.2f,"
+			    "\"what\":", r[i].weight, r[i].weight *
+			    r[i].share);
+			buf_json_str(b, r[i].what);
+			buf_puts(b, "}");
+		} else {
+			buf_printf(b, "%-4s %-18s %-24.24s %-22s %4.2f  %s\n",
+			    r[i].share == 0 ? "on" : r[i].share < 1 ? "part" :
+			    "off", r[i].key == K__COUNT ? "user" :
+			    conf_keys[r[i].key].name, v.data, r[i].systemd,
+			    r[i].weight * r[i].share, r[i].what);
+		}
+	}
+	if (json)
+		buf_puts(b, "]}\n");
+	buf_free(&v);
+}
+
+/* pidvisor --check: protections that undo each other, or nothing. */
+void
+sandbox_warn(const struct svc_def *d, void (*warn)(void *, const char *),
+    void *arg)
+{
+	bool	root = !d->set_uid || d->uid == 0;
+
+	if (sb_mounts(d) && ((d->set_caps && (d->caps >> CAP_SYS_ADMIN & 1)) ||
+	    (!d->set_caps && root)) && !sb_filter_stops(d, "@mount"))
+		warn(arg, "it keeps CAP_SYS_ADMIN and may call mount: it can "
+		    "undo its protect_*, private_* and *_paths mounts (set "
+		    "capabilities, or syscall_filter = ~@mount)");
+	if (d->rw_paths && !d->protect_system && !d->ro_paths &&
+	    d->protect_home != HOME_READ_ONLY)
+		warn(arg, "read_write_paths has nothing to undo: nothing is "
+		    "read-only to it (protect_system, read_only_paths)");
+	if (keyset_has(&d->given, K_NO_NEW_PRIVS) && !d->no_new_privs &&
+	    d->syscalls && (!root || (d->set_caps &&
+	    !(d->caps >> CAP_SYS_ADMIN & 1))))
+		warn(arg, "no_new_privs = no is overruled: loading its "
+		    "syscall_filter without CAP_SYS_ADMIN takes no_new_privs");
+	if (d->private_devices && d->set_caps && (d->caps &
+	    (1ULL << CAP_MKNOD | 1ULL << CAP_SYS_RAWIO)))
+		warn(arg, "private_devices drops CAP_MKNOD and CAP_SYS_RAWIO: "
+		    "capabilities cannot keep them");
+	if (d->set_caps && !root && (d->caps & SB_CAPS_WIDE))
+		warn(arg, "capabilities gives a user a capability that gives "
+		    "away the rest (SYS_ADMIN, DAC_OVERRIDE, SETUID...): it is "
+		    "as good as root");
+}

@@ -1,0 +1,123 @@
+/* sandbox.h - what a service may not do: prepared here, applied by its child */
+#ifndef PIDVISOR_SANDBOX_H
+#define PIDVISOR_SANDBOX_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+struct svc_def;
+
+/* The limit_* keys but limit_nofile, in the order of their K_ ids. */
+#define SB_RLIMITS	15
+
+struct sb_rlimit_name {
+	const char	*name;		/* after "limit_" */
+	int		 resource;	/* RLIMIT_* */
+	uint8_t		 unit;		/* enum sb_unit */
+};
+
+enum sb_unit { SB_COUNT, SB_BYTES, SB_SECONDS, SB_MICROSECONDS };
+
+extern const struct sb_rlimit_name sb_rlimits[SB_RLIMITS];
+
+enum protect_system { PROTECT_NO, PROTECT_YES, PROTECT_FULL, PROTECT_STRICT };
+enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
+
+/* One step of the mount plan, in its order. */
+enum sb_op_kind {
+	SB_SLAVE,		/* nothing we mount goes back out */
+	SB_BIND_SELF,		/* root_directory: a mount of its own */
+	SB_CLONE,		/* keep a copy of path's tree in slot */
+	SB_RO,			/* path, and under it, read-only */
+	SB_PUT,			/* slot's copy back on path: writable */
+	SB_HIDE,		/* an empty, read-only file or directory */
+	SB_TMPFS,		/* a fresh tmpfs, mode 1777 */
+	SB_DEV,			/* a minimal /dev */
+};
+
+struct sb_op {
+	char		*path;		/* under root_directory, if any */
+	const char	*key;		/* what asked for it, for errors */
+	uint8_t		 kind;
+	bool		 optional;	/* a missing path is skipped */
+	int16_t		 slot;		/* SB_CLONE, SB_PUT */
+};
+
+/*
+ * Everything the child applies, made by the parent: the child only
+ * makes system calls with it (spawn.c).
+ */
+struct sandbox {
+	const struct svc_def	*def;		/* what it was made from */
+	struct sb_op		*ops;
+	size_t			 nops;
+	int			 nslots;
+	char			*root;		/* root_directory, or NULL */
+	char			*scratch;	/* its /tmp: see sb_child_hide() */
+	char			*scratch_file;
+	uint64_t		 clone_flags;	/* CLONE_NEWNS, CLONE_NEWNET */
+	uint64_t		 bset;		/* capabilities kept at all */
+	uint64_t		 caps;		/* ... and held (capabilities) */
+	int			 cap_last;
+	bool			 drop_bset;
+	bool			 set_caps;
+	bool			 nnp;
+	bool			 lo_up;		/* private_network */
+	void			*filter;	/* struct sock_filter[] */
+	unsigned short		 nfilter;
+	struct {
+		int		 resource;
+		uint64_t	 cur, max;
+	}			 rl[SB_RLIMITS];
+	int			 nrl;
+	int			 nice;
+	bool			 set_nice;
+	int			 ioprio;
+	bool			 set_ioprio;
+	cpu_set_t		*cpus;
+	size_t			 cpus_size;
+};
+
+/* Child stages (enum spawn_stage goes on from STAGE_ENV_FILE). */
+int		 sandbox_make(struct sandbox *sb, const struct svc_def *d,
+		     char *err, size_t errlen);
+void		 sandbox_free(struct sandbox *sb);
+bool		 sandbox_empty(const struct sandbox *sb);
+bool		 sandbox_wanted(const struct svc_def *d);
+const char	*sandbox_limit_key(const struct sandbox *sb, int n);
+
+/* The child's parts, raw system calls only: 0, or -errno at *stage. */
+long		 sandbox_child_mounts(const struct sandbox *sb, int *at);
+long		 sandbox_child_net(const struct sandbox *sb);
+long		 sandbox_child_sched(const struct sandbox *sb, int *stage);
+long		 sandbox_child_bset(const struct sandbox *sb);
+long		 sandbox_child_keep(const struct sandbox *sb, bool user);
+long		 sandbox_child_caps(const struct sandbox *sb, bool user);
+long		 sandbox_child_root(const struct sandbox *sb);
+long		 sandbox_child_filter(const struct sandbox *sb);
+
+/* Names, for the parser and for show. */
+int		 sandbox_cap_parse(const char *v, uint64_t *caps, char *why,
+		     size_t whylen);
+void		 sandbox_cap_show(struct buf *b, uint64_t caps);
+int		 sandbox_syscalls_check(char **words, bool deny, char *why,
+		     size_t whylen);
+int		 sandbox_errno_parse(const char *v, int32_t *out);
+const char	*sandbox_errno_name(int32_t e);
+int		 sandbox_cpus_parse(const char *v, cpu_set_t **set,
+		     size_t *size);
+
+/* pidvisorctl security: the report of one service. */
+void		 sandbox_report(struct buf *b, const struct svc_def *d,
+		     bool json);
+
+/* pidvisor --check: protections that defeat each other. */
+void		 sandbox_warn(const struct svc_def *d,
+		     void (*warn)(void *, const char *), void *arg);
+
+#endif

@@ -1,0 +1,411 @@
+# tests/host/test_harden.sh - what a service may not do: each hardening
+# key in force (seen from /proc, from what the service itself can and
+# cannot do) and one bad input each.  As root, in the test's namespaces.
+
+# A directory outside /tmp (which private_tmp hides) for probe scripts.
+probe_dir() {
+	P=$(mktemp -d /run/pvprobe.XXXXXX)
+	chmod 755 "$P"
+	scratch "$P"
+}
+
+# logs_have NAME REGEX: a line of NAME's output matches (for wait_until).
+logs_have() {
+	ctl logs "$1" -n 1000 2>/dev/null | grep -qE "$2"
+}
+
+# out_of NAME: its output, once it printed probe-done.
+out_of() {
+	wait_until 15000 logs_have "$1" "probe-done|try [a-z0-9]+: " ||
+	    fail "$1 printed nothing: $(ctl status "$1")"
+	ctl logs "$1" -n 1000
+}
+
+# The /proc/PID/status of a service's main process, in our namespace.
+status_of() {
+	ns cat "/proc/$(field "$1" pid)/status"
+}
+
+# expect_check_error FILE-BODY REGEX: pidvisor --check refuses a service
+# file with this body, at its line, saying so.
+expect_check_error() {
+	local d
+	d=$(mktemp -d "$T/check.XXXXXX")
+	mkdir -p "$d/services"
+	{ echo "[service]"; echo "exec = /bin/true"; cat; } \
+	    >"$d/services/bad.ini"
+	expect_rc 1 "$PV" --check -c "$d"
+	expect_match "$OUT" "services/bad.ini:3: $1"
+}
+
+t_harden_caps() {
+	pv_dir
+	svc root <<-EOF
+	exec = $H sleep=forever
+	capabilities = CAP_CHOWN cap_net_bind_service
+	no_new_privs = yes
+	EOF
+	svc web <<-EOF
+	exec = $H try=bind80 sleep=forever
+	user = nobody
+	capabilities = CAP_NET_BIND_SERVICE
+	private_network = yes
+	EOF
+	svc plain <<-EOF
+	exec = $H try=bind80 sleep=forever
+	user = nobody
+	private_network = yes
+	EOF
+	pv_up
+	ctl wait root ready --timeout=10s || fail "root not ready"
+	local st
+	st=$(status_of root)
+	# CAP_CHOWN (0) and CAP_NET_BIND_SERVICE (10): 0x401, nothing else.
+	expect_match "$st" $'CapBnd:\t0000000000000401'
+	expect_match "$st" $'CapEff:\t0000000000000401'
+	expect_match "$st" $'NoNewPrivs:\t1'
+	# user = nobody keeps CAP_NET_BIND_SERVICE as an ambient one: it
+	# binds port 80; without it, it cannot.
+	expect_match "$(out_of web)" "try bind80: ok"
+	st=$(status_of web)
+	expect_match "$st" $'Uid:\t65534'
+	expect_match "$st" $'CapAmb:\t0000000000000400'
+	expect_match "$(out_of plain)" "try bind80: Permission denied"
+	expect_match "$(status_of plain)" $'CapEff:\t0000000000000000'
+	pv_down
+	expect_check_error "capabilities: unknown capability 'CAP_NET_BIND_SERVIC' \(did you mean 'CAP_NET_BIND_SERVICE'\?\)" <<-EOF
+	capabilities = CAP_NET_BIND_SERVIC
+	EOF
+	expect_check_error "no_new_privs: expected yes or no, not 'maybe'" <<-EOF
+	no_new_privs = maybe
+	EOF
+}
+
+# private_tmp, private_devices, private_network: what the service sees.
+t_harden_private() {
+	pv_dir
+	probe_dir
+	local mine
+	mine=$(basename "$T")-mine
+	cat >"$P/probe.sh" <<-EOF
+	echo "tmp: \$(ls -A /tmp /var/tmp | tr '\n' ' ')"
+	echo hello >/tmp/$mine && echo wrote-tmp
+	echo "dev: \$(ls /dev | tr '\n' ' ')"
+	echo x >/dev/null && echo null-ok
+	echo "net: \$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
+	echo "lo: \$(ip -o link show lo)"
+	grep CapBnd /proc/self/status
+	echo probe-done
+	exec sleep 100000
+	EOF
+	svc box <<-EOF
+	exec = /bin/sh $P/probe.sh
+	private_tmp = yes
+	private_devices = yes
+	private_network = yes
+	EOF
+	pv_up
+	local o
+	o=$(out_of box)
+	# Its /tmp and /var/tmp are empty and its own.
+	expect_match "$o" "box\[[0-9]+\] stdout: tmp: /tmp:  /var/tmp: "$'\n'
+	expect_match "$o" "wrote-tmp"
+	[ ! -e "/tmp/$mine" ] || fail "its /tmp file is in ours"
+	# Only the harmless device nodes, no disk, no kmsg, no mem.
+	expect_match "$o" "stdout: dev: fd full (log )?null pts random shm stderr stdin stdout tty urandom zero "$'\n'
+	grep 'stdout: dev:' <<<"$o" | grep -qE 'kmsg|mem|sda|vda|loop' &&
+	    fail "a device node it should not see: $o"
+	expect_match "$o" "null-ok"
+	# Only a loopback, and it is up.
+	expect_match "$o" "net: lo "$'\n'
+	expect_match "$o" "lo: 1: lo: <LOOPBACK,UP"
+	# private_devices takes CAP_MKNOD (27) and CAP_SYS_RAWIO (17).
+	local bnd
+	bnd=$(sed -n 's/.*CapBnd:\t*//p' <<<"$o" | head -1)
+	((0x$bnd >> 27 & 1)) && fail "CAP_MKNOD kept: $bnd"
+	((0x$bnd >> 17 & 1)) && fail "CAP_SYS_RAWIO kept: $bnd"
+	# Stopped, its /tmp is gone: the next run finds it empty again.
+	expect_rc 0 ctl restart box --wait --timeout=10s
+	wait_until 10000 bash -c "[ \$($CTL -s $T/ctl.sock logs box -n 1000 |
+	    grep -c 'tmp: /tmp:  /var/tmp: $') = 2 ]" ||
+	    fail "the second run's /tmp was not empty: $(ctl logs box)"
+	pv_down
+	expect_check_error "private_tmp: expected yes or no, not 'sometimes'" <<-EOF
+	private_tmp = sometimes
+	EOF
+}
+
+# protect_system = yes, full, strict (with read_write_paths): what it
+# can write, and its mounts.
+t_harden_protect_system() {
+	pv_dir
+	probe_dir
+	mkdir -p "$P/rw"
+	cat >"$P/probe.sh" <<-'EOF'
+	for d in /usr /etc /var "$1" /dev/shm; do
+		f=$(mktemp "$d/.pvtest.XXXXXX" 2>/dev/null) &&
+		    { rm -f "$f"; echo "$d: rw"; } || echo "$d: ro"
+	done
+	grep -q ' /usr [^ ]* ro,' /proc/self/mountinfo && echo usr-mount-ro
+	echo probe-done
+	exec sleep 100000
+	EOF
+	local level
+	for level in yes full strict; do
+		svc "$level" <<-EOF
+		exec = /bin/sh $P/probe.sh $P/rw
+		protect_system = $level
+		read_write_paths = $P/rw
+		EOF
+	done
+	pv_up
+	local o
+	o=$(out_of yes)
+	expect_match "$o" "/usr: ro"
+	expect_match "$o" "/etc: rw"
+	expect_match "$o" "/var: rw"
+	expect_match "$o" "usr-mount-ro"
+	o=$(out_of full)
+	expect_match "$o" "/usr: ro"
+	expect_match "$o" "/etc: ro"
+	expect_match "$o" "/var: rw"
+	o=$(out_of strict)
+	expect_match "$o" "/usr: ro"
+	expect_match "$o" "/etc: ro"
+	expect_match "$o" "/var: ro"
+	expect_match "$o" "$P/rw: rw"
+	expect_match "$o" "/dev/shm: rw"
+	pv_down
+	expect_check_error "protect_system: expected no, yes, full or strict, not 'ful'" <<-EOF
+	protect_system = ful
+	EOF
+}
+
+# read_only_paths, inaccessible_paths (a file and a directory; '-' for
+# one that may be missing), protect_home; one that is missing and not
+# optional fails the start, and says which.
+t_harden_paths() {
+	pv_dir
+	probe_dir
+	mkdir -p "$P/ro/rw" "$P/hidedir"
+	echo secret >"$P/secret"
+	echo inside >"$P/hidedir/x"
+	cat >"$P/probe.sh" <<-EOF
+	touch $P/ro/x 2>/dev/null && echo ro-writable || echo ro-ro
+	touch $P/ro/rw/x 2>/dev/null && echo rw-rw && rm -f $P/ro/rw/x
+	echo "secret: [\$(cat $P/secret 2>&1)]"
+	echo "hidedir: [\$(ls -A $P/hidedir 2>&1)]"
+	echo "root: [\$(ls -A /root 2>&1)]"
+	echo probe-done
+	exec sleep 100000
+	EOF
+	svc paths <<-EOF
+	exec = /bin/sh $P/probe.sh
+	read_only_paths = $P/ro
+	read_write_paths = $P/ro/rw
+	inaccessible_paths = $P/secret $P/hidedir -$P/nothere
+	protect_home = yes
+	EOF
+	svc missing <<-EOF
+	exec = $H sleep=forever
+	read_only_paths = $P/nothere
+	restart = never
+	EOF
+	pv_up
+	local o
+	o=$(out_of paths)
+	expect_match "$o" "ro-ro"
+	expect_match "$o" "rw-rw"
+	expect_match "$o" "secret: \[\]"
+	expect_match "$o" "hidedir: \[\]"
+	expect_match "$o" "root: \[\]"
+	# Ours are as they were.
+	expect_eq "$(cat "$P/secret")" "secret"
+	ctl wait missing failed --timeout=10s || fail "missing: $(ctl status)"
+	expect_eq "$(field missing reason)" \
+	    "read_only_paths $P/nothere: No such file or directory"
+	pv_down
+	expect_check_error "inaccessible_paths: 'relative' is not an absolute path" <<-EOF
+	inaccessible_paths = relative
+	EOF
+}
+
+# root_directory: the service sees only its root; a missing one fails
+# the start, said.
+t_harden_root_directory() {
+	pv_dir
+	local bb
+	bb=$(command -v busybox) || fail "no busybox (make deps)"
+	mkdir -p "$T/root/bin"
+	cp "$bb" "$T/root/bin/busybox"
+	svc jail <<-EOF
+	exec = /bin/busybox sh -c "echo \$(/bin/busybox ls /); echo probe-done; exec /bin/busybox sleep 100000"
+	root_directory = $T/root
+	EOF
+	svc nojail <<-EOF
+	exec = $H sleep=forever
+	root_directory = $T/nothere
+	restart = never
+	EOF
+	pv_up
+	expect_match "$(out_of jail)" "jail\[[0-9]+\] stdout: bin"$'\n'
+	ctl wait nojail failed --timeout=10s || fail "nojail: $(ctl status)"
+	expect_eq "$(field nojail reason)" \
+	    "root_directory: No such file or directory"
+	pv_down
+	expect_check_error "root_directory: '/' is not an absolute path other than /" <<-EOF
+	root_directory = /
+	EOF
+}
+
+# syscall_filter: a deny list with syscall_errno, an allow list, kill.
+t_harden_syscall_filter() {
+	pv_dir
+	svc deny <<-EOF
+	exec = $H try=umount try=ptrace try=chroot sleep=forever
+	syscall_filter = ~@mount @debug
+	syscall_errno = ENOSYS
+	EOF
+	svc allow <<-EOF
+	exec = $H try=umount try=bind80 sleep=forever
+	syscall_filter = @system-service
+	user = nobody
+	EOF
+	svc open <<-EOF
+	exec = $H try=umount sleep=forever
+	EOF
+	svc killed <<-EOF
+	exec = $H try=umount sleep=forever
+	syscall_filter = ~@mount
+	syscall_errno = kill
+	restart = never
+	EOF
+	pv_up
+	local o
+	wait_until 10000 logs_have deny "try chroot" || fail "deny: $(ctl logs deny)"
+	o=$(ctl logs deny)
+	expect_match "$o" "try umount: Function not implemented"
+	expect_match "$o" "try ptrace: Function not implemented"
+	expect_match "$o" "try chroot: Function not implemented"
+	expect_match "$(status_of deny)" $'Seccomp:\t2'
+	# The allow list: the rest fails with EPERM; a user's filter takes
+	# no_new_privs, as systemd's does.
+	wait_until 10000 logs_have allow "try bind80" || fail "allow: $(ctl logs allow)"
+	o=$(ctl logs allow)
+	expect_match "$o" "try umount: Operation not permitted"
+	expect_match "$o" "try bind80: Permission denied"
+	expect_match "$(status_of allow)" $'NoNewPrivs:\t1'
+	# Unfiltered, the same call gets through to the kernel.
+	expect_match "$(out_of open)" "try umount: No such file or directory"
+	ctl wait killed failed --timeout=10s || fail "killed: $(ctl status)"
+	expect_eq "$(field killed reason)" "killed by signal SYS"
+	pv_down
+	expect_check_error "syscall_filter: unknown system call 'mout' \(did you mean 'mount'\?\)" <<-EOF
+	syscall_filter = mout
+	EOF
+	expect_check_error "syscall_filter: denying execve would stop the service before it starts" <<-EOF
+	syscall_filter = ~execve
+	EOF
+	expect_check_error "syscall_errno: expected an errno name" <<-EOF
+	syscall_errno = EFOO
+	EOF
+}
+
+# limit_*, nice, cpu_affinity, io_class/io_priority: in /proc.
+t_harden_limits() {
+	pv_dir
+	svc lim <<-EOF
+	exec = $H sleep=forever
+	limit_core = 0
+	limit_nproc = 50:60
+	limit_stack = 4M:8M
+	limit_cpu = 30:5m
+	limit_memlock = 64k
+	nice = 7
+	cpu_affinity = 0
+	io_class = idle
+	EOF
+	svc be <<-EOF
+	exec = $H sleep=forever
+	io_class = best-effort
+	io_priority = 6
+	EOF
+	pv_up
+	ctl wait lim ready --timeout=10s || fail "lim not ready: $(ctl status lim)"
+	local pid lim
+	pid=$(field lim pid)
+	lim=$(ns cat /proc/$pid/limits)
+	expect_match "$lim" "Max core file size +0 +0 +bytes"
+	expect_match "$lim" "Max processes +50 +60 +processes"
+	expect_match "$lim" "Max stack size +4194304 +8388608 +bytes"
+	expect_match "$lim" "Max cpu time +30 +300 +seconds"
+	expect_match "$lim" "Max locked memory +65536 +65536 +bytes"
+	expect_eq "$(ns cut -d' ' -f19 /proc/$pid/stat)" 7 "nice"
+	expect_match "$(ns cat /proc/$pid/status)" $'Cpus_allowed_list:\t0\n'
+	expect_eq "$(ns ionice -p "$pid")" "idle"
+	ctl wait be ready --timeout=10s || fail "be not ready"
+	expect_eq "$(ns ionice -p "$(field be pid)")" "best-effort: prio 6"
+	pv_down
+	expect_check_error "limit_core: the soft limit is above the hard one in '1:0'" <<-EOF
+	limit_core = 1:0
+	EOF
+	expect_check_error "nice: expected a number from -20 to 19, not '20'" <<-EOF
+	nice = 20
+	EOF
+	expect_check_error "cpu_affinity: expected CPU numbers and ranges" <<-EOF
+	cpu_affinity = 3-1
+	EOF
+	expect_check_error "io_class: expected none, realtime, best-effort or idle, not 'fast'" <<-EOF
+	io_class = fast
+	EOF
+}
+
+# pidvisorctl security: each protection and an exposure; JSON; and
+# pidvisor --check's warnings of protections that undo each other.
+t_harden_security() {
+	pv_dir
+	svc bare <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc tight <<-EOF
+	exec = $H sleep=forever
+	user = nobody
+	no_new_privs = yes
+	capabilities =
+	protect_system = strict
+	protect_home = yes
+	private_tmp = yes
+	private_devices = yes
+	private_network = yes
+	syscall_filter = @system-service
+	limit_core = 0
+	EOF
+	pv_up
+	expect_rc 0 ctl security bare
+	expect_match "$OUT" "^bare: exposure 10\.0 of 10 \(unsafe\)"
+	expect_match "$OUT" $'\noff +no_new_privs +no +NoNewPrivileges= '
+	expect_rc 0 ctl security tight
+	expect_match "$OUT" "^tight: exposure 0\.4 of 10 \(safe\)"
+	expect_match "$OUT" $'\non +private_network +yes +PrivateNetwork= '
+	expect_rc 0 ctl security tight --json
+	expect_eq "$(jq -r '.checks | length' <<<"$OUT")" 11 "checks"
+	expect_eq "$(jq -r '.exposure' <<<"$OUT")" 0.4 "exposure"
+	expect_eq "$(jq -r '.checks[] | select(.key == "syscall_filter") |
+	    .systemd' <<<"$OUT")" SystemCallFilter "systemd name"
+	expect_rc 4 ctl security nosuch
+	expect_match "$OUT" "no such service 'nosuch'"
+	pv_down
+	# Protections that undo each other: warned of, not refused.
+	svc undone <<-EOF
+	exec = /bin/true
+	protect_system = full
+	read_write_paths = /srv
+	EOF
+	svc useless <<-EOF
+	exec = /bin/true
+	read_write_paths = /srv
+	EOF
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "warning: [^ ]*undone.ini: undone: it keeps CAP_SYS_ADMIN and may call mount"
+	expect_match "$OUT" "warning: [^ ]*useless.ini: useless: read_write_paths has nothing to undo"
+}
