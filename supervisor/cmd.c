@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "conf.h"
+#include "security.h"
 #include "metrics.h"
 #include "pressure.h"
 #include "spawn.h"
@@ -603,9 +605,31 @@ ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
 	return "default";
 }
 
+/* A limit_* a service did not give: ours, which it inherits. */
+static bool
+ctl_show_rlimit(const struct svc_def *d, size_t k, struct buf *v,
+    char *from, size_t n)
+{
+	struct svc_def	 one = *d;
+	struct rlimit	 rl;
+	int		 i = (int)k - K_LIMIT_AS;
+
+	if (getrlimit(sb_rlimits[i].resource, &rl) < 0)
+		return false;
+	one.limit[i].cur = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX :
+	    rl.rlim_cur;
+	one.limit[i].max = rl.rlim_max == RLIM_INFINITY ? UINT64_MAX :
+	    rl.rlim_max;
+	v->len = 0;
+	conf_key_show(v, &conf_keys[k], &one);
+	snprintf(from, n, "inherited: pidvisor's");
+	return true;
+}
+
 /*
  * A key a service did not give whose value is ours (umask, limit_nofile,
- * oom_score_adj): what it gets, into v.  false for any other key.
+ * limit_*, oom_score_adj): what it gets, into v.  false for any other
+ * key.
  */
 static bool
 ctl_show_inherited(const struct ctl *ctl, const struct svc_def *d, size_t k,
@@ -615,8 +639,11 @@ ctl_show_inherited(const struct ctl *ctl, const struct svc_def *d, size_t k,
 	mode_t		mask;
 	int		adj;
 
-	if (keyset_has(&d->given, (unsigned)k) || (k != K_UMASK &&
-	    k != K_LIMIT_NOFILE && k != K_OOM_SCORE_ADJ) ||
+	if (keyset_has(&d->given, (unsigned)k))
+		return false;
+	if (k >= K_LIMIT_AS && k <= K_LIMIT_STACK)
+		return ctl_show_rlimit(d, k, v, from, n);
+	if ((k != K_UMASK && k != K_LIMIT_NOFILE && k != K_OOM_SCORE_ADJ) ||
 	    ctl->ops->inherited == NULL)
 		return false;
 	ctl->ops->inherited(ctl->ctx, &mask, &nofile, &nofile_max, &adj);
@@ -707,7 +734,7 @@ cmd_security(struct ctl_client *c, const struct ctl_args *a)
 
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
 		return;
-	sandbox_report(&b, s->def, a->json);
+	security_report(&b, s->def, a->json);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_ok(c);

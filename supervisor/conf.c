@@ -29,6 +29,7 @@
 #include <ini.h>
 
 #include "conf.h"
+#include "security.h"
 #include "conf_parse.h"
 
 
@@ -866,7 +867,7 @@ struct conf_warn_at {
 	const struct svc_def	*d;
 };
 
-/* sandbox_warn()'s: a warning about a service, at its file. */
+/* security_warn()'s: a warning about a service, at its file. */
 static void
 conf_warn_def(void *arg, const char *msg)
 {
@@ -894,7 +895,7 @@ conf_check(struct conf *c)
 		if (i > 0 && strcmp(c->defs[i - 1]->name, d->name) == 0)
 			conf_error(c, d->file, 0, "service '%s' is defined "
 			    "twice (by %s too)", d->name, c->defs[i - 1]->file);
-		sandbox_warn(d, conf_warn_def, &w);
+		security_warn(d, conf_warn_def, &w);
 
 		for (j = 0; j < d->nrequires + d->nafter; j++) {
 			struct svc_dep	*e = conf_edge(d, j);

@@ -52,5 +52,22 @@ void		 conf_instances(struct conf *c);
 int		 conf_group(struct parse_ctx *p, struct svc_def *d);
 int		 conf_group_find(struct parse_ctx *p, enum conf_key_id key,
 		    const char *name, gid_t *gid);
+/* conf_parse.c's value helpers, for conf_harden.c. */
+int		 parse_bool(const char *v, bool *out);
+const char	*key_str(char **dst, const char *v);
+const char	*key_strv_add(char ***vp, const char *v);
+/* The hardening keys' parsers (conf_harden.c). */
+const char	*conf_harden_flag(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_capabilities(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_paths(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_root_directory(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_syscall_errno(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_nice(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_cpu_affinity(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_io_priority(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_weight(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_cpu_max(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_harden_rlimit(struct parse_ctx *p, void *obj, const char *v);
 
 #endif

@@ -12,6 +12,8 @@
 
 struct svc_def;
 
+#define SB_SLOTS_MAX	32	/* read_write_paths and the like */
+
 /* The limit_* keys but limit_nofile, in the order of their K_ ids. */
 #define SB_RLIMITS	15
 
@@ -91,7 +93,7 @@ bool		 sandbox_empty(const struct sandbox *sb);
 bool		 sandbox_wanted(const struct svc_def *d);
 const char	*sandbox_limit_key(const struct sandbox *sb, int n);
 
-/* The child's parts, raw system calls only: 0, or -errno at *stage. */
+/* The child's parts (sandbox_child.c): 0, or -errno. */
 long		 sandbox_child_mounts(const struct sandbox *sb, int *at);
 long		 sandbox_child_net(const struct sandbox *sb);
 long		 sandbox_child_sched(const struct sandbox *sb, int *stage);
@@ -112,12 +114,5 @@ const char	*sandbox_errno_name(int32_t e);
 int		 sandbox_cpus_parse(const char *v, cpu_set_t **set,
 		     size_t *size);
 
-/* pidvisorctl security: the report of one service. */
-void		 sandbox_report(struct buf *b, const struct svc_def *d,
-		     bool json);
-
-/* pidvisor --check: protections that defeat each other. */
-void		 sandbox_warn(const struct svc_def *d,
-		     void (*warn)(void *, const char *), void *arg);
 
 #endif

@@ -255,7 +255,9 @@ t_manuals() {
 	done
 	# Every key and every verb is documented.
 	keys=$(grep -o '\[K_[A-Z_]*\] = S[UV][PC]("[a-z_]*"' \
-	    "$ROOT/supervisor/conf_parse.c" | sed 's/.*"\(.*\)"/\1/' | sort -u)
+	    "$ROOT/supervisor/conf_parse.c" | sed 's/.*"\(.*\)"/\1/'
+	    sed -n 's/^	LIM([A-Z]*, "\([a-z]*\)".*/limit_\1/p' \
+	    "$ROOT/supervisor/conf_parse.c" | sort -u)
 	[ "$(echo "$keys" | wc -l)" -gt 40 ] || fail "key table not found"
 	for key in $keys; do
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
@@ -395,7 +397,8 @@ t_cli() {
 	    "show: a key of the file"
 	expect_match "$OUT" "restart = always +# default" "show: a default"
 	expect_eq "$(echo "$OUT" | grep -c ' = ')" \
-	    "$(grep -c '\] = SVC(' "$ROOT/supervisor/conf_parse.c")" "keys shown"
+	    "$(grep -c '^	\[K_.*\] = SVC(\|^	LIM(' "$ROOT/supervisor/conf_parse.c")" \
+	    "keys shown"
 	expect_rc 0 ctl cat b
 	expect_eq "$OUT" "# $T/conf/services/b.ini
 $(cat "$T/conf/services/b.ini")" "cat b"
