@@ -25,12 +25,12 @@ if [ $smoke = 1 ]; then
 	N_LAT=5; WAIT_PV=50; WAIT_PEER=1100; THRU_S=1; THRU_N=20
 	MEM_NS="100"; PEER_MEM_NS="100"; START_N=100; CTL_N=200; CTL_S=1
 	IDLE_N=100; IDLE_S=1; PEERS=${PEERS-runit}; REEXEC_N=3
-	HC_N=20; HC_S=1; HC_W=1
+	HC_N=20; HC_S=1; HC_W=1; HARD_R=1
 else
 	N_LAT=50; WAIT_PV=200; WAIT_PEER=1100; THRU_S=5; THRU_N=100
 	MEM_NS="100 1000 10000"; PEER_MEM_NS="100 1000"; START_N=1000
 	CTL_N=10000; CTL_S=5; IDLE_N=1000; IDLE_S=5; REEXEC_N=11
-	HC_N=1000; HC_S=5; HC_W=5
+	HC_N=1000; HC_S=5; HC_W=5; HARD_R=5
 	PEERS=${PEERS-runit s6 daemontools}
 fi
 # A peer that is not installed is left out, and said so.
@@ -71,7 +71,7 @@ cleanup() {
 		kill_in_w
 		sleep 0.2
 	done
-	rm -rf "$W"
+	rm -rf "$W" ${HW:+"$HW"}
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -262,6 +262,49 @@ for peer in $PEERS; do
 	row "restart latency p90" "$peer" "$(kv p90_us "$r")" us latp90
 	peer_stop "$peer"
 done
+
+# 1b. Hardening: the restart latency of a service with every protection
+# (its own mount and network namespaces, a seccomp filter, no
+# capabilities, nobody) against the same service bare, HARD_R rounds of
+# N_LAT restarts each, interleaved; the median of the rounds' medians,
+# their spread, and the ratio (goal: under 2).  Its FIFO is outside
+# /tmp, which private_tmp hides.
+echo "restart latency, hardened (at ${SECONDS}s)" >&2
+HW=$(mktemp -d /run/pvbench.XXXXXX)
+chmod 755 "$HW"
+mkfifo -m 0666 "$HW/fifo"
+declare -A HARD
+for round in $(seq 1 "$HARD_R"); do
+	for how in bare hardened; do
+		keys=(restart_delay=0 start_limit_burst=0 log=none log_buffer=0
+		    user=nobody)
+		[ $how = hardened ] && keys+=(no_new_privs=yes capabilities=
+		    protect_system=strict protect_home=yes private_tmp=yes
+		    private_devices=yes private_network=yes
+		    syscall_filter=@system-service limit_core=0)
+		pv_services 1 "$SVC fifo=$HW/fifo sleep" "${keys[@]}"
+		harness_bg "$W/h.out" latency "$HW/fifo" "$N_LAT" "$WAIT_PV"
+		pv_start
+		wait "$HPID"
+		HARD[$how]+=" $(kv median_us "$(cat "$W/h.out")")"
+		pv_stop
+	done
+done
+rm -rf "$HW"
+hard_stats() {	# median min max of the words of $1
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "%s %s %s\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+read -r hb hbmin hbmax < <(hard_stats "${HARD[bare]}")
+read -r hh hhmin hhmax < <(hard_stats "${HARD[hardened]}")
+row "restart latency, bare (median)" pidvisor "$hb" us lat
+row "restart latency, bare (min)" pidvisor "$hbmin" us
+row "restart latency, bare (max)" pidvisor "$hbmax" us
+row "restart latency, hardened (median)" pidvisor "$hh" us lat
+row "restart latency, hardened (min)" pidvisor "$hhmin" us
+row "restart latency, hardened (max)" pidvisor "$hhmax" us
+row "hardened / bare (goal < 2)" pidvisor \
+    "$(awk -v a="$hh" -v b="$hb" 'BEGIN { printf "%.2f", a / b }')" x
 
 # 2. Restart throughput: THRU_N services that exit at once, no delay, no
 # start limit; starts per second counted from their start lines.

@@ -23,14 +23,29 @@ conf_harden_flag(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
-/* capabilities: the names of those it keeps; empty: none. */
+/*
+ * capabilities: the names of those it keeps (empty: none), or after '~'
+ * of those it loses; a line that goes on adds to the same list.
+ */
 const char *
 conf_harden_capabilities(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
+	uint64_t	 caps;
 
-	if (sandbox_cap_parse(v, &d->caps, p->why, sizeof(p->why)) < 0)
+	if (sandbox_cap_parse(v, &caps, p->why, sizeof(p->why)) < 0)
 		return p->why;
+	if (!p->cont) {
+		d->caps = caps;
+		p->caps_deny = v[strspn(v, " \t")] == '~';
+	} else if (v[strspn(v, " \t")] == '~') {
+		return bad(p, "capabilities: '~' goes at the start of the "
+		    "value, not of a line that goes on");
+	} else if (p->caps_deny) {
+		d->caps &= ~caps;
+	} else {
+		d->caps |= caps;
+	}
 	d->set_caps = true;
 	return NULL;
 }
@@ -89,10 +104,17 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 	size_t		  i;
 	bool		  deny = v[strspn(v, " \t")] == '~';
 
+	/* A line that goes on: the same list, with no '~' of its own. */
+	if (p->cont && d->syscalls != NULL && !deny)
+		deny = d->syscalls[0][0] == '~';
+	else if (p->cont && deny)
+		return bad(p, "syscall_filter: '~' goes at the start of the "
+		    "value, not of a line that goes on");
 	if (d->syscalls != NULL && (d->syscalls[0][0] == '~') != deny)
 		return bad(p, "syscall_filter: an allow list and a deny list "
 		    "('~') cannot be joined");
-	if (argv_split(v + strspn(v, " \t") + deny, &words, &why) < 0)
+	v += strspn(v, " \t");
+	if (argv_split(v + (v[0] == '~'), &words, &why) < 0)
 		return bad(p, "syscall_filter: %s", why);
 	if (sandbox_syscalls_check(words, deny, p->why, sizeof(p->why)) <
 	    0) {

@@ -30,6 +30,7 @@ struct parse_ctx {
 	uint8_t		 section;	/* enum conf_section of the file */
 	bool		 exec_bad;	/* the exec line was reported */
 	bool		 tmpl;		/* a template's instance */
+	bool		 caps_deny;	/* capabilities began with '~' */
 	struct buf	 exec;
 	int		 exec_line;
 	int		 key_line[K__COUNT];	/* of each key in the table */

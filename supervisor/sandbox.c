@@ -222,7 +222,8 @@ sb_cap_name(int n, char *out, size_t len)
 
 /*
  * capabilities: names, blank- or comma-separated, with or without CAP_,
- * in either case.  0 with *caps, or -EINVAL with why.
+ * in either case; after '~', those it loses (it keeps the rest).  0
+ * with *caps, or -EINVAL with why.
  */
 int
 sandbox_cap_parse(const char *v, uint64_t *caps, char *why, size_t whylen)
@@ -231,7 +232,10 @@ sandbox_cap_parse(const char *v, uint64_t *caps, char *why, size_t whylen)
 	cap_value_t	c;
 	size_t		n, i, d, best = SIZE_MAX;
 
+	bool		deny = *(v += strspn(v, " \t")) == '~';
+
 	*caps = 0;
+	v += deny;
 	while (*(v += strspn(v, " \t,")) != '\0') {
 		n = strcspn(v, " \t,");
 		snprintf(word, sizeof(word), "%s%.*s",
@@ -261,6 +265,10 @@ sandbox_cap_parse(const char *v, uint64_t *caps, char *why, size_t whylen)
 		*caps |= 1ULL << c;
 		v += n;
 	}
+	/* ~NAME...: every capability this kernel has but those. */
+	if (deny)
+		*caps = ~*caps & (sb_cap_last() >= 63 ? ~0ULL :
+		    (1ULL << (sb_cap_last() + 1)) - 1);
 	return 0;
 }
 

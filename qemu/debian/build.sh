@@ -57,6 +57,36 @@ ln -sf /lib/systemd/system/systemd-networkd.service \
 install -d "$root/etc/systemd/system/sockets.target.wants"
 ln -sf /lib/systemd/system/systemd-networkd.socket \
     "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
+# The restart benchmark's services under systemd, as the image's
+# pidvisor has them (qemu/debian/pidvisor/services/demo-*.ini): Type=exec
+# waits for the exec, as pidvisor's start does.
+cat >"$root/etc/systemd/system/demo-hardened.service" <<'UNIT'
+[Service]
+Type=exec
+ExecStart=/bin/sleep infinity
+User=nobody
+NoNewPrivileges=yes
+CapabilityBoundingSet=
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+PrivateDevices=yes
+PrivateNetwork=yes
+SystemCallFilter=@system-service
+LimitCORE=0
+[Install]
+WantedBy=multi-user.target
+UNIT
+printf '[Service]\nType=exec\nExecStart=/bin/sleep infinity\nUser=nobody\n[Install]\nWantedBy=multi-user.target\n' \
+    >"$root/etc/systemd/system/demo-plain.service"
+for u in demo-hardened demo-plain; do
+	ln -sf "/etc/systemd/system/$u.service" \
+	    "$root/etc/systemd/system/multi-user.target.wants/$u.service"
+done
+# A cron job each minute: the Debian tier's proof that cron, hardened,
+# runs its jobs.
+printf '* * * * * root date +\\%%s >/run/cron-ran\n' \
+    >"$root/etc/cron.d/pidvisor-test"
 install -d -m 0700 "$root/root/.ssh"
 install -m 0600 "$dir/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 "$top/build/static/pidvisor" --check -c "$root/etc/pidvisor" >&2

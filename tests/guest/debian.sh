@@ -5,7 +5,8 @@
 # host-forward from 127.0.0.1), every service ready and every boot task
 # done (hostname, sysctl.d), sshd runs with /etc/default/ssh's $SSHD_OPTS,
 # rsyslog got a line from logger and, through log = syslog, a new
-# service's lines, `pidvisorctl poweroff` ends QEMU,
+# service's lines, rsyslog and cron run hardened (and cron runs a job),
+# `pidvisorctl poweroff` ends QEMU,
 # e2fsck -n finds the file system clean, its journal empty, and the
 # random seed was saved at power-off.  Then once by Debian's systemd, the image's other init
 # (make debian-bench compares the two): it must still boot it on our
@@ -32,6 +33,38 @@ ok() {
 tasks_did() {
 	[ "$(gssh 'hostname; cat /proc/sys/kernel/pid_max')" = \
 	    "$(printf 'pvdebian\n4194304')" ]
+}
+
+# The protections of a process of the guest, one line: its status'
+# CapBnd, NoNewPrivs and Seccomp, and which of /usr, /etc are read-only
+# and whether /tmp is a tmpfs of its own, from its mountinfo.
+guarded() {
+	gssh "p=\$(pidof -s $1) &&
+	    grep -E '^(NoNewPrivs|CapBnd|Seccomp):' /proc/\$p/status |
+	    tr -d '\t' | tr '\n' ' ' &&
+	    for m in /usr /etc; do
+		grep -q \" \$m [^ ]* ro,\" /proc/\$p/mountinfo && echo -n \"\$m:ro \"
+	    done &&
+	    grep -qE ' /tmp [^ ]+ .*- tmpfs ' /proc/\$p/mountinfo && echo tmp:own"
+}
+
+# rsyslog and cron run hardened (the image's rsyslog.ini and cron.ini):
+# their protections are in force, and they work: rsyslog wrote logger's
+# line (above), cron runs its job of every minute.
+hardened() {
+	local b=$1 who=$2 out
+	out=$(guarded rsyslogd 2>&1)
+	# CHOWN DAC_OVERRIDE FOWNER NET_BIND_SERVICE SYSLOG: 0x40000040b
+	[ "$out" = "CapBnd:000000040000040b NoNewPrivs:1 Seccomp:2 /usr:ro /etc:ro tmp:own" ]
+	ok $? "boot $b ($who): rsyslog runs hardened" "$out"
+	out=$(guarded cron 2>&1)
+	# No CAP_SYS_ADMIN (21), no CAP_SYS_MODULE (16)
+	[[ "$out" =~ ^CapBnd:([0-9a-f]{16})\ NoNewPrivs:0\ Seccomp:2\ /usr:ro\ /etc:ro\ tmp:own$ ]] &&
+	    ((!(0x${BASH_REMATCH[1]} >> 21 & 1) && !(0x${BASH_REMATCH[1]} >> 16 & 1)))
+	ok $? "boot $b ($who): cron runs hardened" "$out"
+	until_ok 150 gssh test -s /run/cron-ran
+	ok $? "boot $b ($who): cron, hardened, ran its job" \
+	    "$(gssh 'ls -l /run/cron-ran; grep -a CRON /var/log/syslog | tail -3' 2>&1)"
 }
 
 # boot N [systemd]: one boot by pidvisor, or by Debian's systemd (the
@@ -84,6 +117,7 @@ boot() {
 		    "$(gssh "grep -a -e hello -e $tag /var/log/syslog | tail -5" 2>&1)"
 		gssh "rm /etc/pidvisor/services/hello.ini && pidvisorctl reload" \
 		    >/dev/null 2>&1
+		hardened "$b" "$who"
 	fi
 	if [ "$who" = systemd ]; then
 		gssh systemctl poweroff >/dev/null 2>&1

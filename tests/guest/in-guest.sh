@@ -236,7 +236,43 @@ t_cgroups() {
 	done
 	[ -s $cg/in-cgroup/cgroup.procs ] &&
 	    fail "left in the cgroup: $(cat $cg/in-cgroup/cgroup.procs)"
+
+	# cpu_weight, cpu_max, io_weight: the controllers handed down on
+	# demand, the values in its cgroup.
+	$CTL start cpu-io --wait --timeout=20s || fail "cpu-io"
+	expect_eq "$(cat $cg/cpu-io/cpu.weight)" 50 "cpu.weight"
+	expect_eq "$(cat $cg/cpu-io/cpu.max)" "20000 100000" "cpu.max"
+	expect_eq "$(cat $cg/cpu-io/io.weight)" "default 300" "io.weight"
+	$CTL stop cpu-io --wait --timeout=20s || fail "cpu-io stop"
 	return 0
+}
+
+# Every hardening key at once, under this kernel (6.1): the service runs
+# with each protection in force.
+t_hardened() {
+	$CTL start hardened --wait --timeout=20s || fail "hardened: $($CTL status hardened)"
+	pid=$(field hardened 3)
+	i=0
+	until $CTL logs hardened | grep -q "try bind80" || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	out=$($CTL logs hardened)
+	echo "$out" | grep -q "etc-ro" || fail "/etc writable: $out"
+	echo "$out" | grep -q "try umount: Operation not permitted" ||
+	    fail "umount not filtered: $out"
+	echo "$out" | grep -q "try bind80: ok" || fail "no port 80: $out"
+	echo "$out" | grep -q "dev: fd full null pts random shm stderr stdin stdout tty urandom zero $" ||
+	    fail "its /dev: $out"
+	echo "$out" | grep -q "tmp: 0$" || fail "its /tmp: $out"
+	st=$(cat /proc/"$pid"/status)
+	echo "$st" | grep -q "^NoNewPrivs:.1" || fail "no_new_privs: $st"
+	echo "$st" | grep -q "^CapAmb:.0000000000000400" || fail "caps: $st"
+	echo "$st" | grep -q "^Seccomp:.2" || fail "seccomp: $st"
+	grep -q " /etc .* ro," /proc/"$pid"/mountinfo ||
+	    grep -q " / / ro," /proc/"$pid"/mountinfo ||
+	    fail "no read-only root: $(cat /proc/"$pid"/mountinfo)"
+	$CTL stop hardened --wait --timeout=20s || fail "hardened stop"
 }
 
 # Where clone3 is missing (here a seccomp filter, /test/noclone3), a
@@ -788,7 +824,8 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
     "guest uptime" >&3
 
 for t in t_pid1 t_boot_task t_ready_kinds t_crash_restart t_orphan_storm \
-    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_no_clone3 t_pids_full \
+    t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_hardened t_no_clone3 \
+    t_pids_full \
     t_pressure t_oom t_reclaim_blocked t_notify_fds t_notify_drainer \
     t_spawn_user_trace t_reexec t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
