@@ -504,6 +504,7 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 		.set_oom_score_adj = d->set_oom_score_adj,
 		.env_files = d->env_files,
 		.env_owner = d->set_uid ? d->uid : geteuid(),
+		.ns_pidfd = -1,
 	};
 
 	*req = r;

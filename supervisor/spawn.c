@@ -469,7 +469,8 @@ spawn_child(void *arg)
 	const char		*path = r->path, *own;
 	const struct sandbox	*sb = r->sb;
 	bool			 user = r->set_uid && r->uid != 0;
-	int			 fd = p->wfd, i, top = fd, need[6], n = 0;
+	bool			 joined = false;
+	int			 fd = p->wfd, i, top = fd, need[7], n = 0;
 	long			 rc;
 
 	/* Nothing of ours may change before we have our own fds. */
@@ -482,6 +483,8 @@ spawn_child(void *arg)
 			top = r->ready_pipe;
 		if (r->exec_at && (need[n++] = r->exec_fd) > top)
 			top = r->exec_fd;
+		if (r->ns_pidfd >= 0 && (need[n++] = r->ns_pidfd) > top)
+			top = r->ns_pidfd;
 		if ((rc = spawn_own_fds(need, n, top)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
 		spawn_tell(fd, SPAWN_HELLO, 0, 0);
@@ -529,11 +532,25 @@ spawn_child(void *arg)
 		SYS(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
 	/* What it may not do: its mounts, network, limits (sandbox.c). */
-	if (sb != NULL) {
+	/*
+	 * A hook, a check: in the namespaces of its main process; if that
+	 * is gone meanwhile, in namespaces of its own, as the main's were.
+	 */
+	if (sb != NULL && r->ns_pidfd >= 0) {
+		rc = SYS(SYS_setns, r->ns_pidfd, sb->clone_flags);
+		if (rc == 0)
+			joined = true;
+		else if (rc != -ESRCH ||
+		    (rc = SYS(SYS_unshare, sb->clone_flags)) < 0)
+			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
+	}
+	if (sb != NULL && !joined) {
 		if ((rc = sandbox_child_mounts(sb, &i)) < 0)
 			spawn_fail_at(fd, STAGE_MOUNT, i, rc);
 		if ((rc = sandbox_child_net(sb)) < 0)
 			spawn_fail(fd, STAGE_NETWORK, rc);
+	}
+	if (sb != NULL) {
 		if ((rc = sandbox_child_sched(sb, &i)) < 0)
 			spawn_fail_at(fd, i < 0 ? STAGE_LIMIT : STAGE_LIMIT + i,
 			    i < 0 ? -1 - i : 0, rc);
@@ -725,11 +742,15 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	r->ready_pipe = spawn_fd_low(p, req->ready_pipe);
 	if (r->exec_at)
 		r->exec_fd = spawn_fd_low(p, req->exec_fd);
+	if (r->sb == NULL || r->sb->clone_flags == 0)
+		r->ns_pidfd = -1;
+	else if (r->ns_pidfd >= 0)
+		r->ns_pidfd = spawn_fd_low(p, req->ns_pidfd);
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = 0;
-	if (r->sb != NULL)
+	if (r->sb != NULL && r->ns_pidfd < 0)
 		args.flags |= r->sb->clone_flags;
 	if (r->cgroup_fd >= 0) {
 		/* The child never runs outside its cgroup, not even briefly. */
@@ -759,7 +780,8 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
 		 * tls); exit_signal 0, as above. */
 		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD |
-		    (r->sb ? r->sb->clone_flags : 0), NULL, &pidfd, NULL, 0) :
+		    (args.flags & (CLONE_NEWNS | CLONE_NEWNET)), NULL, &pidfd,
+		    NULL, 0) :
 		    syscall(SYS_clone3, &args,
 		    sizeof(args));
 		if (pid == 0)

@@ -55,6 +55,8 @@ struct spawn_req {
 	bool		 set_gid;
 	bool		 set_umask;
 	const struct sandbox *sb;	/* what it may not do; NULL: nothing */
+	int		 ns_pidfd;	/* with sb: join this process's
+					 * namespaces; -1: make its own */
 };
 
 struct spawn_result {

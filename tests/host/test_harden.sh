@@ -104,7 +104,18 @@ t_harden_private() {
 	private_devices = yes
 	private_network = yes
 	EOF
+	# Its check runs in its namespaces: it sees its /tmp.
+	svc checked <<-EOF
+	exec = /bin/sh -c "echo here >/tmp/mark; exec sleep 100000"
+	private_tmp = yes
+	private_network = yes
+	ready = health
+	health_exec = /bin/sh -c "test -e /tmp/mark"
+	health_interval = 100ms
+	EOF
 	pv_up
+	ctl wait checked ready --timeout=15s ||
+	    fail "its check did not see its /tmp: $(ctl status checked)"
 	local o
 	o=$(out_of box)
 	# Its /tmp and /var/tmp are empty and its own.
