@@ -18,6 +18,11 @@
 #   power-off   from a line written to /dev/kmsg just before `pidvisorctl
 #               poweroff` / `systemctl poweroff` to the kernel's
 #               "reboot: Power down", both in the console log
+#   restart     the image's demo-plain and demo-hardened (the same sleep,
+#               bare and with every protection, a unit and a service
+#               file of the same keys): `pidvisorctl restart --wait` and
+#               `systemctl restart` (Type=exec) timed in the guest, the
+#               median of 10 per boot
 # pidvisor's ready_at is wall time: it is turned into uptime with one
 # reading of both clocks (/proc/uptime: 10 ms steps).
 #
@@ -45,7 +50,25 @@ console_time() {
 	    sed 's/^\[ *\([0-9.]*\)\].*/\1/'
 }
 
-# One boot: prints "init tasks sshd all poweroff" in seconds.
+# restarts WHO: the median time (ms) of REST_N restarts of the image's
+# demo-plain and demo-hardened services (the same sleep, bare and with
+# every protection, for both inits: qemu/debian/build.sh), each timed in
+# the guest around the command that restarts it and waits for its exec.
+REST_N=10
+restarts() {
+	local cmd
+	[ "$1" = pidvisor ] && cmd='pidvisorctl restart $s --wait' ||
+	    cmd='systemctl restart $s'
+	gssh "for s in demo-plain demo-hardened; do
+		for i in \$(seq 1 $REST_N); do
+			t0=\$(date +%s%N); $cmd >/dev/null || exit 1
+			echo \$(( (\$(date +%s%N) - t0) / 1000 ))
+		done | sort -n | sed -n $(((REST_N + 1) / 2))p
+	    done" | awk '{ printf "%.2f ", $1 / 1000 }'
+}
+
+# One boot: prints "init tasks sshd all poweroff" in seconds, then the
+# restart medians in ms (plain, hardened).
 measure() {
 	local who=$1 tag=$2 out init tasks sshd all off t0 t1
 	local args=()
@@ -68,6 +91,7 @@ measure() {
 		      (map(select(.name == "ssh") | .ready_at | up) | first),
 		      (map(.ready_at | up) | max) ] | map(. * 1000 | round / 1000)
 		    | "\(.[0]) \(.[1]) \(.[2])"')
+		rest=$(restarts pidvisor) || die "pidvisor ($tag): restarts"
 		gssh 'echo pvbench-poweroff >/dev/kmsg; pidvisorctl poweroff' \
 		    >/dev/null 2>&1
 	else
@@ -79,6 +103,7 @@ measure() {
 		    echo $(m sysinit.target) $(m ssh.service) \
 		        $(systemctl show -P FinishTimestampMonotonic)' |
 		    awk '{ printf "%.3f %.3f %.3f\n", $1/1e6, $2/1e6, $3/1e6 }')
+		rest=$(restarts systemd) || die "systemd ($tag): restarts"
 		gssh 'echo pvbench-poweroff >/dev/kmsg; systemctl poweroff' \
 		    >/dev/null 2>&1
 	fi
@@ -89,7 +114,7 @@ measure() {
 	[ -n "$init" ] && [ -n "$t0" ] && [ -n "$t1" ] && [ -n "$all" ] ||
 	    die "$who ($tag): figures missing; see $serial"
 	off=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-	echo "$init $tasks $sshd $all $off"
+	echo "$init $tasks $sshd $all $off $rest"
 }
 
 [ -s "$dir/rootfs.img" ] || die "no image (make debian)"
@@ -116,13 +141,13 @@ function median(a, n,   i, j, t) {
 }
 {
 	n[$1]++
-	for (k = 3; k <= 7; k++) { v[$1, k, n[$1]] = $k; all[$1, k] = all[$1, k] " " $k }
+	for (k = 3; k <= 9; k++) { v[$1, k, n[$1]] = $k; all[$1, k] = all[$1, k] " " $k }
 }
 END {
-	split("init started|boot tasks done (systemd: sysinit.target)|sshd ready|all services ready|power-off", name, "|")
+	split("init started|boot tasks done (systemd: sysinit.target)|sshd ready|all services ready|power-off|restart of a bare service (ms, median of 10 per boot)|restart of the same, hardened (ms, median of 10 per boot)", name, "|")
 	printf "| figure (s, median of %d) | pidvisor | systemd | systemd / pidvisor | pidvisor boots | systemd boots |\n", rounds
 	print "|---|---|---|---|---|---|"
-	for (k = 3; k <= 7; k++) {
+	for (k = 3; k <= 9; k++) {
 		for (i = 1; i <= n["pidvisor"]; i++) p[i] = v["pidvisor", k, i]
 		for (i = 1; i <= n["systemd"]; i++) s[i] = v["systemd", k, i]
 		mp = median(p, n["pidvisor"]); ms = median(s, n["systemd"])
@@ -133,5 +158,7 @@ END {
 jq -R -s 'split("\n") | map(select(length > 0) | split(" ") |
     { init: .[0], boot: (.[1] | tonumber), init_started: (.[2] | tonumber),
       tasks_done: (.[3] | tonumber), sshd_ready: (.[4] | tonumber),
-      all_ready: (.[5] | tonumber), poweroff: (.[6] | tonumber) })' \
+      all_ready: (.[5] | tonumber), poweroff: (.[6] | tonumber),
+      restart_bare_ms: (.[7] | tonumber),
+      restart_hardened_ms: (.[8] | tonumber) })' \
     "$raw" >"$dir/bench.json"
