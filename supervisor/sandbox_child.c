@@ -71,6 +71,7 @@ sandbox_child_hide(const char *path, const char *scratch, char *file)
 	long			rc;
 	int			fd;
 
+	__builtin_memset(&stx, 0, sizeof(stx));
 	if ((rc = SYS(SYS_statx, AT_FDCWD, path, 0, STATX_TYPE, &stx)) < 0)
 		return rc;
 	if (S_ISDIR(stx.stx_mode))

@@ -163,7 +163,7 @@ svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n)
 		req.ns_pidfd = s->pidfd;
 		rc = spawn_start(&rl->proc, &req, &res);
 	}
-	if (rc < 0) {
+	if (rc != 0) {
 		strv_free(rl->argv);
 		free(rl);
 		snprintf(err, n, "%s: reload_exec: %s", d->name, strerror(-rc));

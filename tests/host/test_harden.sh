@@ -144,6 +144,12 @@ t_harden_private() {
 	expect_check_error "private_tmp: expected yes or no, not 'sometimes'" <<-EOF
 	private_tmp = sometimes
 	EOF
+	expect_check_error "private_network: expected yes or no, not '2'" <<-EOF
+	private_network = 2
+	EOF
+	expect_check_error "private_devices: expected yes or no, not 'some'" <<-EOF
+	private_devices = some
+	EOF
 }
 
 # protect_system = yes, full, strict (with read_write_paths): what it
@@ -239,6 +245,15 @@ t_harden_paths() {
 	expect_check_error "inaccessible_paths: 'relative' is not an absolute path" <<-EOF
 	inaccessible_paths = relative
 	EOF
+	expect_check_error "read_only_paths: '/srv/../etc' has '..' in it" <<-EOF
+	read_only_paths = /srv/../etc
+	EOF
+	expect_check_error "read_write_paths: 'var/lib' is not an absolute path" <<-EOF
+	read_write_paths = var/lib
+	EOF
+	expect_check_error "protect_home: expected no, yes or read-only, not 'maybe'" <<-EOF
+	protect_home = maybe
+	EOF
 }
 
 # root_directory: the service sees only its root; a missing one fails
@@ -332,6 +347,16 @@ t_harden_limits() {
 	limit_stack = 4M:8M
 	limit_cpu = 30:5m
 	limit_memlock = 64k
+	limit_as = 4G
+	limit_data = 2G
+	limit_fsize = 1G
+	limit_locks = 1000
+	limit_msgqueue = 400k
+	limit_nice = 0
+	limit_rss = 1G
+	limit_rtprio = 0
+	limit_rttime = 200ms:1s
+	limit_sigpending = 1000
 	nice = 7
 	cpu_affinity = 0
 	io_class = idle
@@ -351,6 +376,16 @@ t_harden_limits() {
 	expect_match "$lim" "Max stack size +4194304 +8388608 +bytes"
 	expect_match "$lim" "Max cpu time +30 +300 +seconds"
 	expect_match "$lim" "Max locked memory +65536 +65536 +bytes"
+	expect_match "$lim" "Max address space +4294967296 +4294967296 +bytes"
+	expect_match "$lim" "Max data size +2147483648 +2147483648 +bytes"
+	expect_match "$lim" "Max file size +1073741824 +1073741824 +bytes"
+	expect_match "$lim" "Max file locks +1000 +1000 +locks"
+	expect_match "$lim" "Max msgqueue size +409600 +409600 +bytes"
+	expect_match "$lim" "Max nice priority +0 +0"
+	expect_match "$lim" "Max resident set +1073741824 +1073741824 +bytes"
+	expect_match "$lim" "Max realtime priority +0 +0"
+	expect_match "$lim" "Max realtime timeout +200000 +1000000 +us"
+	expect_match "$lim" "Max pending signals +1000 +1000 +signals"
 	expect_eq "$(ns cut -d' ' -f19 /proc/$pid/stat)" 7 "nice"
 	expect_match "$(ns cat /proc/$pid/status)" $'Cpus_allowed_list:\t0\n'
 	expect_eq "$(ns ionice -p "$pid")" "idle"
@@ -368,6 +403,19 @@ t_harden_limits() {
 	EOF
 	expect_check_error "io_class: expected none, realtime, best-effort or idle, not 'fast'" <<-EOF
 	io_class = fast
+	EOF
+	expect_check_error "io_priority: expected a number from 0 \(first\) to 7, not '8'" <<-EOF
+	io_priority = 8
+	EOF
+	# The cgroup keys (in force: the guest's t_cgroups).
+	expect_check_error "cpu_weight: expected a number from 1 to 10000" <<-EOF
+	cpu_weight = 0
+	EOF
+	expect_check_error "io_weight: expected a number from 1 to 10000" <<-EOF
+	io_weight = 10001
+	EOF
+	expect_check_error "cpu_max: expected a share of one CPU such as 50% or QUOTA PERIOD" <<-EOF
+	cpu_max = 0%
 	EOF
 }
 
