@@ -604,7 +604,8 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 		    v[i].kind == SB_PUT ? v[i].order : 0);
 	if (d->private_tmp) {
 		rc |= sb_op(sb, SB_TMPFS, "private_tmp", "/tmp", false, 0);
-		rc |= sb_op(sb, SB_TMPFS, "private_tmp", "/var/tmp", false, 0);
+		/* A small system may have no /var/tmp: then none. */
+		rc |= sb_op(sb, SB_TMPFS, "private_tmp", "/var/tmp", true, 0);
 	}
 	if (d->private_devices)
 		rc |= sb_op(sb, SB_DEV, "private_devices", "/dev", false, 0);
