@@ -71,6 +71,7 @@ security_rows(const struct svc_def *d, struct security_row *r)
 	    "no capability held, but any may be gained by exec") :
 	    (d->caps & SECURITY_CAPS_WIDE) ? "keeps a capability that gives away "
 	    "the rest (SYS_ADMIN, DAC_OVERRIDE, SETUID and the like)" :
+	    d->caps == 0 ? "holds no capability, and can gain none" :
 	    "holds only the capabilities named" };
 	r[n++] = (struct security_row){ K_PROTECT_SYSTEM, "ProtectSystem=", 1.5,
 	    d->protect_system == PROTECT_STRICT ? 0 : d->protect_system ==
