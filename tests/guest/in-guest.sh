@@ -262,7 +262,7 @@ t_hardened() {
 	echo "$out" | grep -q "try umount: Operation not permitted" ||
 	    fail "umount not filtered: $out"
 	echo "$out" | grep -q "try bind80: ok" || fail "no port 80: $out"
-	echo "$out" | grep -q "dev: fd full null pts random shm stderr stdin stdout tty urandom zero $" ||
+	echo "$out" | grep -q "dev: fd full null pts random shm stderr stdin stdout tty urandom zero$" ||
 	    fail "its /dev: $out"
 	echo "$out" | grep -q "tmp: 0$" || fail "its /tmp: $out"
 	st=$(cat /proc/"$pid"/status)
