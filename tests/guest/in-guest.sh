@@ -270,7 +270,7 @@ t_hardened() {
 	echo "$st" | grep -q "^CapAmb:.0000000000000400" || fail "caps: $st"
 	echo "$st" | grep -q "^Seccomp:.2" || fail "seccomp: $st"
 	grep -q " /etc .* ro," /proc/"$pid"/mountinfo ||
-	    grep -q " / / ro," /proc/"$pid"/mountinfo ||
+	    grep -Eq " / / ro[, ]" /proc/"$pid"/mountinfo ||
 	    fail "no read-only root: $(cat /proc/"$pid"/mountinfo)"
 	$CTL stop hardened --wait --timeout=20s || fail "hardened stop"
 }
