@@ -156,10 +156,15 @@ static const struct sb_group {
 	  "@network-io @process @signal @timer" },
 };
 
-/* Always allowed by an allow list: what the exec itself needs. */
+/*
+ * Always allowed by an allow list: what the exec itself needs, and last
+ * the write of the child's report if it fails.  A deny list may not
+ * deny the exec (all but that last).
+ */
 static const char *const sb_exec_calls[] = {
 	"execve", "execveat", "exit", "exit_group", "rt_sigreturn", "write",
 };
+#define SB_EXEC_CALLS_NEEDED	(ARRAY_SIZE(sb_exec_calls) - 1)
 
 static const struct {
 	const char	*name;
@@ -366,7 +371,7 @@ sandbox_syscalls_check(char **words, bool deny, char *why,
 				    "system call '%s'", words[i]);
 			return -EINVAL;
 		}
-		for (j = 0; deny && j < ARRAY_SIZE(sb_exec_calls) - 1; j++)
+		for (j = 0; deny && j < SB_EXEC_CALLS_NEEDED; j++)
 			if (strcmp(words[i], sb_exec_calls[j]) == 0) {
 				snprintf(why, whylen, "syscall_filter: denying "
 				    "%s would stop the service before it "
@@ -710,7 +715,6 @@ sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
 
 	memset(sb, 0, sizeof(*sb));
 	err[0] = '\0';
-	sb->def = d;
 	sb->cap_last = sb_cap_last();
 	all = sb->cap_last >= 63 ? ~0ULL : (1ULL << (sb->cap_last + 1)) - 1;
 	if (d->root_dir && (sb->root = strdup(d->root_dir)) == NULL)
@@ -732,16 +736,9 @@ sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
 	sb->drop_bset = sb->bset != all;
 	sb->set_caps = d->set_caps;
 	sb->caps = d->caps & sb->bset;
-	sb->nnp = d->no_new_privs;
-	if (d->syscalls != NULL) {
-		if ((rc = sb_filter(sb, d, err, errlen)) < 0)
-			goto fail;
-		/* Loading a filter without CAP_SYS_ADMIN takes it (and
-		 * systemd implies it the same way). */
-		if ((d->set_uid && d->uid != 0) || geteuid() != 0 ||
-		    (d->set_caps && !(d->caps >> CAP_SYS_ADMIN & 1)))
-			sb->nnp = true;
-	}
+	sb->nnp = d->no_new_privs || sandbox_nnp_implied(d);
+	if (d->syscalls != NULL && (rc = sb_filter(sb, d, err, errlen)) < 0)
+		goto fail;
 	for (i = 0; i < SB_RLIMITS; i++) {
 		if (!d->limit[i].set)
 			continue;
@@ -787,6 +784,19 @@ sandbox_free(struct sandbox *sb)
 	if (sb->cpus)
 		CPU_FREE(sb->cpus);
 	memset(sb, 0, sizeof(*sb));
+}
+
+/*
+ * Does d's filter take no_new_privs?  Loading one without CAP_SYS_ADMIN
+ * needs it (and systemd implies it the same way): as a user, as a root
+ * whose capabilities lack it, or under a pidvisor that is not root.
+ */
+bool
+sandbox_nnp_implied(const struct svc_def *d)
+{
+	return d->syscalls != NULL && ((d->set_uid && d->uid != 0) ||
+	    geteuid() != 0 || (d->set_caps && !(d->caps >> CAP_SYS_ADMIN &
+	    1)));
 }
 
 /* Does d give a key the child applies?  (Else no sandbox is made.) */

@@ -55,7 +55,6 @@ struct sb_op {
  * makes system calls with it (spawn.c).
  */
 struct sandbox {
-	const struct svc_def	*def;		/* what it was made from */
 	struct sb_op		*ops;
 	size_t			 nops;
 	int			 nslots;
@@ -85,12 +84,13 @@ struct sandbox {
 	size_t			 cpus_size;
 };
 
-/* Child stages (enum spawn_stage goes on from STAGE_ENV_FILE). */
+/* The plan of a definition (sandbox.c), made once, freed with it. */
 int		 sandbox_make(struct sandbox *sb, const struct svc_def *d,
 		     char *err, size_t errlen);
 void		 sandbox_free(struct sandbox *sb);
 bool		 sandbox_empty(const struct sandbox *sb);
 bool		 sandbox_wanted(const struct svc_def *d);
+bool		 sandbox_nnp_implied(const struct svc_def *d);
 const char	*sandbox_limit_key(const struct sandbox *sb, int n);
 
 /* The child's parts (sandbox_child.c): 0, or -errno. */

@@ -55,8 +55,9 @@ static int
 security_rows(const struct svc_def *d, struct security_row *r)
 {
 	bool	root = !d->set_uid || d->uid == 0;
-	bool	nnp = d->no_new_privs || (d->syscalls && (!root ||
-		    (d->set_caps && !(d->caps >> CAP_SYS_ADMIN & 1))));
+	bool	nnp = d->no_new_privs || sandbox_nnp_implied(d);
+	bool	nocore = d->limit[K_LIMIT_CORE - K_LIMIT_AS].set &&
+		    d->limit[K_LIMIT_CORE - K_LIMIT_AS].max == 0;
 	int	n = 0;
 
 	r[n++] = (struct security_row){ K__COUNT, "User=", 2.0, root ? 1 : 0,
@@ -107,8 +108,7 @@ security_rows(const struct svc_def *d, struct security_row *r)
 	    d->root_dir ? 0 : 1, d->root_dir ? "sees only its own root" :
 	    "sees the whole file system" };
 	r[n++] = (struct security_row){ K_LIMIT_CORE, "LimitCORE=", 0.2,
-	    d->limit[1].set && d->limit[1].max == 0 ? 0 : 1,
-	    d->limit[1].set && d->limit[1].max == 0 ? "cannot dump its "
+	    nocore ? 0 : 1, nocore ? "cannot dump its "
 	    "memory to a core file" : "may dump its "
 	    "memory, secrets too, to a core file" };
 	return n;
@@ -192,8 +192,7 @@ security_warn(const struct svc_def *d, void (*warn)(void *, const char *),
 		warn(arg, "read_write_paths has nothing to undo: nothing is "
 		    "read-only to it (protect_system, read_only_paths)");
 	if (keyset_has(&d->given, K_NO_NEW_PRIVS) && !d->no_new_privs &&
-	    d->syscalls && (!root || (d->set_caps &&
-	    !(d->caps >> CAP_SYS_ADMIN & 1))))
+	    sandbox_nnp_implied(d))
 		warn(arg, "no_new_privs = no is overruled: loading its "
 		    "syscall_filter without CAP_SYS_ADMIN takes no_new_privs");
 	if (d->private_devices && d->set_caps && (d->caps &
