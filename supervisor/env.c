@@ -4,7 +4,8 @@
  * The environment is ours, its env keys on top, the variables of its
  * env files on top of those (as systemd's EnvironmentFile= overrides
  * Environment=), then what we tell it: NOTIFY_SOCKET for a notify
- * service, WATCHDOG_USEC and WATCHDOG_PID for one with a watchdog.  The
+ * service, WATCHDOG_USEC and WATCHDOG_PID for one with a watchdog,
+ * LISTEN_FDS, LISTEN_PID and LISTEN_FDNAMES for one given fds.  The
  * same variables inherited from our own parent never reach a service:
  * they belong to our parent, not to it; an env file cannot set them
  * either.
@@ -49,6 +50,7 @@
 /* Variables we set, and never pass on from our own environment. */
 static const char *const env_ours[] = {
 	"NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=",
+	"LISTEN_FDS=", "LISTEN_PID=", "LISTEN_FDNAMES=",
 };
 
 /* Do a and b (KEY=VALUE) name the same variable? */
@@ -93,7 +95,7 @@ int
 env_build(const struct env_req *r, char ***out, const char **path,
     char **pid_slot)
 {
-	char	 own[2][64], **env, *p;
+	char	 own[4][64], **env, *p;
 	size_t	 nown = 0, n, i, k = 0, bytes = 0, nb = strv_len(r->base),
 		 nk = strv_len(r->keys);
 
@@ -107,11 +109,22 @@ env_build(const struct env_req *r, char ***out, const char **path,
 		snprintf(own[nown++], sizeof(own[0]), "WATCHDOG_PID=%s",
 		    "0000000000");
 	}
+	if (r->listen_slot)
+		*r->listen_slot = NULL;
+	if (r->listen_fds) {
+		snprintf(own[nown++], sizeof(own[0]), "LISTEN_FDS=%u",
+		    r->listen_fds);
+		snprintf(own[nown++], sizeof(own[0]), "LISTEN_PID=%s",
+		    "0000000000");
+	}
 	for (i = 0; i < nown; i++)
 		bytes += strlen(own[i]) + 1;
 	if (r->notify)
 		bytes += strlen("NOTIFY_SOCKET=") + strlen(r->notify) + 1;
-	n = nb + nk + nown + 2;
+	if (r->listen_fds && r->listen_names)
+		bytes += strlen("LISTEN_FDNAMES=") + strlen(r->listen_names) +
+		    1;
+	n = nb + nk + nown + 3;
 	if ((env = malloc(n * sizeof(*env) + bytes)) == NULL)
 		return -ENOMEM;
 	p = (char *)(env + n);
@@ -125,11 +138,17 @@ env_build(const struct env_req *r, char ***out, const char **path,
 		env[k++] = strcpy(p, own[i]);
 		if (pid_slot && strncmp(p, "WATCHDOG_PID=", 13) == 0)
 			*pid_slot = p + 13;
+		if (r->listen_slot && strncmp(p, "LISTEN_PID=", 11) == 0)
+			*r->listen_slot = p + 11;
 		p += strlen(p) + 1;
 	}
 	if (r->notify) {
 		env[k++] = p;
-		sprintf(p, "NOTIFY_SOCKET=%s", r->notify);
+		p += sprintf(p, "NOTIFY_SOCKET=%s", r->notify) + 1;
+	}
+	if (r->listen_fds && r->listen_names) {
+		env[k++] = p;
+		sprintf(p, "LISTEN_FDNAMES=%s", r->listen_names);
 	}
 	env[k] = NULL;
 	*path = env_path(env);

@@ -13,6 +13,9 @@ struct env_req {
 	char *const	*keys;		/* its env keys */
 	const char	*notify;	/* NOTIFY_SOCKET, or NULL */
 	uint32_t	 watchdog_ms;	/* 0: no WATCHDOG_USEC, WATCHDOG_PID */
+	uint32_t	 listen_fds;	/* 0: no LISTEN_FDS, LISTEN_PID, ... */
+	const char	*listen_names;	/* LISTEN_FDNAMES, ':'-separated */
+	char		**listen_slot;	/* out: where LISTEN_PID's digits go */
 };
 
 /* A service's env files, together, and the variables they may set. */

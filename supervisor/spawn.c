@@ -448,6 +448,46 @@ spawn_own_fds(int *need, int n, int top)
 }
 
 /*
+ * Child: put the passed fds at 3, 4, ...  The fds we still need (*fd our
+ * error pipe, the readiness pipe, exec's file, the namespaces' pidfd)
+ * and passed fds that sit where another one goes move above the range
+ * first; the dups are close-on-exec, the originals are overwritten or
+ * closed at exec.
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static long
+spawn_pass(const struct spawn_req *r, int *fd, int *ready, int *exec_fd,
+    int *ns)
+{
+	int	*own[4] = { fd, ready, exec_fd, ns }, src[SPAWN_PASS_MAX];
+	int	 end = 3 + r->npass, i;
+	long	 rc;
+
+	for (i = 0; i < 4; i++) {
+		if (*own[i] < 3 || *own[i] >= end)
+			continue;
+		if ((rc = SYS(SYS_fcntl, *own[i], F_DUPFD_CLOEXEC, end)) < 0)
+			return rc;
+		*own[i] = (int)rc;
+	}
+	for (i = 0; i < r->npass; i++) {
+		src[i] = r->pass[i];
+		if (src[i] >= end || src[i] == 3 + i)
+			continue;
+		if ((rc = SYS(SYS_fcntl, src[i], F_DUPFD_CLOEXEC, end)) < 0)
+			return rc;
+		src[i] = (int)rc;
+	}
+	for (i = 0; i < r->npass; i++) {
+		rc = src[i] == 3 + i ? SYS(SYS_fcntl, src[i], F_SETFD, 0) :
+		    SYS(SYS_dup3, src[i], 3 + i, 0);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * Child: set up the process, then exec.  Runs on its spawn stack in our
  * memory, while we go on: raw system calls only, no malloc, no locks,
  * nothing written but its own stack and the digits of WATCHDOG_PID in
@@ -470,11 +510,17 @@ spawn_child(void *arg)
 	const struct sandbox	*sb = r->sb;
 	bool			 user = r->set_uid && r->uid != 0;
 	bool			 joined = false;
-	int			 fd = p->wfd, i, top = fd, need[7], n = 0;
+	int			 fd = p->wfd, i, top = fd, n = 0;
+	int			 need[7 + SPAWN_PASS_MAX];
+	int			 ready_pipe = r->ready_pipe;
+	int			 ns_pidfd = r->ns_pidfd, exec_fd = r->exec_fd;
 	long			 rc;
 
 	/* Nothing of ours may change before we have our own fds. */
 	if (p->shared_fds) {
+		for (i = 0; i < r->npass; i++)
+			if ((need[n++] = r->pass[i]) > top)
+				top = r->pass[i];
 		need[n++] = fd;
 		for (i = 0; i < 3; i++)
 			if ((need[n++] = r->stdio[i]) > top)
@@ -513,31 +559,36 @@ spawn_child(void *arg)
 		if (r->stdio[i] >= 0 && r->stdio[i] != i &&
 		    (rc = SYS(SYS_dup3, r->stdio[i], i, 0)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
+	/* Passed fds go to 3, 4, ...: what is there now moves out first. */
+	if (r->npass > 0 && (rc = spawn_pass(r, &fd, &ready_pipe, &exec_fd,
+	    &ns_pidfd)) < 0)
+		spawn_fail(fd, STAGE_FDS, rc);
 
-	/* Only 0, 1, 2 and the readiness fd survive exec. */
-	if (r->ready_pipe >= 0) {
-		if (r->ready_pipe == r->ready_fd) {
+	/* Only 0, 1, 2, the passed fds and the readiness fd survive exec
+	 * (conf.c keeps the readiness fd above the passed ones). */
+	if (ready_pipe >= 0) {
+		if (ready_pipe == r->ready_fd) {
 			if ((rc = SYS(SYS_fcntl, r->ready_fd, F_SETFD, 0)) < 0)
 				spawn_fail(fd, STAGE_FDS, rc);
-		} else if ((rc = SYS(SYS_dup3, r->ready_pipe, r->ready_fd,
+		} else if ((rc = SYS(SYS_dup3, ready_pipe, r->ready_fd,
 		    0)) < 0) {
 			spawn_fail(fd, STAGE_FDS, rc);
 		}
-		if (r->ready_fd > 3)
-			SYS(SYS_close_range, 3, r->ready_fd - 1,
+		if (r->ready_fd > 3 + r->npass)
+			SYS(SYS_close_range, 3 + r->npass, r->ready_fd - 1,
 			    CLOSE_RANGE_CLOEXEC);
 		SYS(SYS_close_range, r->ready_fd + 1, ~0U,
 		    CLOSE_RANGE_CLOEXEC);
 	} else {
-		SYS(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+		SYS(SYS_close_range, 3 + r->npass, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
 	/* What it may not do: its mounts, network, limits (sandbox.c). */
 	/*
 	 * A hook, a check: in the namespaces of its main process; if that
 	 * is gone meanwhile, in namespaces of its own, as the main's were.
 	 */
-	if (sb != NULL && r->ns_pidfd >= 0) {
-		rc = SYS(SYS_setns, r->ns_pidfd, sb->clone_flags);
+	if (sb != NULL && ns_pidfd >= 0) {
+		rc = SYS(SYS_setns, ns_pidfd, sb->clone_flags);
 		if (rc == 0)
 			joined = true;
 		else if (rc != -ESRCH ||
@@ -571,8 +622,8 @@ spawn_child(void *arg)
 		if (rc < 0)
 			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
 	}
-	/* WATCHDOG_PID: the child alone knows its PID before exec. */
-	if (r->pid_slot) {
+	/* WATCHDOG_PID, LISTEN_PID: the child alone knows its PID. */
+	if (r->pid_slot || r->listen_slot) {
 		char	digits[12];
 		long	pid = SYS(SYS_getpid);
 
@@ -581,9 +632,16 @@ spawn_child(void *arg)
 			digits[n++] = (char)('0' + pid % 10);
 			pid /= 10;
 		} while (pid > 0 && n < (int)sizeof(digits));
-		for (i = 0; i < n; i++)
-			r->pid_slot[i] = digits[n - 1 - i];
-		r->pid_slot[n] = '\0';
+		for (i = 0; i < n; i++) {
+			if (r->pid_slot)
+				r->pid_slot[i] = digits[n - 1 - i];
+			if (r->listen_slot)
+				r->listen_slot[i] = digits[n - 1 - i];
+		}
+		if (r->pid_slot)
+			r->pid_slot[n] = '\0';
+		if (r->listen_slot)
+			r->listen_slot[n] = '\0';
 	}
 	if (r->set_umask)
 		SYS(SYS_umask, r->umask);
@@ -637,7 +695,7 @@ spawn_child(void *arg)
 	if (r->fn != NULL)
 		SYS(SYS_exit_group, r->fn(r->fn_arg));
 	if (r->exec_at)		/* the file opened once, not its path */
-		spawn_fail(fd, STAGE_EXEC, SYS(SYS_execveat, r->exec_fd, "",
+		spawn_fail(fd, STAGE_EXEC, SYS(SYS_execveat, exec_fd, "",
 		    argv, envp, AT_EMPTY_PATH));
 	spawn_fail(fd, STAGE_EXEC, spawn_exec(argv, envp, path));
 }
@@ -710,6 +768,15 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	bool			 vm;
 
 	p->req = *req;
+	if (req->npass > SPAWN_PASS_MAX) {
+		if (req->ready_pipe >= 0)
+			close(req->ready_pipe);
+		return -EMFILE;
+	}
+	if (req->npass > 0) {		/* the child reads them from here */
+		memcpy(p->pass, req->pass, (size_t)req->npass * sizeof(int));
+		r->pass = p->pass;
+	}
 	if (req->set_oom_score_adj)
 		snprintf(p->oom_adj, sizeof(p->oom_adj), "%d",
 		    req->oom_score_adj);

@@ -11,6 +11,8 @@
 
 struct sandbox;
 
+#define SPAWN_PASS_MAX	128	/* fds passed from 3 on, at most */
+
 /*
  * pidfd_send_signal() flags: upstream's (Linux 6.9), and our series'
  * local extension (kernel/patches/0003), which another kernel could use
@@ -42,6 +44,9 @@ struct spawn_req {
 	int		 ready_fd;	/* where the child gets ready_pipe */
 	int		 ready_pipe;	/* -1: none; spawn_start owns it */
 	char		*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	char		*listen_slot;	/* in envp: LISTEN_PID's digits */
+	const int	*pass;		/* fds to become 3, 4, ... (LISTEN_FDS) */
+	int		 npass;		/* at most SPAWN_PASS_MAX */
 	int		(*fn)(void *);	/* not NULL: run it instead of an exec,
 					 * then exit; raw system calls only */
 	void		*fn_arg;
@@ -78,6 +83,7 @@ struct spawn_proc {
 						 * the ready pipe */
 	int			 nkeep;
 	char			 oom_adj[8];	/* oom_score_adj, as text */
+	int			 pass[SPAWN_PASS_MAX];	/* req.pass's copy */
 	bool			 shared_fds;	/* CLONE_FILES */
 	bool			 join_cgroup;	/* not CLONE_INTO_CGROUP */
 	bool			 over;		/* exec'd or failed */
