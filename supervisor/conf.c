@@ -120,6 +120,9 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->syslog_facility = 3;		/* daemon */
 	d->syslog_level = 6;		/* info */
 	d->syslog_error_level = 3;	/* err */
+	d->listen_backlog = 4096;	/* SOMAXCONN; the kernel caps it */
+	d->listen_mode = 0666;		/* systemd's SocketMode= */
+	d->max_connections = 64;	/* systemd's MaxConnections= */
 }
 
 /* Free one service definition. */
@@ -160,6 +163,9 @@ svc_def_free(struct svc_def *d)
 	strv_free(d->syscalls);
 	free(d->cpu_affinity);
 	free(d->cpu_max);
+	strv_free(d->listen);
+	free(d->listen_lines);
+	free(d->listen_owner);
 	if (d->sb != NULL)
 		sandbox_free(d->sb);
 	free(d->sb);
@@ -672,6 +678,7 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_group(p, d);
 	if (d->user)
 		conf_user(p, d);
+	conf_listen_finish(p, d);
 }
 
 /*
@@ -911,6 +918,7 @@ conf_check(struct conf *c)
 		}
 	}
 	conf_cycles(c);
+	conf_listen_check(c);
 	return c->nerrs == nerrs && !c->nomem ? 0 : -EINVAL;
 }
 

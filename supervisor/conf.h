@@ -197,6 +197,14 @@ enum conf_key_id {
 	K_LIMIT_RTTIME,
 	K_LIMIT_SIGPENDING,
 	K_LIMIT_STACK,
+	K_LISTEN,
+	K_LISTEN_BACKLOG,
+	K_LISTEN_OWNER,
+	K_LISTEN_MODE,
+	K_ON_DEMAND,
+	K_ACCEPT,
+	K_MAX_CONNECTIONS,
+	K_FDSTORE_MAX,
 	K__COUNT
 };
 
@@ -366,6 +374,18 @@ struct svc_def {
 	bool		  private_devices;
 	struct sandbox	 *sb;		/* made of those at its first spawn
 					 * (service.c); freed with it */
+	/* The fds pidvisor holds for it (socks.c). */
+	char		**listen;	/* as written, in order */
+	int		 *listen_lines;	/* ... the line of each */
+	char		 *listen_owner;	/* as written */
+	uid_t		  listen_uid;
+	gid_t		  listen_gid;
+	uint32_t	  listen_backlog;
+	mode_t		  listen_mode;
+	uint32_t	  max_connections;	/* accept: instances at once */
+	uint32_t	  fdstore_max;		/* 0: no fd store */
+	bool		  on_demand;
+	bool		  accept;	/* a template: an instance per client */
 	struct keyset	  given;	/* keys its file gave */
 };
 
@@ -436,6 +456,8 @@ int		 conf_parse_sup(struct conf *c, const char *file, const char *text);
 int		 conf_parse_service(struct conf *c, const char *file,
 		     const char *name, const char *text);
 int		 conf_check(struct conf *c);
+void		 conf_listen_check(struct conf *c);
+bool		 conf_def_is_conn(const struct svc_def *d);
 struct svc_def	*conf_find(const struct conf *c, const char *name);
 int		 conf_instance(struct conf *c, const struct conf_tmpl *t,
 		     const char *name, struct svc_def **out);

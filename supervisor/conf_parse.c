@@ -50,7 +50,7 @@ parse_bool(const char *v, bool *out)
 }
 
 /* Parse an octal file mode no larger than 0777. */
-static int
+int
 parse_mode(const char *v, mode_t *out)
 {
 	unsigned long	 m;
@@ -1051,6 +1051,23 @@ const struct conf_key conf_keys[K__COUNT] = {
 	LIM(RTTIME, "rttime", 12),
 	LIM(SIGPENDING, "sigpending", 13),
 	LIM(STACK, "stack", 14),
+	[K_LISTEN] = SVC("listen", conf_listen, KEY_REPEAT, SHOW_ENV, NULL,
+	    SF(listen, F_STRV)),
+	[K_LISTEN_BACKLOG] = SVC("listen_backlog", conf_listen_number, 0,
+	    SHOW_NUMBER, NULL, SF(listen_backlog, F_U32)),
+	[K_LISTEN_OWNER] = SVC("listen_owner", conf_listen_owner, 0, SHOW_STR,
+	    NULL, SF(listen_owner, F_STR), SF(listen_uid, F_U32),
+	    SF(listen_gid, F_U32)),
+	[K_LISTEN_MODE] = SVC("listen_mode", conf_listen_mode, 0, SHOW_MODE,
+	    NULL, SF(listen_mode, F_U32)),
+	[K_ON_DEMAND] = SVC("on_demand", conf_harden_flag, 0, SHOW_BOOL, NULL,
+	    SF(on_demand, F_BOOL)),
+	[K_ACCEPT] = SVC("accept", conf_harden_flag, 0, SHOW_BOOL, NULL,
+	    SF(accept, F_BOOL)),
+	[K_MAX_CONNECTIONS] = SVC("max_connections", conf_listen_number,
+	    0, SHOW_NUMBER, NULL, SF(max_connections, F_U32)),
+	[K_FDSTORE_MAX] = SVC("fdstore_max", conf_listen_number, 0,
+	    SHOW_NUMBER, NULL, SF(fdstore_max, F_U32)),
 };
 
 #undef SF

@@ -55,6 +55,7 @@ int		 conf_group_find(struct parse_ctx *p, enum conf_key_id key,
 		    const char *name, gid_t *gid);
 /* conf_parse.c's value helpers, for conf_harden.c. */
 int		 parse_bool(const char *v, bool *out);
+int		 parse_mode(const char *v, mode_t *out);
 const char	*key_str(char **dst, const char *v);
 const char	*key_strv_add(char ***vp, const char *v);
 /* The hardening keys' parsers (conf_harden.c). */
@@ -70,5 +71,12 @@ const char	*conf_harden_io_priority(struct parse_ctx *p, void *obj, const char *
 const char	*conf_harden_weight(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_cpu_max(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_rlimit(struct parse_ctx *p, void *obj, const char *v);
+
+/* The keys of held fds (conf_listen.c). */
+const char	*conf_listen(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_listen_owner(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_listen_number(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_listen_mode(struct parse_ctx *p, void *obj, const char *v);
+void		 conf_listen_finish(struct parse_ctx *p, struct svc_def *d);
 
 #endif

@@ -155,6 +155,23 @@ conf_drop_last(struct conf *c, struct svc_def *d)
 }
 
 /*
+ * The listener of an accept = yes template NAME@: a service NAME, made
+ * of the template as its probe instance d was, which holds the sockets
+ * and makes NAME@1, NAME@2, ... per client (socks.c).
+ */
+static int
+conf_listener(struct svc_def *d, const struct conf_tmpl *t)
+{
+	char	*name = strndup(t->name, strlen(t->name) - 1);
+
+	if (name == NULL)
+		return -ENOMEM;
+	free(d->name);
+	d->name = name;
+	return 0;
+}
+
+/*
  * The instances of every template: those it lists, and those commands
  * made (c->extra) while the template is there.  A template is checked
  * through a probe instance even if it lists none; each of its lines is
@@ -177,6 +194,8 @@ conf_instances(struct conf *c)
 		list = d ? d->instances : NULL;
 		if (d)
 			d->instances = NULL;
+		if (d && d->accept && conf_listener(d, t) == 0)
+			d = NULL;	/* it is the listener, and stays */
 		conf_drop_last(c, d);
 		for (j = 0; list && list[j]; j++) {
 			snprintf(name, sizeof(name), "%s%s", t->name, list[j]);

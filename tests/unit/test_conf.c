@@ -568,7 +568,23 @@ static const struct {
 	{ SEC_SERVICE, "limit_rttime", "200000:1000000" },
 	{ SEC_SERVICE, "limit_sigpending", "1000" },
 	{ SEC_SERVICE, "limit_stack", "8M" },
+	{ SEC_SERVICE, "listen", "tcp:127.0.0.1:8080" },
+	{ SEC_SERVICE, "listen_backlog", "128" },
+	{ SEC_SERVICE, "listen_owner", "alice" },
+	{ SEC_SERVICE, "listen_mode", "0660" },
+	{ SEC_SERVICE, "on_demand", "yes" },
+	{ SEC_SERVICE, "accept", "yes" },
+	{ SEC_SERVICE, "max_connections", "10" },
+	{ SEC_SERVICE, "fdstore_max", "4" },
 };
+
+/* A key only a template takes. */
+static bool
+tmpl_key(const struct conf_key *k)
+{
+	return !strcmp(k->name, "instances") || !strcmp(k->name, "accept") ||
+	    !strcmp(k->name, "max_connections");
+}
 
 /*
  * Each key: changing it makes a different definition (but enabled) or
@@ -614,6 +630,14 @@ test_every_key_table(void **state)
 			if (!strncmp(k->name, "health_", 7) &&
 			    strcmp(k->name, "health_exec"))
 				buf_puts(&t, "health_exec = /bin/true\n");
+			/* The options of sockets need one; accept, a
+			 * template. */
+			if ((!strncmp(k->name, "listen_", 7) ||
+			    !strcmp(k->name, "on_demand") ||
+			    (tmpl_key(k) && strcmp(k->name, "instances"))))
+				buf_puts(&t, "listen = unix:/run/x.sock\n");
+			if (!strcmp(k->name, "max_connections"))
+				buf_puts(&t, "accept = yes\n");
 			buf_add(&t, "", 1);
 			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
 			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
@@ -622,7 +646,7 @@ test_every_key_table(void **state)
 						    t.data };
 			struct svc_def		*yd;
 
-			if ((strcmp(k->name, "instances") ?
+			if ((!tmpl_key(k) ?
 			    conf_parse_service(&c, "y.ini", "y", t.data) :
 			    conf_instance(&c, &tm, "y@a", &yd)) < 0) {
 				conf_errors(&c, &shown);
@@ -631,6 +655,8 @@ test_every_key_table(void **state)
 			assert_int_equal(c.nerrs, 0);
 			a = c.defs[0];
 			b = c.defs[1];
+			if (svc_def_equal(a, b) != !!(k->flags & KEY_LIVE))
+				print_error("key %s\n", k->name);
 			assert_true(svc_def_equal(a, b) ==
 			    !!(k->flags & KEY_LIVE));
 		} else {

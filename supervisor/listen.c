@@ -1,0 +1,272 @@
+/*
+ * listen.c - the sockets pidvisor binds for a service and holds for it
+ * (listen =, systemd's socket activation): what a listen value means,
+ * and binding it.  socks.c holds them across restarts and passes them.
+ *
+ *   tcp:HOST:PORT  tcp6:[ADDR]:PORT  udp:HOST:PORT  udp6:[ADDR]:PORT
+ *   unix:/PATH
+ *
+ * A HOST is a numeric address (no name is looked up: that could wait on
+ * a resolver), "*" for any, or "localhost".  A stream socket listens
+ * with listen_backlog; a unix socket is made with its mode and group
+ * from its birth (umask, setfsgid), then given to its owner, so that no
+ * moment exists in which others may connect to it.  Every socket is non-blocking and
+ * close-on-exec in our hands: what the service gets is a copy (spawn.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "listen.h"
+#include "util.h"
+
+static const struct {
+	const char	*prefix;
+	uint8_t		 kind;
+} listen_kinds[] = {
+	{ "tcp:", LK_TCP }, { "tcp6:", LK_TCP6 }, { "udp:", LK_UDP },
+	{ "udp6:", LK_UDP6 }, { "unix:", LK_UNIX },
+};
+
+/* An inet value: HOST:PORT (v4) or [ADDR]:PORT (v6). */
+static int
+listen_parse_inet(const char *spec, const char *v, bool v6,
+    struct listen_addr *a, char *err, size_t n)
+{
+	char		 buf[80];
+	const char	*colon = strrchr(v, ':');
+	uint64_t	 port;
+
+	if (colon == NULL || parse_u64(colon + 1, 65535, &port) < 0 ||
+	    port == 0) {
+		snprintf(err, n, "'%s': expected %s:PORT with a port from 1 "
+		    "to 65535", spec, v6 ? "[ADDR]" : "HOST");
+		return -EINVAL;
+	}
+	if (!v6 && (size_t)(colon - v) == 1 && v[0] == '*')
+		snprintf(buf, sizeof(buf), "0.0.0.0:%s", colon + 1);
+	else if (!v6 && strncmp(v, "localhost:", 10) == 0)
+		snprintf(buf, sizeof(buf), "127.0.0.1:%s", colon + 1);
+	else if (v6 && strncmp(v, "*:", 2) == 0)
+		snprintf(buf, sizeof(buf), "[::]:%s", colon + 1);
+	else
+		snprintf(buf, sizeof(buf), "%s", v);
+	if ((v6 ? buf[0] != '[' : buf[0] == '[' || colon == v) ||
+	    parse_inet_addr(buf, &a->sa, &a->len) < 0) {
+		snprintf(err, n, "'%s': expected %s:PORT, %s (no name is "
+		    "looked up)", spec, v6 ? "[ADDR]" : "HOST",
+		    v6 ? "ADDR an IPv6 address or *" :
+		    "HOST an IPv4 address, * or localhost");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse a listen value; 0, or -EINVAL with why in err. */
+int
+listen_parse(const char *spec, struct listen_addr *a, char *err, size_t n)
+{
+	struct sockaddr_un	*un = (struct sockaddr_un *)&a->sa;
+	const char		*v = NULL;
+	size_t			 i, len;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < ARRAY_SIZE(listen_kinds); i++)
+		if (strncmp(spec, listen_kinds[i].prefix,
+		    strlen(listen_kinds[i].prefix)) == 0) {
+			v = spec + strlen(listen_kinds[i].prefix);
+			a->kind = listen_kinds[i].kind;
+			break;
+		}
+	if (v == NULL) {
+		snprintf(err, n, "'%s': expected tcp:HOST:PORT, "
+		    "tcp6:[ADDR]:PORT, udp:HOST:PORT, udp6:[ADDR]:PORT or "
+		    "unix:/PATH", spec);
+		return -EINVAL;
+	}
+	if (a->kind != LK_UNIX)
+		return listen_parse_inet(spec, v, a->kind == LK_TCP6 ||
+		    a->kind == LK_UDP6, a, err, n);
+	len = strlen(v);
+	if (v[0] != '/' || len >= sizeof(un->sun_path) || v[len - 1] == '/' ||
+	    strstr(v, "/../") || strstr(v, "/./")) {
+		snprintf(err, n, "'%s': expected unix:/PATH, an absolute path "
+		    "of at most %zu bytes", spec, sizeof(un->sun_path) - 1);
+		return -EINVAL;
+	}
+	un->sun_family = AF_UNIX;
+	memcpy(un->sun_path, v, len + 1);
+	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+	return 0;
+}
+
+/* Do two parsed values name one socket? */
+bool
+listen_same(const struct listen_addr *a, const struct listen_addr *b)
+{
+	bool	sa = a->kind == LK_UDP || a->kind == LK_UDP6;
+	bool	sb = b->kind == LK_UDP || b->kind == LK_UDP6;
+
+	return sa == sb && a->len == b->len && memcmp(&a->sa, &b->sa,
+	    a->len) == 0;
+}
+
+bool
+listen_is_stream(const char *spec)
+{
+	return strncmp(spec, "udp", 3) != 0;
+}
+
+/* The path of a unix value, or NULL. */
+static const char *
+listen_path(const char *spec)
+{
+	return strncmp(spec, "unix:", 5) == 0 ? spec + 5 : NULL;
+}
+
+/*
+ * A unix socket's path is free for us: nothing there, or a socket that
+ * nobody listens on (a stale one of ours, after a crash), which goes.
+ */
+static int
+listen_path_free(const char *path, const struct sockaddr_un *un,
+    socklen_t len)
+{
+	struct stat	st;
+	int		fd, rc;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	/* Non-blocking: a full backlog must not hold us. */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)un, len);
+	rc = rc == 0 || errno == EAGAIN ? -EADDRINUSE : 0;
+	close(fd);
+	if (rc == 0 && unlink(path) < 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+/*
+ * Backlog, mode and owner of a socket we hold (a reload changed them).
+ * A unix socket's path is opened without following a link and must be
+ * still ours (id): in a sticky directory another user could put a link
+ * there, and we would change whatever it points to.
+ */
+int
+listen_update(int fd, const char *spec, const struct listen_opts *o,
+    const struct file_id *id, char *err, size_t n)
+{
+	const char	*path = listen_path(spec);
+	char		 proc[40];
+	struct stat	 st;
+	int		 pfd = -1, rc = 0;
+
+	if (listen_is_stream(spec) && listen(fd, (int)o->backlog) < 0)
+		rc = -errno;
+	if (rc == 0 && path) {
+		if ((pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    fstat(pfd, &st) < 0)
+			rc = -errno;
+		else if (st.st_dev != id->dev || st.st_ino != id->ino)
+			rc = -ESTALE;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+		if (rc == 0 && (fchownat(pfd, "", o->uid, o->gid,
+		    AT_EMPTY_PATH) < 0 || chmod(proc, o->mode) < 0))
+			rc = -errno;
+		if (pfd >= 0)
+			close(pfd);
+	}
+	if (rc < 0)
+		snprintf(err, n, "listen %s: %s", spec, rc == -ESTALE ?
+		    "its path is no longer our socket" : strerror(-rc));
+	return rc;
+}
+
+/*
+ * Bind a listen value: the fd, non-blocking and close-on-exec; or
+ * -errno, with "listen SPEC: why" in err.
+ */
+int
+listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
+    char *err, size_t n)
+{
+	struct stat		 st;
+	struct listen_addr	 a;
+	const char		*path = listen_path(spec);
+	int			 fd, rc, one = 1, type, ofsgid = 0;
+	mode_t			 old;
+
+	if (listen_parse(spec, &a, err, n) < 0)
+		return -EINVAL;
+	type = listen_is_stream(spec) ? SOCK_STREAM : SOCK_DGRAM;
+	if (path && (rc = listen_path_free(path,
+	    (const struct sockaddr_un *)&a.sa, a.len)) < 0) {
+		snprintf(err, n, "listen %s: %s", spec, rc == -EEXIST ?
+		    "something that is not a socket is there" :
+		    strerror(-rc));
+		return rc;
+	}
+	if ((fd = socket(a.sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (a.sa.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (!path)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (path) {
+		/* Its mode and group from its birth; then its owner. */
+		old = umask(~o->mode & 0777);
+		ofsgid = setfsgid(o->gid);
+	}
+	rc = bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0 ? -errno : 0;
+	if (path) {
+		setfsgid((gid_t)ofsgid);
+		umask(old);
+	}
+	if (rc == 0 && type == SOCK_STREAM && listen(fd, (int)o->backlog) < 0)
+		rc = -errno;
+	if (rc == 0 && path && o->uid != geteuid() && fchownat(AT_FDCWD, path,
+	    o->uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (rc == 0 && path && lstat(path, &st) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		close(fd);
+		goto fail;
+	}
+	memset(id, 0, sizeof(*id));
+	if (path) {
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+	}
+	return fd;
+fail:
+	snprintf(err, n, "listen %s: %s%s", spec, strerror(-rc),
+	    rc == -ENOENT && path ? " (its directory is missing)" : "");
+	return rc;
+}
+
+/* Remove the path of a unix socket we held, if it is still that one. */
+void
+listen_unlink(const char *spec, const struct file_id *id)
+{
+	const char	*path = listen_path(spec);
+
+	if (path)
+		unix_unlink(path, id);
+}
