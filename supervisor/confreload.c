@@ -105,6 +105,62 @@ confreload_along(struct svc *x, struct svc *via, void *arg)
 
 static int	confreload_apply(struct sup *sup, struct buf *report);
 
+/* The listen sockets of a new definition, bound before anything changes. */
+struct confreload_held {
+	struct held_fd	*v;
+	uint32_t	 n;
+	bool		 made;
+};
+
+/*
+ * Bind the sockets of each new definition that has its sockets now: one
+ * whose service holds sockets, or runs, or is new and enabled (the rest
+ * bind at their start).  The sockets it holds already are taken over.
+ * 0, or -EINVAL with every error in report and nothing bound.
+ */
+static int
+confreload_socks(struct sup *sup, struct conf *nc,
+    struct confreload_held *held, struct buf *report)
+{
+	char	err[512];
+	size_t	i;
+	bool	bad = false;
+
+	for (i = 0; i < nc->ndefs; i++) {
+		const struct svc_def	*d = nc->defs[i];
+		struct svc		*s = svc_find(&sup->set, d->name);
+		struct service		*ss = s ? service_of(s) : NULL;
+		bool			 now = ss ? (ss->socks &&
+					    ss->socks->nlisten > 0) ||
+					    s->want_up || svc_has_process(s) :
+					    d->enabled;
+
+		if (conf_def_is_conn(d) || !now ||
+		    (d->listen == NULL && (ss == NULL || ss->socks == NULL)))
+			continue;
+		if (socks_prepare(ss, d, &held[i].v, &held[i].n, err,
+		    sizeof(err)) < 0) {
+			buf_printf(report, "%s:%d: %s\n", d->file,
+			    d->listen_lines[held[i].n], err);
+			held[i].n = 0;
+			bad = true;
+			continue;
+		}
+		held[i].made = true;
+	}
+	if (!bad)
+		return 0;
+	for (i = 0; i < nc->ndefs; i++)
+		if (held[i].made)
+			socks_abort(svc_find(&sup->set, nc->defs[i]->name) ?
+			    service_of(svc_find(&sup->set,
+			    nc->defs[i]->name)) : NULL, held[i].v, held[i].n);
+	buf_puts(report, "reload refused, nothing changed\n");
+	log_err("reload refused, nothing changed: a listen socket could not "
+	    "be bound");
+	return -EINVAL;
+}
+
 /*
  * Reload.  0 with what was done in report; -EINVAL (nothing changed)
  * with every error in report; -EBUSY while shutting down.  Said to
@@ -144,6 +200,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 		[R_RESTARTED] = "restarted",
 	};
 	struct conf	  nc;
+	struct confreload_held *held = NULL;
 	struct svc	**v, *s;
 	size_t		  i, n = 0, count[5] = { 0 };
 
@@ -179,10 +236,19 @@ confreload_apply(struct sup *sup, struct buf *report)
 		log_warn("%s", nc.warns[i]);
 		buf_printf(report, "warning: %s\n", nc.warns[i]);
 	}
-	if ((v = calloc(nc.ndefs + sup->set.n + 1, sizeof(*v))) == NULL) {
+	if ((v = calloc(nc.ndefs + sup->set.n + 1, sizeof(*v))) == NULL ||
+	    (held = calloc(nc.ndefs + 1, sizeof(*held))) == NULL) {
+		free(v);
 		conf_free(&nc);
 		buf_puts(report, "out of memory; nothing changed\n");
 		return -ENOMEM;
+	}
+	/* Sockets first: one that cannot be bound changes nothing. */
+	if (confreload_socks(sup, &nc, held, report) < 0) {
+		free(v);
+		free(held);
+		conf_free(&nc);
+		return -EINVAL;
 	}
 	confreload_settings(sup, &nc.sup, report);
 	/* The templates, for the instances commands make from now on. */
@@ -206,6 +272,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 		nc.defs[i] = NULL;
 		if ((s = svc_find(&sup->set, d->name)) == NULL) {
 			if ((ss = service_new(sup, d)) == NULL) {
+				socks_abort(NULL, held[i].v, held[i].n);
 				svc_def_free(d);
 				continue;
 			}
@@ -217,6 +284,8 @@ confreload_apply(struct sup *sup, struct buf *report)
 			ss->removing = false;
 			confreload_swap(sup, ss, d);
 		}
+		if (held[i].made)
+			socks_commit(sup, ss, held[i].v, held[i].n);
 		v[n++] = &ss->svc;
 	}
 	for (i = 0; i < sup->set.n; i++) {
@@ -265,6 +334,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 			break;
 		}
 	}
+	free(held);
 	service_kill_modes_check(sup);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
 	    "restarted with them, %zu unchanged", count[R_ADDED],

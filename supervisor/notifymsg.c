@@ -71,9 +71,16 @@ notify_parse(const char *buf, size_t len, struct notify_msg *m)
 			m->extend_usec = v;
 		else if (num(p, n, "MONOTONIC_USEC=", UINT64_MAX, &v))
 			m->monotonic_usec = v;
+		else if (is(p, n, "FDSTORE=1"))
+			m->fdstore = true;
+		else if (is(p, n, "FDSTOREREMOVE=1"))
+			m->fdstore_remove = true;
 		else if (n >= 7 && memcmp(p, "STATUS=", 7) == 0) {
 			m->status = p + 7;
 			m->status_len = n - 7;
+		} else if (n >= 7 && memcmp(p, "FDNAME=", 7) == 0) {
+			m->fdname = p + 7;
+			m->fdname_len = n - 7;
 		}
 		p += n + (nl != NULL);
 	}

@@ -21,6 +21,10 @@ struct notify_msg {
 	bool		 stopping;	/* STOPPING=1 */
 	bool		 watchdog;	/* WATCHDOG=1 */
 	bool		 watchdog_trigger;	/* WATCHDOG=trigger */
+	bool		 fdstore;	/* FDSTORE=1 */
+	bool		 fdstore_remove; /* FDSTOREREMOVE=1 */
+	const char	*fdname;	/* FDNAME=..., not NUL-terminated */
+	size_t		 fdname_len;
 };
 
 int	notify_parse(const char *buf, size_t len, struct notify_msg *m);

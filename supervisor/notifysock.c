@@ -29,6 +29,11 @@
  * ever.  A socket that closes with datagrams queued is handed whole to
  * a drainer too: the purge of its queue would otherwise close their fds
  * in our thread.
+ *
+ * A service with an fd store (fdstore_max) is the exception: its socket
+ * takes fds, received into our table with each datagram.  Those of its
+ * main process's FDSTORE=1 are its store (socks.c); every other fd is
+ * given to fd_drop(), which closes them in a child, never here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +50,7 @@
 #include "notifymsg.h"
 #include "notifysock.h"
 #include "rawsys.h"
+#include "socks.h"
 #include "st.h"
 #include "util.h"
 
@@ -124,6 +130,66 @@ notifysock_got(struct notifysock *ns, const char *buf, ssize_t n,
 		return;
 	}
 	notifysock_apply(ns, buf, (size_t)n);
+}
+
+/*
+ * Read the datagrams of a socket that takes fds (an fd store's): what
+ * its main process stores is its; other fds go to fd_drop(), a batch at
+ * a time.
+ */
+static void
+notifysock_read_fds(struct notifysock *ns)
+{
+	char			 buf[NOTIFY_MSG_MAX + 1];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(struct ucred)) +
+				  CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
+	}			 cbuf;
+	int			 fds[SCM_MAX_FD], drop[4 * SCM_MAX_FD];
+	size_t			 nfds, extra, ndrop = 0;
+	const struct ucred	*cred;
+	struct notify_msg	 m;
+	int			 i;
+
+	for (i = 0; i < 1024 && ns->fd >= 0; i++) {
+		struct iovec	iov = { buf, sizeof(buf) };
+		struct msghdr	mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+		};
+		ssize_t		n;
+
+		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_TRUNC |
+		    MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		cred = notify_cmsgs(&mh, fds, SCM_MAX_FD, &nfds, &extra);
+		if (ns->svc != NULL && cred != NULL &&
+		    (size_t)n <= NOTIFY_MSG_MAX &&
+		    !(mh.msg_flags & MSG_TRUNC) &&
+		    ns->dir->lookup(ns->dir->ctx, cred->pid) == ns->svc &&
+		    notify_parse(buf, (size_t)n, &m) == 0) {
+			notifysock_apply(ns, buf, (size_t)n);
+			if (m.fdstore_remove && ns->dir->fdstore)
+				ns->dir->fdstore(ns->dir->ctx, ns->svc, NULL,
+				    0, &m);
+			if (m.fdstore && nfds > 0 && ns->dir->fdstore) {
+				ns->dir->fdstore(ns->dir->ctx, ns->svc, fds,
+				    nfds, &m);
+				nfds = 0;
+			}
+		}
+		if (nfds + ndrop > ARRAY_SIZE(drop)) {
+			fd_drop(drop, ndrop);
+			ndrop = 0;
+		}
+		memcpy(drop + ndrop, fds, nfds * sizeof(int));
+		ndrop += nfds;
+	}
+	fd_drop(drop, ndrop);
 }
 
 /*
@@ -352,6 +418,10 @@ notifysock_read(struct notifysock *ns)
 	}			 cbuf;
 	int			 i, rc;
 
+	if (ns->fds_ok) {
+		notifysock_read_fds(ns);
+		return;
+	}
 	for (i = 0; i < 1024 && ns->fd >= 0 && !ns->waiting; i++) {
 		struct iovec	iov = { buf, sizeof(buf) };
 		struct msghdr	mh = {
@@ -544,7 +614,8 @@ notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
 	char			*path;
 	int			 fd, one = 1, zero = 0, rc = 0;
 
-	if (ns->fd >= 0 && ns->uid == uid && ns->gid == gid)
+	if (ns->fd >= 0 && ns->uid == uid && ns->gid == gid &&
+	    ns->fds_ok == ns->fdstore)
 		return 0;
 	notifysock_close(ns);
 	if (!d->open)
@@ -556,8 +627,9 @@ notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
 		return fd;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    (!d->peek && setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &zero,
-	    sizeof(zero)) < 0) || ((uid != geteuid() || gid != getegid()) &&
+	    (!d->peek && !ns->fdstore && setsockopt(fd, SOL_SOCKET,
+	    SO_PASSRIGHTS, &zero, sizeof(zero)) < 0) ||
+	    ((uid != geteuid() || gid != getegid()) &&
 	    fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0))
 		rc = -errno;
 	if (rc < 0) {
@@ -569,6 +641,7 @@ notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
 	free(path);
 	ns->uid = uid;
 	ns->gid = gid;
+	ns->fds_ok = ns->fdstore;
 	notifysock_watch(ns, spawn_fd_keep(fd));
 	return 0;
 }
@@ -593,7 +666,15 @@ notifysock_close(struct notifysock *ns)
 	if ((path = notifysock_path(d, ns->svc->def->name)) != NULL)
 		unix_unlink(path, &ns->id);
 	free(path);
-	if (d->peek) {
+	if (ns->fds_ok) {
+		/* No more can come; what is queued goes to fd_drop(). */
+		struct svc	*s = ns->svc;
+
+		shutdown(ns->fd, SHUT_RD);
+		ns->svc = NULL;		/* nothing more is applied */
+		notifysock_read_fds(ns);
+		ns->svc = s;
+	} else if (d->peek) {
 		union {
 			struct cmsghdr	h;
 			char		b[CMSG_SPACE(sizeof(struct ucred))];

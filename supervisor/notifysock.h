@@ -7,6 +7,7 @@
 
 #include <ev.h>
 
+#include "notifymsg.h"
 #include "spawn.h"
 #include "svc.h"
 #include "util.h"
@@ -25,6 +26,10 @@ struct notifydir {
 	struct svc		*(*lookup)(void *ctx, pid_t pid);
 	/* MAINPID=pid came from the main process of s. */
 	void			 (*mainpid)(void *ctx, struct svc *s, pid_t pid);
+	/* FDSTORE=1 (fds, n) or FDSTOREREMOVE=1 (n 0) from the main
+	 * process of s, whose socket takes fds: the fds are its. */
+	void			 (*fdstore)(void *ctx, struct svc *s, int *fds,
+				    size_t n, const struct notify_msg *m);
 	void			*ctx;
 };
 
@@ -40,6 +45,9 @@ struct notifysock {
 	ev_timer		 retry;		/* a drainer could not start */
 	struct notify_drain	*drain;		/* its drainer, while alive */
 	bool			 waiting;	/* for it: not read meanwhile */
+	bool			 fdstore;	/* its service has an fd store:
+						 * fds are received, not refused */
+	bool			 fds_ok;	/* ... the socket open takes them */
 };
 
 struct st_w;

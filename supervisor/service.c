@@ -128,6 +128,8 @@ service_spawn_end(struct sup *sup, struct service_spawn *sp)
 	sp->old_def = NULL;
 	env_free(sp->old_envp);
 	sp->old_envp = NULL;
+	env_free(sp->envp);
+	sp->envp = NULL;
 }
 
 /*
@@ -251,7 +253,8 @@ void
 service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 {
 	struct spawn_proc	*p = &sp->proc;
-	struct svc		*s = &sp->ss->svc;
+	struct service		*ss = sp->ss;
+	struct svc		*s = &ss->svc;
 
 	if (!spawn_poll(p) && !dead)
 		return;
@@ -260,6 +263,7 @@ service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 	if (p->err && (p->stage == STAGE_MOUNT || p->stage == STAGE_LIMIT))
 		service_sandbox_fail(sp);
 	service_spawn_end(sup, sp);
+	socks_spawned(ss);
 	if (p->over || p->err)
 		svc_exec(s, p->stage, p->err);
 }
@@ -522,6 +526,16 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 	return 0;
 }
 
+static int	service_env_socks(struct sup *, struct service *,
+		    struct service_spawn *, int *, int *, char **);
+
+/* svc_ops: watch its sockets for a client (socks.c), or stop. */
+static int
+service_op_listen(struct svc *s, bool on)
+{
+	return socks_watch(service_sup(s), service_of(s), on);
+}
+
 /* svc_ops: start the process of a service. */
 static int
 service_op_spawn(struct svc *s)
@@ -533,11 +547,14 @@ service_op_spawn(struct svc *s)
 	struct spawn_result	 res;
 	struct service_spawn	*sp = service_spawn_slot(sup);	/* not busy */
 	int			 p[2] = { -1, -1 }, rc;
+	int			 pass[SPAWN_PASS_MAX], npass = 0;
+	char			*slots[2] = { NULL, NULL };
 
 	if (d->ready == READY_NOTIFY) {
 		/* Its socket, its user's; one made for another is made
 		 * again.  A datagram from an earlier holder of the PID must
 		 * not count. */
+		ss->nsock.fdstore = d->fdstore_max > 0;
 		if ((rc = notifysock_open(&ss->nsock, d->set_uid ? d->uid :
 		    geteuid(), d->set_gid ? d->gid : getegid())) < 0) {
 			log_err("%s: notify socket %s: %s", d->name,
@@ -549,12 +566,30 @@ service_op_spawn(struct svc *s)
 		notifysock_drain(&ss->nsock);
 	}
 	service_prepare(sup, ss);
+	/* Its sockets, its fd store (socks.c), from fd 3 on. */
+	if ((rc = socks_open(sup, ss)) < 0)
+		return rc;
 	if ((rc = service_spawn_req(sup, ss, &req)) < 0)
 		return rc;
 	req.pid_slot = ss->pid_slot;
+	if (ss->socks != NULL) {
+		if ((rc = service_env_socks(sup, ss, sp, pass, &npass,
+		    slots)) < 0)
+			return rc;
+		req.envp = sp->envp;
+		req.pid_slot = slots[0];
+		req.listen_slot = slots[1];
+	}
+	req.pass = pass;
+	req.npass = npass;
+	if (ss->socks != NULL && ss->socks->conn >= 0 && !d->console)
+		req.stdio[0] = req.stdio[1] = ss->socks->conn;
 	if (d->ready == READY_FD) {
-		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+			env_free(sp->envp);
+			sp->envp = NULL;
 			return -errno;
+		}
 		req.ready_pipe = p[1];	/* the spawn's to close */
 		req.ready_fd = d->ready_fd;
 	}
@@ -564,6 +599,8 @@ service_op_spawn(struct svc *s)
 	if (rc < 0) {
 		if (p[0] >= 0)
 			close(p[0]);
+		env_free(sp->envp);
+		sp->envp = NULL;
 		log_err("%s: spawn: %s", d->name, strerror(-rc));
 		return rc;
 	}
@@ -782,6 +819,7 @@ const struct svc_ops service_ops = {
 	.hold = service_op_hold,
 	.hook = service_op_hook,
 	.hook_stop = service_op_hook_stop,
+	.listen = service_op_listen,
 };
 
 /*
@@ -805,6 +843,36 @@ service_env_make(struct sup *sup, struct service *ss)
 		return rc;
 	ss->path = path ? path : sup->base_path;
 	return 0;
+}
+
+/*
+ * The fds its next process gets (socks.c) into pass, and the
+ * environment of that spawn (sp's, not the service's: a hook may be
+ * reading that), with LISTEN_FDS, LISTEN_PID and LISTEN_FDNAMES.
+ */
+static int
+service_env_socks(struct sup *sup, struct service *ss,
+    struct service_spawn *sp, int *pass, int *n, char **slots)
+{
+	const struct svc_def	*d = ss->svc.def;
+	struct buf		 names = { 0 };
+	struct env_req		 r = {
+		.base = sup->base_env, .keys = d->env,
+		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
+		.watchdog_ms = d->watchdog, .listen_slot = &slots[1],
+	};
+	const char		*path;
+	int			 rc;
+
+	env_free(sp->envp);
+	sp->envp = NULL;
+	*n = socks_pass(ss, pass, &names);
+	r.listen_fds = (uint32_t)*n;
+	r.listen_names = names.data ? names.data : "";
+	rc = names.nomem ? -ENOMEM : env_build(&r, &sp->envp, &path,
+	    &slots[0]);
+	buf_free(&names);
+	return rc;
 }
 
 int
@@ -890,6 +958,7 @@ service_free(struct sup *sup, struct service *ss)
 	}
 	service_env_free(ss);
 	notifysock_close(&ss->nsock);
+	socks_free(sup, ss);
 	free(ss->notify_path);
 	svc_release(&ss->svc);
 	svc_def_free(ss->svc.def);
@@ -1014,6 +1083,7 @@ service_watched(const ev_io *w)
 #define SERVICE_SAVE_WATCH(v)	st_fd_kept(w, service_watched(&(v)));
 #define SERVICE_SAVE_OUT(v)	output_state_save((v), w);
 #define SERVICE_SAVE_NSOCK(v)	notifysock_state_save(&(v), w);
+#define SERVICE_SAVE_SOCKS(v)	socks_save((v), w);
 #define SERVICE_SAVE_FD(v)	st_fd_kept(w, (v));
 #define SERVICE_SAVE_U64(v)	st_u64(w, (v));
 #define SERVICE_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
@@ -1035,6 +1105,8 @@ service_save(const struct service *ss, struct st_w *w)
 #define SERVICE_LOAD_OUT(v)	if (output_state_load(&sup->output,	\
 				    &ss->svc, r, &(v)) < 0) return -EINVAL;
 #define SERVICE_LOAD_NSOCK(v)	if (notifysock_state_load(&(v), r) < 0)	\
+					return -EINVAL;
+#define SERVICE_LOAD_SOCKS(v)	if (socks_load(sup, ss, r) < 0)	\
 					return -EINVAL;
 #define SERVICE_LOAD_FD(v)	(v) = st_get_fd_kept(r);
 #define SERVICE_LOAD_U64(v)	(v) = st_get_u64(r);
@@ -1080,6 +1152,8 @@ service_load(struct sup *sup, struct service *ss, struct st_r *r,
 	}
 	if (ss->removing)
 		ev_prepare_start(sup->loop, &sup->gc_w);
+	if (s->state == SVC_LISTENING && socks_watch(sup, ss, true) < 0)
+		log_err("%s: its sockets are not watched", s->def->name);
 	health_changed(sup, ss, SVC__STATES);	/* its checks, afresh */
 	return 0;
 }

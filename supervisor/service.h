@@ -12,6 +12,7 @@
 #include "notifysock.h"
 #include "output.h"
 #include "pidmap.h"
+#include "socks.h"
 #include "spawn.h"
 #include "status.h"
 #include "svc.h"
@@ -54,6 +55,7 @@ struct service_spawn {
 	struct service		*ss;		/* NULL: free */
 	struct svc_def		*old_def;	/* replaced meanwhile (reload) */
 	char			**old_envp;
+	char			**envp;		/* with LISTEN_FDS: this spawn's */
 };
 
 enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
@@ -90,6 +92,7 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 	X(struct pidmap_node, pm, SKIP)	/* made again from svc.pid */	\
 	X(struct svc_out *, out, OUT)	/* NULL until it first runs */	\
 	X(struct notifysock, nsock, NSOCK) /* a notify service's socket */ \
+	X(struct socks *, socks, SOCKS)	/* fds held for it; NULL: none */ \
 	X(int, cgfd, FD)		/* its cgroup; -1: none yet */	\
 	X(uint64_t, oom_kills, U64)	/* its cgroup's oom_kill, last seen */ \
 	X(bool, removing, BOOL)		/* gone from the configuration */ \

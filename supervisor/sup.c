@@ -154,6 +154,7 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		sup_essential_ended(sup, s);
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
+	socks_changed(sup, service_of(s));
 	if (service_of(s)->removing && !svc_has_process(s))
 		ev_prepare_start(sup->loop, &sup->gc_w);
 }
@@ -319,6 +320,33 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 		sup->set.n = j;
 		sup_relink(sup);
 	}
+}
+
+/* FDSTORE=1, FDSTOREREMOVE=1 from the main process of s (socks.c). */
+static void
+sup_fdstore(void *ctx, struct svc *s, int *fds, size_t n,
+    const struct notify_msg *m)
+{
+	size_t	i;
+
+	(void)ctx;
+	for (i = 0; m->fdname && i < m->fdname_len; i++)
+		if (m->fdname[i] <= ' ' || m->fdname[i] >= 127 ||
+		    m->fdname[i] == ':')
+			break;
+	if (m->fdname && (i < m->fdname_len || m->fdname_len == 0 ||
+	    m->fdname_len > 255)) {
+		log_warn("%s: fd store: FDNAME= is not a name (printable, no "
+		    "':', at most 255 bytes): refused", s->def->name);
+		fd_drop(fds, n);
+		return;
+	}
+	if (n == 0)
+		socks_store_remove(service_of(s), m->fdname ? m->fdname :
+		    "stored", m->fdname ? m->fdname_len : 6);
+	else
+		socks_store_add(service_of(s), fds, n, m->fdname,
+		    m->fdname_len);
 }
 
 /*
@@ -692,6 +720,7 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	sup->notify.path = sup->notify_path;
 	sup->notify.lookup = mainpid_lookup;
 	sup->notify.mainpid = mainpid_set;
+	sup->notify.fdstore = sup_fdstore;
 	sup->notify.ctx = sup;
 	sup->httpd.loop = sup->loop;
 	sup->httpd.body = sup_metrics_body;

@@ -129,8 +129,39 @@ svc_is_task(const struct svc *s)
 bool
 svc_satisfies(const struct svc *s)
 {
-	return (s->state == SVC_READY || s->state == SVC_DONE) &&
-	    !s->restart_req;
+	return (s->state == SVC_READY || s->state == SVC_DONE ||
+	    s->state == SVC_LISTENING) && !s->restart_req;
+}
+
+/* Is it an accept = yes listener, whose instances serve its clients? */
+bool
+svc_is_listener(const struct svc *s)
+{
+	return s->def->accept && strchr(s->def->name, '@') == NULL;
+}
+
+/*
+ * Wanted up, with nothing to start until a client comes: watch its
+ * sockets (LISTENING).  A socket that cannot be bound fails it.
+ */
+static void
+svc_listen(struct svc *s)
+{
+	struct svc_reason	r = s->reason;
+	int			rc;
+
+	if (s->state == SVC_LISTENING)
+		return;
+	if ((rc = s->set->ops->listen(s, true)) < 0) {
+		s->want_up = false;
+		if (s->state == SVC_BACKOFF)
+			svc_disarm(s);
+		svc_set_state(s, SVC_FAILED, svc_why(WHY_LISTEN, -rc));
+		return;
+	}
+	if (r.why == WHY_STOPPED || r.why == WHY_NONE || r.why == WHY_WAITING)
+		r = svc_why(WHY_ON_DEMAND, 0);
+	svc_set_state(s, SVC_LISTENING, r);
 }
 
 /* Set up a service for a definition; it starts STOPPED, wanting down. */
@@ -376,6 +407,9 @@ svc_spawn(struct svc *s)
 
 	if (!svc_spawn_room(s))
 		return;
+	if (s->state == SVC_LISTENING)
+		ops->listen(s, false);
+	s->triggered = false;
 	s->set->spawns++;
 	if (now - s->limit_begin > (int64_t)s->def->start_limit_interval ||
 	    s->limit_count == 0) {
@@ -431,7 +465,8 @@ svc_spawn_main(struct svc *s, bool counted)
 		if (rc == -EMFILE || rc == -ENFILE || rc == -EAGAIN ||
 		    rc == -ENOMEM)
 			s->limit_count--;
-		s->last = svc_why(WHY_SPAWN, -rc);
+		/* s->fail: the op said why (its sockets: socks.c). */
+		s->last = svc_why(s->fail ? WHY_LISTEN : WHY_SPAWN, -rc);
 		svc_backoff(s, s->last, true);
 		return;
 	}
@@ -600,6 +635,11 @@ svc_step_down(struct svc *s)
 		}
 		return;
 	}
+	if (s->set->ops->listen != NULL && (svc_is_listener(s) ||
+	    (s->def->on_demand && !s->triggered))) {
+		svc_listen(s);
+		return;
+	}
 	svc_spawn(s);
 }
 
@@ -639,6 +679,13 @@ static void
 svc_step(struct svc *s)
 {
 	switch (s->state) {
+	case SVC_LISTENING:
+		if (!s->want_up || s->restart_req) {
+			s->set->ops->listen(s, false);
+			svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
+		}
+		svc_step_down(s);
+		break;
 	case SVC_STOPPED:
 	case SVC_FAILED:
 	case SVC_BACKOFF:
@@ -663,6 +710,17 @@ svc_step(struct svc *s)
 	case SVC_DONE:
 		break;
 	}
+}
+
+/* Event: a client came to a LISTENING service: start it. */
+void
+svc_triggered(struct svc *s)
+{
+	if (s->state != SVC_LISTENING)
+		return;
+	s->triggered = true;
+	svc_kick(s);
+	svc_set_run(s->set);
 }
 
 /*
@@ -1068,6 +1126,10 @@ svc_after_death(struct svc *s, struct svc_reason death)
 		if (svc_is_task(s) && clean) {
 			s->want_up = false;
 			svc_set_state(s, SVC_DONE, death);
+		} else if (d->on_demand && clean) {
+			/* Done with its clients: listen for the next. */
+			svc_set_state(s, SVC_STOPPED, death);
+			svc_kick(s);
 		} else if (again) {
 			svc_backoff(s, death, false);
 		} else {

@@ -24,6 +24,10 @@
  *   DONE                  a run-once service (ready = exit) that exited 0:
  *                         it satisfies what requires it or comes after it,
  *                         wants nothing, and runs again only on a command
+ *   LISTENING             wanted up, with no process: an on_demand service
+ *                         until a client comes (its sockets are held, so
+ *                         it satisfies what requires it); an accept
+ *                         listener for ever (its instances run)
  *
  * A service counts as READY once its readiness kind says so and, with
  * settle, once it has stayed up that long since its spawn; a death before
@@ -39,6 +43,7 @@ enum svc_state {
 	SVC_BACKOFF,
 	SVC_FAILED,
 	SVC_DONE,		/* ready = exit: exited 0 */
+	SVC_LISTENING,		/* on_demand: its sockets wait for a client */
 	SVC__STATES
 };
 
@@ -67,6 +72,8 @@ enum svc_why {
 	WHY_HOOK,		/* stage: its hook failed; code: status */
 	WHY_IN_HOOK,		/* stage: the hook running */
 	WHY_UNHEALTHY,		/* code: its last check's status */
+	WHY_LISTEN,		/* code: errno binding: s->fail */
+	WHY_ON_DEMAND,		/* listening until a client comes */
 };
 
 /*
@@ -148,6 +155,9 @@ struct svc_ops {
 	 * svc_hook_done() follows. */
 	int	(*hook)(struct svc *, int kind);
 	void	(*hook_stop)(struct svc *);
+	/* Watch its sockets for a client (on), or stop (NULL: never one):
+	 * 0, or -errno (they could not be bound: s->fail says why). */
+	int	(*listen)(struct svc *, bool on);
 };
 
 /*
@@ -222,6 +232,7 @@ struct svc_ops {
 	X(bool, died_stopped, SKIP)	/* ... stopped by request */	\
 	/* STARTING: start_pre_exec done, its spawn waits for room */	\
 	X(bool, pre_done, BOOL)						\
+	X(bool, triggered, BOOL)	/* LISTENING: a client came */	\
 	X(TAILQ_ENTRY(svc), q, SKIP)	/* the queue's link */
 
 #define SVC_MEMBER(type, name, how)	type name;
@@ -294,6 +305,8 @@ int		 svc_status_text(struct svc *s, const char *text, size_t len);
 bool		 svc_has_process(const struct svc *s);
 bool		 svc_is_task(const struct svc *s);
 bool		 svc_satisfies(const struct svc *s);
+bool		 svc_is_listener(const struct svc *s);
+void		 svc_triggered(struct svc *s);
 const char	*svc_state_name(enum svc_state st);
 void		 svc_reason_format(const struct svc *s, char *out, size_t n);
 const char	*spawn_stage_name(enum spawn_stage st);

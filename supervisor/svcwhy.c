@@ -20,7 +20,7 @@ svc_state_name(enum svc_state st)
 		[SVC_STOPPED] = "stopped", [SVC_STARTING] = "starting",
 		[SVC_READY] = "ready", [SVC_STOPPING] = "stopping",
 		[SVC_BACKOFF] = "backoff", [SVC_FAILED] = "failed",
-		[SVC_DONE] = "done",
+		[SVC_DONE] = "done", [SVC_LISTENING] = "listening",
 	};
 
 	return st < SVC__STATES ? names[st] : "?";
@@ -170,6 +170,13 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		break;
 	case WHY_IN_HOOK:
 		snprintf(out, n, "running %s", hook_name(r->code));
+		break;
+	case WHY_LISTEN:
+		snprintf(out, n, "%s", s->fail ? s->fail : strerror(r->code));
+		break;
+	case WHY_ON_DEMAND:
+		snprintf(out, n, "%s", svc_is_listener(s) ? "accepting" :
+		    "until a client comes");
 		break;
 	case WHY_UNHEALTHY: {
 		char	how[128];

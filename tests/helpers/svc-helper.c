@@ -38,6 +38,19 @@
  *                      "listening", and
  *                      append what each client sends to FILE (an
  *                      impostor of pidvisor's control socket)
+ *   fds=FILE           append what it was given (socket activation) to
+ *                      FILE: "fds N names NAMES pid ok|wrong", then a
+ *                      line per fd from 3: "fd N TYPE" (stream, dgram,
+ *                      file: the path it reads)
+ *   serve[=N]          on each of its LISTEN_FDS, answer each client (a
+ *                      connection, or a datagram) with "pid PID\n", and
+ *                      close; for ever, or N clients
+ *   reply              read a line from stdin, write "pid PID LINE" and
+ *                      "fds N" on stdout (an inetd-style service)
+ *   fdstore=FILE:NAME  open FILE and hand it to pidvisor: FDSTORE=1 with
+ *                      FDNAME=NAME; print "stored" or the error
+ *   fdstore-remove=NAME
+ *                      FDSTOREREMOVE=1 with FDNAME=NAME
  *   alloc=MB           allocate MB MiB and touch every page
  *   grow=MB:STEP:MS    allocate MB MiB, STEP MiB every MS milliseconds
  *   free               give back everything allocated
@@ -235,6 +248,154 @@ split(char *s)
 static char	hup_file[512], hup_tag[64];
 
 static void	notify(const char *);
+
+/* How many fds socket activation gave us (0 if LISTEN_PID is not us). */
+static int
+listen_fds(void)
+{
+	const char	*pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+
+	if (pid == NULL || n == NULL || atoi(pid) != (int)getpid())
+		return 0;
+	return atoi(n);
+}
+
+static void
+report_fds(const char *file)
+{
+	FILE		*f = fopen(file, "a");
+	const char	*pid = getenv("LISTEN_PID");
+	char		 link[256], path[64];
+	int		 i, n = listen_fds(), type;
+	socklen_t	 len;
+	ssize_t		 k;
+
+	if (f == NULL)
+		exit(2);
+	fprintf(f, "fds %s names %s pid %s\n", getenv("LISTEN_FDS") ?
+	    getenv("LISTEN_FDS") : "-", getenv("LISTEN_FDNAMES") ?
+	    getenv("LISTEN_FDNAMES") : "-", pid == NULL ? "-" :
+	    atoi(pid) == (int)getpid() ? "ok" : "wrong");
+	for (i = 3; i < 3 + n; i++) {
+		len = sizeof(type);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", i);
+		if (getsockopt(i, SOL_SOCKET, SO_TYPE, &type, &len) == 0) {
+			fprintf(f, "fd %d %s\n", i, type == SOCK_STREAM ?
+			    "stream" : "dgram");
+		} else if ((k = readlink(path, link, sizeof(link) - 1)) > 0) {
+			link[k] = '\0';
+			fprintf(f, "fd %d file %s\n", i, link);
+		} else {
+			fprintf(f, "fd %d bad\n", i);
+		}
+	}
+	fclose(f);
+}
+
+/* Answer every client of our LISTEN_FDS with our pid, for ever. */
+static void
+serve(int count)
+{
+	struct pollfd	pfd[64];
+	char		msg[64], buf[512];
+	int		i, n = listen_fds(), c, type;
+	socklen_t	len;
+
+	if (n <= 0 || n > 64) {
+		fprintf(stderr, "serve: no LISTEN_FDS\n");
+		exit(2);
+	}
+	snprintf(msg, sizeof(msg), "pid %d\n", (int)getpid());
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = 3 + i, .events = POLLIN };
+	while (count != 0) {
+		if (poll(pfd, (nfds_t)n, -1) < 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			len = sizeof(type);
+			getsockopt(pfd[i].fd, SOL_SOCKET, SO_TYPE, &type, &len);
+			if (type == SOCK_DGRAM) {
+				struct sockaddr_storage	from;
+				socklen_t		fl = sizeof(from);
+
+				if (recvfrom(pfd[i].fd, buf, sizeof(buf),
+				    MSG_DONTWAIT, (struct sockaddr *)&from,
+				    &fl) >= 0)
+					sendto(pfd[i].fd, msg, strlen(msg), 0,
+					    (struct sockaddr *)&from, fl);
+				if (count > 0)
+					count--;
+				continue;
+			}
+			if ((c = accept4(pfd[i].fd, NULL, NULL,
+			    SOCK_CLOEXEC)) < 0)
+				continue;
+			(void)!write(c, msg, strlen(msg));
+			close(c);
+			if (count > 0)
+				count--;
+		}
+	}
+}
+
+/* An inetd-style service: one line in, one answer out. */
+static void
+reply(void)
+{
+	char	line[256];
+
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		line[0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	printf("pid %d %s\nfds %d\n", (int)getpid(), line, listen_fds());
+	fflush(stdout);
+}
+
+/* FDSTORE=1: hand pidvisor an fd of FILE, named name. */
+static void
+fdstore(const char *file, const char *name)
+{
+	struct sockaddr_un	 sa = { .sun_family = AF_UNIX };
+	const char		*path = getenv("NOTIFY_SOCKET");
+	char			 msg[256];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(int))];
+	}			 cbuf;
+	struct iovec		 iov;
+	struct msghdr		 mh = { 0 };
+	int			 s, fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || path == NULL) {
+		printf("fdstore: %s\n", fd < 0 ? strerror(errno) :
+		    "no NOTIFY_SOCKET");
+		return;
+	}
+	snprintf(msg, sizeof(msg), "FDSTORE=1\nFDNAME=%s", name);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	iov.iov_base = msg;
+	iov.iov_len = strlen(msg);
+	mh.msg_name = &sa;
+	mh.msg_namelen = sizeof(sa);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = sizeof(cbuf.b);
+	cbuf.h.cmsg_level = SOL_SOCKET;
+	cbuf.h.cmsg_type = SCM_RIGHTS;
+	cbuf.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&cbuf.h), &fd, sizeof(int));
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sendmsg(s, &mh, 0) < 0)
+		printf("fdstore: %s\n", strerror(errno));
+	else
+		printf("stored\n");
+	fflush(stdout);
+	close(s);
+	close(fd);
+}
 
 static void
 on_hup(int sig)
@@ -579,6 +740,22 @@ main(int argc, char **argv)
 			char	*tag = split(v);
 
 			stamp(v, tag);
+		} else if (!strcmp(a, "fds")) {
+			report_fds(v);
+		} else if (!strcmp(a, "serve")) {
+			serve(v ? atoi(v) : -1);
+		} else if (!strcmp(a, "reply")) {
+			reply();
+		} else if (!strcmp(a, "fdstore")) {
+			char	*name = split(v);
+
+			fdstore(v, name);
+		} else if (!strcmp(a, "fdstore-remove")) {
+			char	msg[256];
+
+			snprintf(msg, sizeof(msg), "FDSTOREREMOVE=1\\nFDNAME=%s",
+			    v);
+			notify(msg);
 		} else if (!strcmp(a, "ready-fd")) {
 			(void)!write(atoi(v), "\n", 1);
 			close(atoi(v));

@@ -1,0 +1,61 @@
+/* socks.h - the fds pidvisor holds for a service: its sockets, its store */
+#ifndef PIDVISOR_SOCKS_H
+#define PIDVISOR_SOCKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "listen.h"
+#include "util.h"
+
+/* One fd held: a socket bound for listen (spec), or one it stored. */
+struct held_fd {
+	int		 fd;
+	char		*spec;		/* listen's value; NULL: stored */
+	char		*name;		/* stored: FDNAME= */
+	struct file_id	 id;		/* a unix socket's path */
+};
+
+struct socks {
+	struct held_fd	*listen;	/* as its listen keys say, in order */
+	uint32_t	 nlisten;
+	struct held_fd	*store;		/* its fd store, oldest first */
+	uint32_t	 nstore;
+	ev_io		*watch;		/* LISTENING: one per listen fd */
+	bool		 watching;
+	uint32_t	 conns;		/* accept listener: instances alive */
+	uint32_t	 seq;		/* ... the last one's number */
+	int		 conn;		/* accept instance: its client until
+					 * its spawn is over; -1 */
+	bool		 counted;	/* ... counted in its listener's conns */
+};
+
+struct sup;
+struct service;
+struct svc_def;
+struct st_w;
+struct st_r;
+
+int	socks_prepare(struct service *ss, const struct svc_def *d,
+	    struct held_fd **out, uint32_t *nout, char *err, size_t n);
+void	socks_abort(struct service *ss, struct held_fd *v, uint32_t n);
+int	socks_commit(struct sup *sup, struct service *ss, struct held_fd *v,
+	    uint32_t n);
+int	socks_open(struct sup *sup, struct service *ss);
+int	socks_pass(struct service *ss, int *fds, struct buf *names);
+int	socks_watch(struct sup *sup, struct service *ss, bool on);
+void	socks_spawned(struct service *ss);
+void	socks_changed(struct sup *sup, struct service *ss);
+void	socks_free(struct sup *sup, struct service *ss);
+int	socks_store_add(struct service *ss, int *fds, size_t n,
+	    const char *name, size_t len);
+void	socks_store_remove(struct service *ss, const char *name, size_t len);
+void	socks_store_drop(struct service *ss);
+void	socks_save(const struct socks *sk, struct st_w *w);
+int	socks_load(struct sup *sup, struct service *ss, struct st_r *r);
+void	fd_drop(int *fds, size_t n);
+
+#endif
