@@ -23,14 +23,14 @@ DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev \
 		   libseccomp-dev libcap-dev
 DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit \
 		   prometheus curl iproute2 \
-		   mmdebstrap e2fsprogs openssh-client
+		   mmdebstrap e2fsprogs openssh-client socat wrk
 DEPS_GUEST	 = linux-source-6.1 bc bison flex libelf-dev xz-utils patch \
 		   busybox-static qemu-system-x86
 DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps check test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
 	kernel kernel-stock kernel-test initramfs qemu-test-stock install uninstall \
-	bench bench-deps bench-bins fuzz fuzz-deps fuzz-replay storm torture \
+	bench bench-deps bench-bins bench-sockets fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
 	lint lint-deps memcheck clean help
 
@@ -73,6 +73,7 @@ help:
 	@echo "make install    PREFIX=/usr/local DESTDIR=: binaries, manuals,"
 	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
+	@echo "make bench-sockets  a server's clients across 100 restarts (wrk)"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60), or FUZZ_RUNS runs"
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
 	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
@@ -402,11 +403,15 @@ run-debian: debian kernel
 # daemontools-run, which would take over this machine's init).
 DEPS_BENCH	 = runit s6 daemontools
 BENCH_BINS	 = $(B)/bench/bench-svc $(B)/bench/limit $(B)/bench/harness \
+		   $(B)/bench/bench-httpd \
 		   $(B)/qemu/initramfs-bench.cpio.gz
 
 $(B)/bench/bench-svc: bench/svc.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -o $@ $<
+$(B)/bench/bench-httpd: bench/httpd.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -o $@ $<
 $(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o $(B)/obj/env.o \
     $(B)/obj/sandbox_child.o $(B)/obj/util.o
 	@mkdir -p $(@D)
@@ -445,6 +450,12 @@ bench-bins: all kernel
 bench: bench-deps
 	@$(MAKE) --no-print-directory bench-bins
 	@bench/run.sh
+
+# Its last section alone: a server's clients across 100 restarts.
+bench-sockets: deps
+	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_BENCH)"
+	@$(MAKE) --no-print-directory $(B)/bench/bench-httpd all
+	@bench/sockets.sh
 
 # Static analysis.  cppcheck gets a plain container_of (it misreads the
 # typeof in ours); readdir() and fgetpwent() are fine single-threaded;

@@ -545,6 +545,20 @@ while read -r line; do
 	    "$(kv back_median_ms "$line")" "$(kv back_max_ms "$line")" >>"$JSON"
 done <<<"$hh"
 
+# 10. Restarts under load (bench/sockets.sh): a server's clients while
+# it restarts, pidvisor holding its socket or not, and the peers; its
+# own table, printed last.
+sc="pidvisor-listen pidvisor-bind"
+for peer in $PEERS; do
+	case $peer in
+	runit)	sc="$sc runit" ;;
+	s6)	sc="$sc s6 s6-fdholder" ;;
+	esac
+done
+echo "restarts under load: $sc" >&2
+if [ $smoke = 1 ]; then sargs=(--smoke); else sargs=(); fi
+SOCKS=$(CONTENDERS=$sc "$top/bench/sockets.sh" "${sargs[@]}")
+
 echo
 printf "%-34s %-12s %12s %-8s %8s\n" FIGURE WHO VALUE UNIT "VS LIMIT"
 printf '%s\n' "${ROWS[@]}"
@@ -553,3 +567,4 @@ printf "%-16s %10s %9s %9s %6s %6s %6s %10s %10s\n" CONTENDER "STALL MS" \
     "RTT P99" "RTT MAX" KILLS WRONG "OOM K" "BACK MED" "BACK MAX"
 printf '%s\n' "${HH[@]}"
 echo "(JSON lines in $JSON)"
+echo "$SOCKS"

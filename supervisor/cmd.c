@@ -500,11 +500,12 @@ cmd_metrics(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
-/* Is a service as is-ready wants it: ready, or a task done? */
+/* Is a service as is-ready wants it: ready, a task done, or listening? */
 static bool
 cmd_ready(const struct svc *s)
 {
-	return s->state == SVC_READY || s->state == SVC_DONE;
+	return s->state == SVC_READY || s->state == SVC_DONE ||
+	    s->state == SVC_LISTENING;
 }
 
 /*

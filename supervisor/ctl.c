@@ -260,15 +260,18 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 {
 	switch (c->wait) {
 	case WAIT_UP:
-		if (s->state == SVC_READY || s->state == SVC_DONE)
+		/* Listening: up, its sockets take clients. */
+		if (s->state == SVC_READY || s->state == SVC_DONE ||
+		    s->state == SVC_LISTENING)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
 		    (s->state == SVC_STOPPED && !s->want_up))
 			return -1;
 		return 0;
 	case WAIT_RESTART:
-		if ((s->state == SVC_READY || s->state == SVC_DONE) &&
-		    s->starts != starts && !s->restart_req)
+		if ((((s->state == SVC_READY || s->state == SVC_DONE) &&
+		    s->starts != starts) || s->state == SVC_LISTENING) &&
+		    !s->restart_req)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
 		    (s->state == SVC_STOPPED && !s->want_up &&

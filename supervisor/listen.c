@@ -10,8 +10,8 @@
  * a resolver), "*" for any, or "localhost".  A stream socket listens
  * with listen_backlog; a unix socket is made with its mode and group
  * from its birth (umask, setfsgid), then given to its owner, so that no
- * moment exists in which others may connect to it.  Every socket is non-blocking and
- * close-on-exec in our hands: what the service gets is a copy (spawn.c).
+ * moment exists in which others may connect to it.  A socket is made
+ * non-blocking; socks.c makes it blocking for a service that takes it.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -26,6 +26,7 @@
  * last.  Listen sockets are ours, and their close does not wait.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,12 @@ socks_prepare(struct service *ss, const struct svc_def *d,
 			    err, n);
 		} else if ((rc = listen_bind(d->listen[i], &o, &v[i].id, err,
 		    n)) >= 0) {
+			/* Blocking, as inetd's: the service may accept
+			 * without a poll.  An accept listener's stays
+			 * non-blocking: we accept on it. */
+			if (!d->accept)
+				fcntl(rc, F_SETFL, fcntl(rc, F_GETFL) &
+				    ~O_NONBLOCK);
 			v[i].fd = spawn_fd_keep(rc);
 			rc = 0;
 		}

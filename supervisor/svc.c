@@ -681,6 +681,9 @@ svc_step(struct svc *s)
 	switch (s->state) {
 	case SVC_LISTENING:
 		if (!s->want_up || s->restart_req) {
+			/* What requires it stops first, as for any stop. */
+			if (svc_blocking_stop(s) != NULL)
+				break;
 			s->set->ops->listen(s, false);
 			svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 		}

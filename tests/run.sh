@@ -82,7 +82,10 @@ for tier in "${tiers[@]}"; do
 		    [ "$(jq -s '[.[] | select(.figure | startswith("reclaim"))] |
 		        length' build/bench.json)" -ge 3 ] &&
 		    [ "$(jq -s '[.[] | select(.figure == "head-to-head" and
-		        .rtt_p99_ms > 0)] | length' build/bench.json)" -ge 1 ]; then
+		        .rtt_p99_ms > 0)] | length' build/bench.json)" -ge 1 ] &&
+		    [ "$(jq -s '[.[] | select(.figure ==
+		        "restart under load, median" and .rps > 0)] | length' \
+		        build/bench-sockets.json)" -ge 2 ]; then
 			echo "ok - bench smoke: $n pidvisor figures" |
 			    tee -a "$results"
 		else

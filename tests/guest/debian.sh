@@ -6,6 +6,7 @@
 # done (hostname, sysctl.d), sshd runs with /etc/default/ssh's $SSHD_OPTS,
 # rsyslog got a line from logger and, through log = syslog, a new
 # service's lines, rsyslog and cron run hardened (and cron runs a job),
+# sshd -i serves a client of port 2200 as an instance of its own,
 # `pidvisorctl poweroff` ends QEMU,
 # e2fsck -n finds the file system clean, its journal empty, and the
 # random seed was saved at power-off.  Then once by Debian's systemd, the image's other init
@@ -68,6 +69,26 @@ hardened() {
 	    "$(gssh 'ls -l /run/cron-ran; grep -a CRON /var/log/syslog | tail -3' 2>&1)"
 }
 
+no_instance() {
+	! gssh pidvisorctl status 2>&1 | grep -q '^ssh-i@'
+}
+
+# sshd -i per client on port 2200 (ssh-i@.ini, accept = yes): a session
+# through it is an instance of its own, ssh-i@N, beside the listener,
+# and the instance is gone once the session is over.
+accepted() {
+	local b=$1 who=$2 out
+	out=$(SSH_PORT=$port2 gssh 'pidvisorctl status; ps -C sshd -o args=' \
+	    2>&1)
+	grep -Eq '^ssh-i +listening .* accepting' <<<"$out" &&
+	    grep -Eq '^ssh-i@[0-9]+ +ready ' <<<"$out" &&
+	    grep -q '^/usr/sbin/sshd -i' <<<"$out"
+	ok $? "boot $b ($who): sshd -i, one per client (accept = yes)" "$out"
+	until_ok 30 no_instance
+	ok $? "boot $b ($who): its instance is gone with its client" \
+	    "$(gssh pidvisorctl status 2>&1)"
+}
+
 # boot N [systemd]: one boot by pidvisor, or by Debian's systemd (the
 # other init of the image: it still boots it, on our kernel).
 boot() {
@@ -119,6 +140,7 @@ boot() {
 		gssh "rm /etc/pidvisor/services/hello.ini && pidvisorctl reload" \
 		    >/dev/null 2>&1
 		hardened "$b" "$who"
+		accepted "$b" "$who"
 	fi
 	if [ "$who" = systemd ]; then
 		gssh systemctl poweroff >/dev/null 2>&1

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "env.h"
+#include "listen.h"
 #include "output.h"
 #include "pidmap.h"
 #include "service.h"
@@ -125,6 +126,81 @@ test_env_watchdog(void **state)
 	assert_int_equal(env_count(env, "WATCHDOG_PID=4242"), 1);
 	assert_int_equal(env_len(env), 5);
 	env_free(env);
+}
+
+/* Socket activation's variables: ours, LISTEN_PID's room for the child. */
+static void
+test_env_listen(void **state)
+{
+	char *const	 base[] = { "LISTEN_FDS=9", "LISTEN_PID=1",
+			    "LISTEN_FDNAMES=x", "A=base", NULL };
+	char		*slot = NULL, *wslot;
+	const struct env_req	r = { .base = base, .listen_fds = 2,
+				    .listen_names = "web:stored",
+				    .listen_slot = &slot };
+	char		**env;
+	const char	*path;
+
+	(void)state;
+	assert_int_equal(env_build(&r, &env, &path, &wslot), 0);
+	assert_null(wslot);
+	assert_int_equal(env_count(env, "LISTEN_FDS=9"), 0);
+	assert_int_equal(env_count(env, "LISTEN_FDS=2"), 1);
+	assert_int_equal(env_count(env, "LISTEN_FDNAMES=web:stored"), 1);
+	assert_non_null(slot);
+	strcpy(slot, "77");
+	assert_int_equal(env_count(env, "LISTEN_PID=77"), 1);
+	assert_int_equal(env_count(env, "LISTEN_PID=1"), 0);
+	assert_int_equal(env_len(env), 4);
+	env_free(env);
+}
+
+/* listen values: what each means, and what is refused. */
+static void
+test_listen_parse(void **state)
+{
+	static const char *const good[] = {
+		"tcp:127.0.0.1:80", "tcp:*:8080", "tcp:localhost:1",
+		"tcp6:[::1]:443", "tcp6:*:22", "udp:10.0.0.1:53",
+		"udp6:[fe80::1]:9", "unix:/run/x.sock",
+	};
+	static const char *const bad[] = {
+		"tcp:host:80", "tcp:127.0.0.1:0", "tcp:127.0.0.1:65536",
+		"tcp:127.0.0.1", "tcp6:::1:80", "tcp:[::1]:80", "unix:run/x",
+		"unix:/a/../b", "unix:/run/", "sctp:1.2.3.4:5", "tcp::80", "",
+		"unix:/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	};
+	struct listen_addr	a, b;
+	char			err[256];
+	size_t			i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		if (listen_parse(good[i], &a, err, sizeof(err)) < 0)
+			print_error("%s: %s\n", good[i], err);
+		assert_int_equal(listen_parse(good[i], &a, err, sizeof(err)),
+		    0);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (listen_parse(bad[i], &a, err, sizeof(err)) == 0)
+			print_error("%s: taken\n", bad[i]);
+		assert_int_equal(listen_parse(bad[i], &a, err, sizeof(err)),
+		    -EINVAL);
+		assert_non_null(strstr(err, "expected"));
+	}
+	/* One address: the same socket, whatever the spelling. */
+	assert_int_equal(listen_parse("tcp:localhost:80", &a, err,
+	    sizeof(err)), 0);
+	assert_int_equal(listen_parse("tcp:127.0.0.1:80", &b, err,
+	    sizeof(err)), 0);
+	assert_true(listen_same(&a, &b));
+	assert_int_equal(listen_parse("udp:127.0.0.1:80", &b, err,
+	    sizeof(err)), 0);
+	assert_false(listen_same(&a, &b));
+	assert_int_equal(listen_parse("tcp:127.0.0.1:81", &b, err,
+	    sizeof(err)), 0);
+	assert_false(listen_same(&a, &b));
 }
 
 /* A scratch directory for env files, removed by the test. */
@@ -610,6 +686,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_base),
+		cmocka_unit_test(test_env_listen),
+		cmocka_unit_test(test_listen_parse),
 		cmocka_unit_test(test_env_keys),
 		cmocka_unit_test(test_env_no_path),
 		cmocka_unit_test(test_env_watchdog),

@@ -38,6 +38,7 @@ static struct {
 	bool		 quiet;		/* do not log transitions */
 	bool		 busy;		/* ops->busy */
 	int64_t		 hold;		/* ops->hold: ms to wait for memory */
+	int		 listen_rc;	/* ops->listen(on): -errno */
 	int		 holds;		/* calls of ops->hold */
 	int		 defers;	/* calls of ops->defer */
 	struct buf	 log;
@@ -163,11 +164,23 @@ f_hook_stop(struct svc *s)
 	logw("hook-stop %s", s->def->name);
 }
 
+/* Its sockets watched (on) or not; W.listen_rc: the next watch fails. */
+static int
+f_listen(struct svc *s, bool on)
+{
+	int	rc = on ? W.listen_rc : 0;
+
+	W.listen_rc = 0;
+	logw("%s %s%s", on ? "listen" : "unlisten", s->def->name,
+	    rc ? " failed" : "");
+	return rc;
+}
+
 static const struct svc_ops fake_ops = {
 	.spawn = f_spawn, .busy = f_busy, .signal = f_signal, .timer = f_timer,
 	.timer_stop = f_timer_stop, .changed = f_changed, .now = f_now,
 	.defer = f_defer, .hold = f_hold, .hook = f_hook,
-	.hook_stop = f_hook_stop,
+	.hook_stop = f_hook_stop, .listen = f_listen,
 };
 
 /* Make the services of the parsed W.conf, driven by the fake ops. */
@@ -592,6 +605,43 @@ test_restart_policies(void **state)
 	assert_int_equal(S("o")->state, SVC_BACKOFF);
 	assert_string_equal(reason(S("o")), "killed by signal KILL; restart "
 	    "in 100ms");
+}
+
+/*
+ * on_demand: listening until a client comes; it satisfies what requires
+ * it meanwhile; a clean exit listens again, a failure backs off first;
+ * a stop stops listening; sockets that cannot be bound fail it.
+ */
+static void
+test_on_demand(void **state)
+{
+	(void)state;
+	world("od", "[service]\nexec = x\nlisten = tcp:127.0.0.1:1\n"
+	    "on_demand = yes\nrestart = on-failure\n",
+	    "user", "[service]\nexec = x\nrequires = od\n", NULL);
+	EV(svc_start(S("user")));
+	expect_log("listen od;od>listening;spawn user;user>starting;"
+	    "user>ready;");
+	assert_string_equal(reason(S("od")), "until a client comes");
+	EV(svc_triggered(S("od")));
+	expect_log("unlisten od;spawn od;od>starting;od>ready;");
+	die(S("od"), 0, 0);
+	expect_log("od>stopped;listen od;od>listening;");
+	assert_string_equal(reason(S("od")), "exited with code 0");
+	EV(svc_triggered(S("od")));
+	log_clear();
+	die(S("od"), 1, 0);
+	expect_log("od>backoff;");
+	fire(S("od"));
+	expect_log("listen od;od>listening;");
+	EV(svc_stop(S("od")));
+	expect_log("user:TERM;user:CONT;user>stopping;");
+	die(S("user"), 0, SIGTERM);
+	expect_log("user>stopped;unlisten od;od>stopped;");
+	W.listen_rc = -EADDRINUSE;
+	EV(svc_start(S("od")));
+	expect_log("listen od failed;od>failed;");
+	assert_false(S("od")->want_up);
 }
 
 /* exec failed: the child reported it and dies; that is the reason. */
@@ -1442,6 +1492,7 @@ main(void)
 		T_(test_start_limit),
 		T_(test_start_limit_window),
 		T_(test_restart_policies),
+		T_(test_on_demand),
 		T_(test_exec_failure),
 		T_(test_spawn_failure),
 		T_(test_spawn_shortage),
