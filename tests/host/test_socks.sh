@@ -328,9 +328,13 @@ t_on_demand() {
 	# Stopped: not listening; started: listening again.
 	ctl stop od --wait --timeout=10s >/dev/null || fail "stop"
 	expect_match "$(ask "TCP:127.0.0.1:$p")" "Connection refused"
-	ctl start od >/dev/null || fail "start"
-	ctl wait od listening --timeout=10s || fail "od not listening"
+	ctl start od --wait --timeout=10s >/dev/null || fail "start --wait"
+	expect_eq "$(field od state)" listening
+	# A re-exec keeps it listening, its socket watched.
+	ctl reexec >/dev/null || fail "reexec"
+	expect_eq "$(field od state)" listening
 	expect_match "$(ask "TCP:127.0.0.1:$p")" "^pid [0-9]+$"
+	expect_eq "$(grep -c '^fds' "$T/fds")" 3 "starts"
 }
 
 t_accept() {
@@ -347,6 +351,7 @@ t_accept() {
 	pv_up
 	ctl wait echo listening --timeout=10s || fail "echo not listening"
 	expect_match "$(ctl status echo)" "listening .* accepting"
+	ctl reexec >/dev/null || fail "reexec"
 	expect_match "$(echo hello | timeout 15 socat -t 10 - \
 	    "TCP:127.0.0.1:$p" 2>&1)" "^pid [0-9]+ hello
 fds 1$"
