@@ -30,10 +30,13 @@
  * a drainer too: the purge of its queue would otherwise close their fds
  * in our thread.
  *
- * A service with an fd store (fdstore_max) is the exception: its socket
- * takes fds, received into our table with each datagram.  Those of its
- * main process's FDSTORE=1 are its store (socks.c); every other fd is
- * given to fd_drop(), which closes them in a child, never here.
+ * A service with an fd store (fdstore_max) gets the fds its main process
+ * stores (FDSTORE=1), but only those whose close cannot wait: a socket
+ * (whose linger we take off), a pipe, a memfd or a file of tmpfs, an
+ * anonymous file (eventfd, pidfd, ...).  Its socket takes fds whatever
+ * the kernel, and is always peeked at; its drainer looks at each fd in
+ * its own table, closes there what is not one of those, and forwards the
+ * rest to us over a socket pair of its own, with the count refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +46,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,7 +55,6 @@
 #include "notifymsg.h"
 #include "notifysock.h"
 #include "rawsys.h"
-#include "socks.h"
 #include "st.h"
 #include "util.h"
 
@@ -59,6 +63,7 @@
 #endif
 #define SCM_MAX_FD	253	/* the most one message carries */
 #define DRAIN_SOCK	0	/* the drainer's socket, and its ack pipe */
+#define DRAIN_FWD	1	/* ... where it forwards an fd store's fds */
 #define DRAIN_ACK	3
 #define DRAIN_RETRY	1.	/* s: a drainer could not be started */
 
@@ -70,8 +75,17 @@ struct notify_drain {
 	ev_io			 ack;		/* it took the datagram */
 	ev_io			 death;		/* its pidfd */
 	bool			 acked;
+	int			 fwd;		/* FDSTORE=1: what it forwards
+						 * comes here; -1 */
+	int			 fwd_child;	/* ... the child's end, until it
+						 * has it; -1 */
+	char			*name;		/* ... its FDNAME=, or NULL */
+	size_t			 name_len;
 	LIST_ENTRY(notify_drain) entry;
 };
+
+/* What a drainer does (its fn_arg). */
+static char	drain_one, drain_all, drain_fwd;
 
 static void	notifysock_read(struct notifysock *);
 static void	notifysock_on_read(struct ev_loop *, ev_io *, int);
@@ -110,12 +124,14 @@ notifysock_apply(struct notifysock *ns, const char *buf, size_t len)
 		svc_watchdog_trigger(s);
 	if (m.stopping)
 		svc_stopping(s);
+	if (m.fdstore_remove && ns->fds_ok && ns->dir->fdstore)
+		ns->dir->fdstore(ns->dir->ctx, s, NULL, 0, m.fdname,
+		    m.fdname_len, 0);
 }
 
-/* A datagram read (or peeked): apply it if its sender is the service. */
-static void
-notifysock_got(struct notifysock *ns, const char *buf, ssize_t n,
-    struct msghdr *mh)
+/* Is a datagram read (or peeked) whole, from the service's main? */
+static bool
+notifysock_from_main(struct notifysock *ns, ssize_t n, struct msghdr *mh)
 {
 	const struct ucred	*cred;
 	size_t			 nfds, extra;
@@ -123,73 +139,22 @@ notifysock_got(struct notifysock *ns, const char *buf, ssize_t n,
 	cred = notify_cmsgs(mh, NULL, 0, &nfds, &extra);
 	if (cred == NULL || (size_t)n > NOTIFY_MSG_MAX ||
 	    (mh->msg_flags & MSG_TRUNC))
-		return;
+		return false;
 	if (ns->dir->lookup(ns->dir->ctx, cred->pid) != ns->svc) {
 		log_debug("%s: notify: ignored a datagram from pid %d",
 		    ns->svc->def->name, (int)cred->pid);
-		return;
+		return false;
 	}
-	notifysock_apply(ns, buf, (size_t)n);
+	return true;
 }
 
-/*
- * Read the datagrams of a socket that takes fds (an fd store's): what
- * its main process stores is its; other fds go to fd_drop(), a batch at
- * a time.
- */
+/* A datagram read (or peeked): apply it if its sender is the service. */
 static void
-notifysock_read_fds(struct notifysock *ns)
+notifysock_got(struct notifysock *ns, const char *buf, ssize_t n,
+    struct msghdr *mh)
 {
-	char			 buf[NOTIFY_MSG_MAX + 1];
-	union {
-		struct cmsghdr	h;
-		char		b[CMSG_SPACE(sizeof(struct ucred)) +
-				  CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
-	}			 cbuf;
-	int			 fds[SCM_MAX_FD], drop[4 * SCM_MAX_FD];
-	size_t			 nfds, extra, ndrop = 0;
-	const struct ucred	*cred;
-	struct notify_msg	 m;
-	int			 i;
-
-	for (i = 0; i < 1024 && ns->fd >= 0; i++) {
-		struct iovec	iov = { buf, sizeof(buf) };
-		struct msghdr	mh = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
-		};
-		ssize_t		n;
-
-		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_TRUNC |
-		    MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		cred = notify_cmsgs(&mh, fds, SCM_MAX_FD, &nfds, &extra);
-		if (ns->svc != NULL && cred != NULL &&
-		    (size_t)n <= NOTIFY_MSG_MAX &&
-		    !(mh.msg_flags & MSG_TRUNC) &&
-		    ns->dir->lookup(ns->dir->ctx, cred->pid) == ns->svc &&
-		    notify_parse(buf, (size_t)n, &m) == 0) {
-			notifysock_apply(ns, buf, (size_t)n);
-			if (m.fdstore_remove && ns->dir->fdstore)
-				ns->dir->fdstore(ns->dir->ctx, ns->svc, NULL,
-				    0, &m);
-			if (m.fdstore && nfds > 0 && ns->dir->fdstore) {
-				ns->dir->fdstore(ns->dir->ctx, ns->svc, fds,
-				    nfds, &m);
-				nfds = 0;
-			}
-		}
-		if (nfds + ndrop > ARRAY_SIZE(drop)) {
-			fd_drop(drop, ndrop);
-			ndrop = 0;
-		}
-		memcpy(drop + ndrop, fds, nfds * sizeof(int));
-		ndrop += nfds;
-	}
-	fd_drop(drop, ndrop);
+	if (notifysock_from_main(ns, n, mh))
+		notifysock_apply(ns, buf, (size_t)n);
 }
 
 /*
@@ -226,9 +191,92 @@ notifysock_drop(struct msghdr *mh)
 }
 
 /*
- * The drainer's work: take one datagram off the socket (arg NULL) and
- * say so, or (arg not NULL: the socket is closing) say so and take
- * everything; then drop what came.
+ * In the drainer: may fd stay open in PID 1, its close never waiting?
+ * A socket (its linger taken off before any close of ours), a pipe, a
+ * file of tmpfs (a memfd), an anonymous file (eventfd, pidfd, ...).  Not
+ * a device, nor a file of another file system: its flush may wait.
+ */
+#ifndef ANON_INODE_FS_MAGIC
+#define ANON_INODE_FS_MAGIC	0x09041934
+#endif
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC		0x50494446
+#endif
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static bool
+notifysock_fd_safe(int fd)
+{
+	struct stat	st;
+	struct statfs	sf;
+
+	if (RAWSYS(SYS_fstat, fd, &st) < 0)
+		return false;
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+		return true;
+	if (RAWSYS(SYS_fstatfs, fd, &sf) < 0)
+		return false;
+	if ((unsigned long)sf.f_type == ANON_INODE_FS_MAGIC ||
+	    (unsigned long)sf.f_type == PIDFS_MAGIC)
+		return true;
+	return S_ISREG(st.st_mode) && ((unsigned long)sf.f_type ==
+	    TMPFS_MAGIC || (unsigned long)sf.f_type == HUGETLBFS_MAGIC);
+}
+
+/*
+ * In the drainer: forward the fds of a message that may stay open in
+ * PID 1 (an FDSTORE=1 of its main process) to DRAIN_FWD, with the count
+ * of those refused; the rest stay for notifysock_drop().
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static void
+notifysock_forward(struct msghdr *mh)
+{
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
+	}		 out;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	struct msghdr	 fm;
+	int		 fds[SCM_MAX_FD], refused = 0, fd;
+	size_t		 i, n, k = 0;
+
+	for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET ||	/* NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult) */
+		    c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (k < SCM_MAX_FD && notifysock_fd_safe(fd))
+				fds[k++] = fd;
+			else
+				refused++;
+		}
+	}
+	iov.iov_base = &refused;
+	iov.iov_len = sizeof(refused);
+	fm.msg_name = NULL;
+	fm.msg_namelen = 0;
+	fm.msg_iov = &iov;
+	fm.msg_iovlen = 1;
+	fm.msg_control = k ? out.b : NULL;
+	fm.msg_controllen = k ? CMSG_SPACE(k * sizeof(int)) : 0;
+	fm.msg_flags = 0;
+	if (k) {
+		out.h.cmsg_level = SOL_SOCKET;
+		out.h.cmsg_type = SCM_RIGHTS;
+		out.h.cmsg_len = CMSG_LEN(k * sizeof(int));
+		memcpy(CMSG_DATA(&out.h), fds, k * sizeof(int));
+	}
+	RAWSYS(SYS_sendmsg, DRAIN_FWD, &fm, MSG_DONTWAIT);
+}
+
+/*
+ * The drainer's work: take one datagram off the socket and say so
+ * (&drain_one), forwarding what may be stored first (&drain_fwd); or
+ * (&drain_all: the socket is closing) say so and take everything.  Then
+ * drop what came: its close may wait, here.
  */
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static int
@@ -243,7 +291,7 @@ notifysock_drainer(void *arg)
 	struct msghdr	 mh;
 	char		 byte;
 	long		 n;
-	bool		 all = arg != NULL;
+	bool		 all = arg == &drain_all;
 
 	if (all)
 		RAWSYS(SYS_write, DRAIN_ACK, "x", 1);
@@ -259,6 +307,8 @@ notifysock_drainer(void *arg)
 		mh.msg_flags = 0;
 		n = RAWSYS(SYS_recvmsg, DRAIN_SOCK, &mh, MSG_DONTWAIT |
 		    MSG_CMSG_CLOEXEC | MSG_TRUNC);
+		if (n >= 0 && arg == &drain_fwd)
+			notifysock_forward(&mh);
 		if (!all)
 			RAWSYS(SYS_write, DRAIN_ACK, n >= 0 ? "x" : "-", 1);
 		if (n >= 0)
@@ -280,17 +330,59 @@ notifysock_drain_free(struct notify_drain *dr)
 		close(dr->ack.fd);
 	if (dr->death.fd >= 0)
 		close(dr->death.fd);
+	if (dr->fwd >= 0)
+		close(dr->fwd);
+	if (dr->fwd_child >= 0)
+		close(dr->fwd_child);
+	free(dr->name);
 	spawn_proc_free(&dr->proc);	/* dead: off its stack */
 	LIST_REMOVE(dr, entry);
-	free(dr);
-	if (ns == NULL || ns->drain != dr)
+	if (ns == NULL || ns->drain != dr) {
+		free(dr);
 		return;
+	}
 	ns->drain = NULL;
-	if (ns->waiting) {
+	if (ns->waiting && !dr->acked) {
+		/* It died without its datagram: not a storm of them. */
+		ev_timer_start(loop, &ns->retry);
+	} else if (ns->waiting) {
 		ns->waiting = false;
 		ev_io_start(loop, &ns->w);
 		notifysock_read(ns);
 	}
+	free(dr);
+}
+
+/*
+ * What a drainer forwarded of an FDSTORE=1: the fds that may be stored,
+ * each safe to close here, to the service's store; the count refused.
+ */
+static void
+notifysock_forwarded(struct notify_drain *dr)
+{
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(int) * SCM_MAX_FD)];
+	}			 cbuf;
+	int			 fds[SCM_MAX_FD], refused = 0;
+	struct iovec		 iov = { &refused, sizeof(refused) };
+	struct msghdr		 mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+	};
+	size_t			 n = 0, extra, i;
+	struct notifysock	*ns = dr->ns;
+
+	if (recvmsg(dr->fwd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+		return;
+	notify_cmsgs(&mh, fds, SCM_MAX_FD, &n, &extra);
+	if (ns != NULL && ns->dir->fdstore) {
+		ns->dir->fdstore(ns->dir->ctx, ns->svc, fds, n, dr->name,
+		    dr->name_len, (size_t)refused);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		fd_close_safe(fds[i]);
 }
 
 /* The drainer took its datagram off (or the socket is its now). */
@@ -309,6 +401,12 @@ notifysock_on_ack(struct ev_loop *loop, ev_io *w, int revents)
 	ev_io_stop(loop, w);
 	dr->acked = true;
 	spawn_poll(&dr->proc);		/* it has its fds: ours go */
+	if (dr->fwd_child >= 0) {
+		close(dr->fwd_child);
+		dr->fwd_child = -1;
+	}
+	if (dr->fwd >= 0)
+		notifysock_forwarded(dr);
 	if (ns != NULL && ns->waiting && ns->drain == dr) {
 		ns->waiting = false;
 		ev_io_start(loop, &ns->w);
@@ -324,33 +422,36 @@ notifysock_on_drain_death(struct ev_loop *loop, ev_io *w, int revents)
 				    death);
 	siginfo_t		 si;
 
-	(void)loop;
 	(void)revents;
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)w->fd, &si, WEXITED | WNOHANG | __WALL) ==
 	    0 ? si.si_pid == 0 : errno != ECHILD)
 		return;
+	/* Its ack may be waiting still: the loop may tell its death first. */
+	if (!dr->acked && ev_is_active(&dr->ack))
+		notifysock_on_ack(loop, &dr->ack, EV_READ);
 	notifysock_drain_free(dr);
 }
 
 /*
  * Start a drainer for the socket fd of ns: to take the datagram at its
- * head (all false), or everything (all: the socket is closing; ns NULL).
- * 0, or -errno (none started).
+ * head (&drain_one), forwarding what may be stored under name
+ * (&drain_fwd), or everything (&drain_all: the socket is closing; ns
+ * NULL).  0, or -errno (none started).
  */
 static int
 notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
-    bool all)
+    char *mode, const char *name, size_t name_len)
 {
 	struct notify_drain	*dr;
 	struct spawn_req	 req = {
 		.argv = NULL, .envp = NULL, .cgroup_fd = -1,
 		.stdio = { fd, -1, -1 }, .ready_fd = DRAIN_ACK,
-		.fn = notifysock_drainer, .fn_arg = all ? (void *)d : NULL,
+		.fn = notifysock_drainer, .fn_arg = mode,
 	};
 	struct spawn_result	 res;
 	struct rlimit		 rl;
-	int			 p[2], rc;
+	int			 p[2], sp[2] = { -1, -1 }, rc;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		req.nofile_cur = rl.rlim_cur;
@@ -358,18 +459,42 @@ notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
 	}
 	if ((dr = calloc(1, sizeof(*dr))) == NULL)
 		return -ENOMEM;
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+	dr->fwd = dr->fwd_child = -1;
+	if (mode == &drain_fwd && ((name != NULL && (dr->name =
+	    strndup(name, name_len)) == NULL) || socketpair(AF_UNIX,
+	    SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sp) < 0)) {
+		free(dr->name);
 		free(dr);
-		return -errno;
+		return -ENOMEM;
 	}
-	req.ready_pipe = p[1];		/* the spawn's to close */
-	spawn_proc_init(&dr->proc);
-	if ((rc = spawn_start(&dr->proc, &req, &res)) < 0) {
-		close(p[0]);
-		spawn_proc_free(&dr->proc);
+	dr->name_len = name_len;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		rc = -errno;
+		if (sp[0] >= 0) {
+			close(sp[0]);
+			close(sp[1]);
+		}
+		free(dr->name);
 		free(dr);
 		return rc;
 	}
+	req.ready_pipe = p[1];		/* the spawn's to close */
+	req.stdio[1] = sp[1];
+	spawn_proc_init(&dr->proc);
+	rc = spawn_start(&dr->proc, &req, &res);
+	if (rc < 0) {
+		close(p[0]);
+		if (sp[0] >= 0) {
+			close(sp[0]);
+			close(sp[1]);
+		}
+		spawn_proc_free(&dr->proc);
+		free(dr->name);
+		free(dr);
+		return rc;
+	}
+	dr->fwd = sp[0] >= 0 ? spawn_fd_keep(sp[0]) : -1;
+	dr->fwd_child = sp[1];		/* until the child has its copy */
 	dr->dir = d;
 	dr->ns = ns;
 	ev_io_init(&dr->ack, notifysock_on_ack, p[0], EV_READ);
@@ -417,11 +542,8 @@ notifysock_read(struct notifysock *ns)
 		char		b[CMSG_SPACE(sizeof(struct ucred))];
 	}			 cbuf;
 	int			 i, rc;
+	bool			 peek = d->peek || ns->fds_ok, fwd;
 
-	if (ns->fds_ok) {
-		notifysock_read_fds(ns);
-		return;
-	}
 	for (i = 0; i < 1024 && ns->fd >= 0 && !ns->waiting; i++) {
 		struct iovec	iov = { buf, sizeof(buf) };
 		struct msghdr	mh = {
@@ -431,22 +553,28 @@ notifysock_read(struct notifysock *ns)
 		ssize_t		n;
 
 		n = recvmsg(ns->fd, &mh, MSG_DONTWAIT | MSG_TRUNC |
-		    (d->peek ? MSG_PEEK : 0));
+		    (peek ? MSG_PEEK : 0));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return;
-		if (d->peek && !(mh.msg_flags & MSG_CTRUNC)) {
+		if (peek && !(mh.msg_flags & MSG_CTRUNC)) {
 			/* Nothing in it can hold us: off the queue. */
 			notifysock_drop_head(ns->fd);
-		} else if (d->peek) {
+		} else if (peek) {
 			/* Fds came with it: a drainer takes it off. */
+			struct notify_msg	m;
+
 			if (ns->drain != NULL) {
 				notifysock_wait(ns);	/* one at a time */
 				return;
 			}
+			/* Its main process's FDSTORE=1: forwarded. */
+			fwd = ns->fds_ok && notifysock_from_main(ns, n, &mh) &&
+			    notify_parse(buf, (size_t)n, &m) == 0 && m.fdstore;
 			if ((rc = notifysock_drain_start(d, ns, ns->fd,
-			    false)) < 0) {
+			    fwd ? &drain_fwd : &drain_one, fwd ? m.fdname :
+			    NULL, fwd ? m.fdname_len : 0)) < 0) {
 				log_err("%s: notify: a drainer: %s; reading "
 				    "again in %.0f s", ns->svc->def->name,
 				    strerror(-rc), DRAIN_RETRY);
@@ -544,6 +672,11 @@ notifydir_close(struct notifydir *d)
 		ev_io_stop(d->loop, &dr->death);
 		close(dr->ack.fd);
 		close(dr->death.fd);
+		if (dr->fwd >= 0)
+			close(dr->fwd);
+		if (dr->fwd_child >= 0)
+			close(dr->fwd_child);
+		free(dr->name);
 		spawn_release(&dr->proc);
 		if (dr->ns != NULL)
 			dr->ns->drain = NULL;
@@ -666,15 +799,7 @@ notifysock_close(struct notifysock *ns)
 	if ((path = notifysock_path(d, ns->svc->def->name)) != NULL)
 		unix_unlink(path, &ns->id);
 	free(path);
-	if (ns->fds_ok) {
-		/* No more can come; what is queued goes to fd_drop(). */
-		struct svc	*s = ns->svc;
-
-		shutdown(ns->fd, SHUT_RD);
-		ns->svc = NULL;		/* nothing more is applied */
-		notifysock_read_fds(ns);
-		ns->svc = s;
-	} else if (d->peek) {
+	if (d->peek || ns->fds_ok) {
 		union {
 			struct cmsghdr	h;
 			char		b[CMSG_SPACE(sizeof(struct ucred))];
@@ -698,7 +823,8 @@ notifysock_close(struct notifysock *ns)
 			notifysock_drop_head(ns->fd);
 		}
 	}
-	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, true)) < 0)
+	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, &drain_all,
+	    NULL, 0)) < 0)
 		/* Left open: its close could hold us. */
 		log_err("%s: notify socket: a drainer: %s; its socket is left "
 		    "open", ns->svc->def->name, strerror(-rc));

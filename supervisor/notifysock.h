@@ -7,7 +7,6 @@
 
 #include <ev.h>
 
-#include "notifymsg.h"
 #include "spawn.h"
 #include "svc.h"
 #include "util.h"
@@ -26,10 +25,12 @@ struct notifydir {
 	struct svc		*(*lookup)(void *ctx, pid_t pid);
 	/* MAINPID=pid came from the main process of s. */
 	void			 (*mainpid)(void *ctx, struct svc *s, pid_t pid);
-	/* FDSTORE=1 (fds, n) or FDSTOREREMOVE=1 (n 0) from the main
-	 * process of s, whose socket takes fds: the fds are its. */
+	/* The main process of s, whose socket takes fds, stored fds (the
+	 * drainer let through; refused: how many it did not) under name
+	 * (FDNAME=, or NULL), which are its; or (fds NULL) removed them. */
 	void			 (*fdstore)(void *ctx, struct svc *s, int *fds,
-				    size_t n, const struct notify_msg *m);
+				    size_t n, const char *name, size_t len,
+				    size_t refused);
 	void			*ctx;
 };
 
@@ -46,7 +47,7 @@ struct notifysock {
 	struct notify_drain	*drain;		/* its drainer, while alive */
 	bool			 waiting;	/* for it: not read meanwhile */
 	bool			 fdstore;	/* its service has an fd store:
-						 * fds are received, not refused */
+						 * its FDSTORE=1 fds are kept */
 	bool			 fds_ok;	/* ... the socket open takes them */
 };
 

@@ -19,29 +19,29 @@
  *   FDSTORE=1 (notifysock.c), passed back after the listen fds at its
  *   next start; dropped when it is stopped by a command.
  *
- * A stored fd is anything its service chose: its last close could wait
- * for ever (a FUSE file's flush, a lingering socket).  So we never close
- * one ourselves: fd_drop() gives them to a child with a copy of our fd
- * table, which closes them, while we close our references, never the
- * last.  Listen sockets are ours, and their close does not wait.
+ * A stored fd is one whose close cannot wait (notifysock.c's drainer
+ * let only those through: a socket, a pipe, a memfd, an anonymous file):
+ * any close of a file whose flush may wait (a FUSE file's, an NFS file's)
+ * would hold PID 1, and no thread may do it for us (it would hold a
+ * re-exec).  fd_close_safe() takes a socket's linger off first.  Listen
+ * sockets are ours, and their close does not wait.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <linux/sched.h>
 
-#include "rawsys.h"
 #include "service.h"
 #include "socks.h"
 #include "st.h"
 #include "sup.h"
 
 static void	socks_on_client(struct ev_loop *, ev_io *, int);
+
+static void	socks_on_retry(struct ev_loop *, ev_timer *, int);
 
 static struct socks *
 socks_get(struct service *ss)
@@ -50,6 +50,8 @@ socks_get(struct service *ss)
 
 	if (sk == NULL && (sk = calloc(1, sizeof(*sk))) != NULL) {
 		sk->conn = -1;
+		ev_timer_init(&sk->retry, socks_on_retry, 1., 0.);
+		sk->retry.data = ss;
 		ss->socks = sk;
 	}
 	return sk;
@@ -61,56 +63,6 @@ held_free(struct held_fd *h)
 	free(h->spec);
 	free(h->name);
 	h->spec = h->name = NULL;
-}
-
-/*
- * The child of fd_drop(): with a copy of our fd table, take the linger
- * off the sockets among fds (an abortive close, not a wait), close them,
- * and exit.  A close that never ends holds it, not us.
- */
-__attribute__((noreturn))
-static void
-fd_drop_child(const int *fds, size_t n)
-{
-	struct linger	none = { .l_onoff = 1, .l_linger = 0 };
-	size_t		i;
-
-	for (i = 0; i < n; i++) {
-		RAWSYS(SYS_setsockopt, fds[i], SOL_SOCKET, SO_LINGER, &none,
-		    sizeof(none));
-		RAWSYS(SYS_close, fds[i]);
-	}
-	for (;;)
-		RAWSYS(SYS_exit_group, 0);
-}
-
-/*
- * Drop fds a service gave us: a child (a copy of us, fork-style: it
- * has every fd we have) closes them, then we close ours, which are not
- * the last references.  The reaper takes the child when it is done.
- * Without a child, they stay open: a leak is better than a hang.
- */
-void
-fd_drop(int *fds, size_t n)
-{
-	struct clone_args	args;
-	long			pid;
-	size_t			i;
-
-	if (n == 0)
-		return;
-	memset(&args, 0, sizeof(args));
-	args.exit_signal = SIGCHLD;
-	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0)
-		fd_drop_child(fds, n);
-	if (pid < 0) {
-		log_err("fd store: %zu fd%s left open: no child to close them "
-		    "(%s)", n, n == 1 ? "" : "s", strerror(errno));
-		return;
-	}
-	for (i = 0; i < n; i++)
-		close(fds[i]);
 }
 
 /* The options of d's sockets. */
@@ -407,13 +359,21 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				log_err("%s: accept: %s", d->name,
-				    strerror(errno));
+		if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
+		if (fd < 0) {
+			/* Out of fds or memory: the clients wait in the
+			 * backlog, and we try again in a second. */
+			log_err("%s: accept: %s; again in 1 s", d->name,
+			    strerror(errno));
+			socks_watch(sup, ss, false);
+			ev_timer_start(sup->loop, &sk->retry);
+			return;
 		}
-		snprintf(name, sizeof(name), "%s@%u", d->name, ++sk->seq);
+		do
+			snprintf(name, sizeof(name), "%s@%u", d->name,
+			    ++sk->seq);
+		while (svc_find(&sup->set, name) != NULL);
 		s = sup_instance(sup, name, &err);
 		if (s == NULL || (isk = socks_get(service_of(s))) == NULL) {
 			log_err("%s: no instance for a client: %.*s", d->name,
@@ -431,6 +391,18 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 	}
 	if (sk->conns >= d->max_connections)
 		socks_watch(sup, ss, false);	/* the backlog holds them */
+}
+
+/* accept ran out of fds a second ago: listen again. */
+static void
+socks_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct service	*ss = w->data;
+
+	(void)revents;
+	if (ss->svc.state == SVC_LISTENING &&
+	    ss->socks->conns < ss->svc.def->max_connections)
+		socks_watch(ev_userdata(loop), ss, true);
 }
 
 static void
@@ -476,6 +448,7 @@ socks_changed(struct sup *sup, struct service *ss)
 		return;
 	}
 	socks_watch(sup, ss, false);
+	ev_timer_stop(sup->loop, &sk->retry);
 	if (sk->nlisten > 0)
 		socks_close_listen(sk, NULL, 0);
 	if (s->state == SVC_STOPPED && (s->reason.why == WHY_STOPPED ||
@@ -492,6 +465,7 @@ socks_free(struct sup *sup, struct service *ss)
 	if (sk == NULL)
 		return;
 	socks_watch(sup, ss, false);
+	ev_timer_stop(sup->loop, &sk->retry);
 	socks_close_listen(sk, NULL, 0);
 	socks_store_drop(ss);
 	if (sk->conn >= 0)
@@ -502,41 +476,44 @@ socks_free(struct sup *sup, struct service *ss)
 
 /*
  * FDSTORE=1 from its main process: keep fds under name, within its
- * fdstore_max; what does not fit is dropped.  0, or -errno.
+ * fdstore_max; what does not fit is closed (each is of a kind whose
+ * close cannot wait), and so said, with those refused before (refused).
  */
-int
+void
 socks_store_add(struct service *ss, int *fds, size_t n, const char *name,
-    size_t len)
+    size_t len, size_t refused)
 {
 	const struct svc_def	*d = ss->svc.def;
 	struct socks		*sk = socks_get(ss);
-	struct held_fd		*v;
-	size_t			 i, room;
+	struct held_fd		*v = NULL;
+	size_t			 i, room, kept = 0;
 
 	room = sk ? d->fdstore_max - sk->nstore : 0;
-	if (sk == NULL || room < n) {
-		log_warn("%s: fd store: %zu fd%s over fdstore_max (%u) dropped",
-		    d->name, n - room, n - room == 1 ? "" : "s",
+	if (n > room)
+		log_warn("%s: fd store: %zu fd%s over fdstore_max (%u) "
+		    "dropped", d->name, n - room, n - room == 1 ? "" : "s",
 		    d->fdstore_max);
-		fd_drop(fds + room, n - room);
-		n = room;
-	}
-	if (n == 0)
-		return sk ? 0 : -ENOMEM;
-	if ((v = realloc(sk->store, (sk->nstore + n) * sizeof(*v))) == NULL) {
-		fd_drop(fds, n);
-		return -ENOMEM;
-	}
-	sk->store = v;
+	if (refused > 0)
+		log_warn("%s: fd store: %zu fd%s refused (not a socket, pipe, "
+		    "memfd or anonymous file: its close could wait)", d->name,
+		    refused, refused == 1 ? "" : "s");
+	if (sk != NULL && n > 0 && room > 0 && (v = realloc(sk->store,
+	    (sk->nstore + (n < room ? n : room)) * sizeof(*v))) != NULL)
+		sk->store = v;
 	for (i = 0; i < n; i++) {
+		if (v == NULL || kept == room) {
+			fd_close_safe(fds[i]);
+			continue;
+		}
 		v = &sk->store[sk->nstore++];
 		memset(v, 0, sizeof(*v));
 		v->fd = spawn_fd_keep(fds[i]);
 		v->name = name ? strndup(name, len) : strdup("stored");
+		kept++;
 	}
-	log_info("%s: fd store: %zu fd%s kept (%u held)", d->name, n,
-	    n == 1 ? "" : "s", sk->nstore);
-	return 0;
+	if (kept > 0)
+		log_info("%s: fd store: %zu fd%s kept (%u held)", d->name, kept,
+		    kept == 1 ? "" : "s", sk->nstore);
 }
 
 /* Drop the stored fds of ss named name (NULL: all of them). */
@@ -544,7 +521,6 @@ static void
 socks_store_take(struct service *ss, const char *name, size_t len)
 {
 	struct socks	*sk = ss->socks;
-	int		 drop[FDSTORE_MAX];
 	uint32_t	 i, j, n = 0;
 
 	if (sk == NULL)
@@ -554,8 +530,9 @@ socks_store_take(struct service *ss, const char *name, size_t len)
 
 		if (name == NULL || (x && strlen(x) == len &&
 		    memcmp(x, name, len) == 0)) {
-			drop[n++] = sk->store[i].fd;
+			fd_close_safe(sk->store[i].fd);
 			held_free(&sk->store[i]);
+			n++;
 		} else {
 			sk->store[j++] = sk->store[i];
 		}
@@ -568,7 +545,6 @@ socks_store_take(struct service *ss, const char *name, size_t len)
 	if (n > 0)
 		log_info("%s: fd store: %u fd%s dropped", ss->svc.def->name, n,
 		    n == 1 ? "" : "s");
-	fd_drop(drop, n);
 }
 
 /* FDSTOREREMOVE=1 with FDNAME=name. */

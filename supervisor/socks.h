@@ -25,6 +25,7 @@ struct socks {
 	struct held_fd	*store;		/* its fd store, oldest first */
 	uint32_t	 nstore;
 	ev_io		*watch;		/* LISTENING: one per listen fd */
+	ev_timer	 retry;		/* accept ran out of fds: later */
 	bool		 watching;
 	uint32_t	 conns;		/* accept listener: instances alive */
 	uint32_t	 seq;		/* ... the last one's number */
@@ -50,12 +51,11 @@ int	socks_watch(struct sup *sup, struct service *ss, bool on);
 void	socks_spawned(struct service *ss);
 void	socks_changed(struct sup *sup, struct service *ss);
 void	socks_free(struct sup *sup, struct service *ss);
-int	socks_store_add(struct service *ss, int *fds, size_t n,
-	    const char *name, size_t len);
+void	socks_store_add(struct service *ss, int *fds, size_t n,
+	    const char *name, size_t len, size_t refused);
 void	socks_store_remove(struct service *ss, const char *name, size_t len);
 void	socks_store_drop(struct service *ss);
 void	socks_save(const struct socks *sk, struct st_w *w);
 int	socks_load(struct sup *sup, struct service *ss, struct st_r *r);
-void	fd_drop(int *fds, size_t n);
 
 #endif

@@ -324,29 +324,27 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 
 /* FDSTORE=1, FDSTOREREMOVE=1 from the main process of s (socks.c). */
 static void
-sup_fdstore(void *ctx, struct svc *s, int *fds, size_t n,
-    const struct notify_msg *m)
+sup_fdstore(void *ctx, struct svc *s, int *fds, size_t n, const char *name,
+    size_t len, size_t refused)
 {
 	size_t	i;
 
 	(void)ctx;
-	for (i = 0; m->fdname && i < m->fdname_len; i++)
-		if (m->fdname[i] <= ' ' || m->fdname[i] >= 127 ||
-		    m->fdname[i] == ':')
+	for (i = 0; name && i < len; i++)
+		if (name[i] <= ' ' || name[i] >= 127 || name[i] == ':')
 			break;
-	if (m->fdname && (i < m->fdname_len || m->fdname_len == 0 ||
-	    m->fdname_len > 255)) {
+	if (name && (i < len || len == 0 || len > 255)) {
 		log_warn("%s: fd store: FDNAME= is not a name (printable, no "
 		    "':', at most 255 bytes): refused", s->def->name);
-		fd_drop(fds, n);
+		for (i = 0; i < n; i++)
+			fd_close_safe(fds[i]);
 		return;
 	}
-	if (n == 0)
-		socks_store_remove(service_of(s), m->fdname ? m->fdname :
-		    "stored", m->fdname ? m->fdname_len : 6);
+	if (fds == NULL)
+		socks_store_remove(service_of(s), name ? name : "stored",
+		    name ? len : 6);
 	else
-		socks_store_add(service_of(s), fds, n, m->fdname,
-		    m->fdname_len);
+		socks_store_add(service_of(s), fds, n, name, len, refused);
 }
 
 /*

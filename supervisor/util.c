@@ -1034,3 +1034,21 @@ str_distance(const char *a, const char *b, size_t max)
 	}
 	return row[lb];
 }
+
+/*
+ * Close an fd of a kind whose close cannot wait (an fd store's: a
+ * socket, a pipe, a memfd, an anonymous file; notifysock.c checked).  A
+ * socket's last close waits out its linger: it loses its linger first,
+ * so that a close of ours is abortive, never a wait.
+ */
+void
+fd_close_safe(int fd)
+{
+	struct linger	none = { .l_onoff = 1, .l_linger = 0 };
+	int		type;
+	socklen_t	len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &none, sizeof(none));
+	close(fd);
+}

@@ -47,8 +47,10 @@
  *                      close; for ever, or N clients
  *   reply              read a line from stdin, write "pid PID LINE" and
  *                      "fds N" on stdout (an inetd-style service)
- *   fdstore=FILE:NAME  open FILE and hand it to pidvisor: FDSTORE=1 with
- *                      FDNAME=NAME; print "stored" or the error
+ *   fdstore=WHAT:NAME  hand pidvisor an fd: FDSTORE=1 with FDNAME=NAME;
+ *                      WHAT is memfd (a memfd, "pvstore"), pipe (a pipe's
+ *                      read end) or a path (opened read-only); print
+ *                      "stored" or the error
  *   fdstore-remove=NAME
  *                      FDSTOREREMOVE=1 with FDNAME=NAME
  *   alloc=MB           allocate MB MiB and touch every page
@@ -366,7 +368,16 @@ fdstore(const char *file, const char *name)
 	}			 cbuf;
 	struct iovec		 iov;
 	struct msghdr		 mh = { 0 };
-	int			 s, fd = open(file, O_RDONLY | O_CLOEXEC);
+	int			 s, fd, p[2];
+
+	if (!strcmp(file, "memfd")) {
+		fd = memfd_create("pvstore", MFD_CLOEXEC);
+		(void)!write(fd, "hello", 5);
+	} else if (!strcmp(file, "pipe")) {
+		fd = pipe2(p, O_CLOEXEC) < 0 ? -1 : p[0];
+	} else {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+	}
 
 	if (fd < 0 || path == NULL) {
 		printf("fdstore: %s\n", fd < 0 ? strerror(errno) :

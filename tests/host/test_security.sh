@@ -710,6 +710,55 @@ t_sec_notify_drainer() {
 	pv_down
 }
 
+# An fd store takes only fds whose close cannot wait: a FUSE file whose
+# flush never ends is refused in the drainer, which alone waits, while
+# PID 1 serves every other service and re-executes; the pipe the same
+# service stored is kept.
+t_sec_fdstore_fuse() {
+	pv_dir
+	chmod 0755 "$T"
+	mkdir "$T/fh"
+	svc victim <<-EOF
+	exec = $H notify=READY=1 notify-every=200:WATCHDOG=1\\\\nSTATUS=%n
+	ready = notify
+	watchdog = 2s
+	user = nobody
+	EOF
+	svc evil <<-EOF
+	exec = $H notify=READY=1 fdstore=pipe:p fdstore=$T/fh/file:f sleep=forever
+	ready = notify
+	fdstore_max = 4
+	user = nobody
+	enabled = no
+	EOF
+	pv_up
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" flush \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$! n i
+	bg $fh
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	expect_rc 0 ctl wait victim ready --timeout=10s
+	expect_rc 0 ctl start evil --wait --timeout=10s
+	wait_until 10000 grep -q "flush held" "$T/fh.log" ||
+	    fail "no close reached the file system: $(cat "$T/log")"
+	wait_until 10000 grep -q "evil: fd store: 1 fd refused" "$T/log" ||
+	    fail "not refused: $(cat "$T/log")"
+	n=$(field victim status_text)
+	wait_until 10000 eval '[ "$(field victim status_text)" -ge $((n + 10)) ]' ||
+	    fail "victim's pings stopped at $(field victim status_text)"
+	for i in 1 2; do
+		expect_rc 0 ctl reexec
+		expect_match "$OUT" "took over 2 services"
+	done
+	# The pipe it stored before is kept.
+	wait_until 10000 grep -q "evil: fd store: 1 fd kept (1 held)" \
+	    "$T/log" || fail "the pipe not kept: $(cat "$T/log")"
+	expect_eq "$(field victim restarts)" 0 "victim's restarts"
+	kill -TERM "$fh"
+	wait "$fh" 2>/dev/null
+	pv_down
+}
+
 # Instance names: %i goes into command lines and paths, so an instance
 # is not an option (ls@-la), a path component (ls@.., ls@a/b) or a
 # control byte; from a command and in `instances` alike.

@@ -378,7 +378,7 @@ fds 1$"
 t_fdstore() {
 	pv_dir
 	svc st <<-EOF
-	exec = $H fds=$T/fds notify=READY=1 fdstore=/etc/hostname:host sleep=forever
+	exec = $H fds=$T/fds notify=READY=1 fdstore=memfd:host sleep=forever
 	ready = notify
 	fdstore_max = 2
 	EOF
@@ -387,7 +387,7 @@ t_fdstore() {
 	wait_until 10000 logs_of st stored || fail "not stored"
 	expect_eq "$(head -1 "$T/fds")" "fds - names - pid -"
 	ctl restart st --wait --timeout=10s >/dev/null || fail "restart"
-	wait_until 10000 grep -q "^fd 3 file /etc/hostname" "$T/fds" ||
+	wait_until 10000 grep -q "^fd 3 file /memfd:pvstore" "$T/fds" ||
 	    fail "not passed back: $(cat "$T/fds")"
 	expect_eq "$(sed -n 2p "$T/fds")" "fds 1 names host pid ok"
 	# Over fdstore_max: dropped, said; kept across a re-exec.
@@ -412,7 +412,7 @@ t_fdstore() {
 	    fail "passed after removal: $(cat "$T/fds")"
 	# Stopped by a command: gone.
 	svc st <<-EOF
-	exec = $H fds=$T/fds notify=READY=1 fdstore=/etc/hostname:host sleep=forever
+	exec = $H fds=$T/fds notify=READY=1 fdstore=memfd:host sleep=forever
 	ready = notify
 	fdstore_max = 2
 	EOF
@@ -425,18 +425,32 @@ t_fdstore() {
 	    fail "kept across a stop: $(cat "$T/fds")"
 }
 
-t_fdstore_not_main() {
+t_fdstore_refused() {
 	pv_dir
-	# Without fdstore_max nothing is kept; from a child, nothing either.
+	# Without fdstore_max nothing is kept.
 	svc plain <<-EOF
-	exec = $H notify=READY=1 fdstore=/etc/hostname:host sleep=forever
+	exec = $H notify=READY=1 fdstore=memfd:host sleep=forever
 	ready = notify
+	EOF
+	# A file of a disk, a directory: their close could wait (a flush).
+	svc st <<-EOF
+	exec = $H fds=$T/fds notify=READY=1 fdstore=/etc/hostname:f fdstore=/:d fdstore=pipe:p sleep=forever
+	ready = notify
+	fdstore_max = 4
 	EOF
 	pv_up
 	ctl wait plain ready --timeout=10s || fail "plain not ready"
+	ctl wait st ready --timeout=10s || fail "st not ready"
 	wait_until 10000 logs_of plain "stored|fdstore:" || fail "nothing sent"
-	ctl restart plain --wait --timeout=10s >/dev/null || fail "restart"
-	! grep -q "fd store" "$T/log" || fail "kept: $(cat "$T/log")"
+	wait_until 10000 bash -c "[ \$(grep -c 'st: fd store: 1 fd refused' \
+	    $T/log) = 2 ]" || fail "not refused: $(cat "$T/log")"
+	wait_until 10000 grep -q "st: fd store: 1 fd kept" "$T/log" ||
+	    fail "the pipe not kept: $(cat "$T/log")"
+	ctl restart plain st --wait --timeout=10s >/dev/null || fail "restart"
+	! grep -q "plain: fd store" "$T/log" || fail "kept: $(cat "$T/log")"
+	wait_until 10000 grep -q "^fds 1 names p pid ok" "$T/fds" ||
+	    fail "st: $(cat "$T/fds")"
+	grep -q "^fd 3 file pipe:" "$T/fds" || fail "st: $(cat "$T/fds")"
 }
 
 # logs_of NAME REGEX: a line of NAME's output matches.
