@@ -20,7 +20,7 @@ LIBS		 = -lev -linih -lseccomp -lcap
 # Debian packages: to build and test, and what the tests drive; the
 # kernel, its build tools, busybox and QEMU for the guest.
 DEPS_BUILD	 = gcc make libc6-dev libev-dev libinih-dev libcmocka-dev \
-		   libseccomp-dev libcap-dev
+		   libseccomp-dev libcap-dev libsystemd-dev
 DEPS_TEST	 = util-linux procps jq mandoc zsh fish runc tini podman catatonit \
 		   prometheus curl iproute2 \
 		   mmdebstrap e2fsprogs openssh-client socat wrk
@@ -189,10 +189,14 @@ $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
-		   $(B)/test/noclone3 $(B)/test/fuse-hang
+		   $(B)/test/noclone3 $(B)/test/fuse-hang $(B)/test/sdlisten
 $(B)/test/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
+# A daemon as systemd's are written: Debian's libsystemd takes its fds.
+$(B)/test/sdlisten: tests/helpers/sdlisten.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -o $@ $< -lsystemd
 
 # Fuzzing: libFuzzer targets (clang) for make fuzz; the same targets with
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes

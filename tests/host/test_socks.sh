@@ -67,6 +67,27 @@ t_listen_held() {
 	[ ! -e "$T/web.sock" ] || fail "the socket file stayed"
 }
 
+# A daemon written for systemd takes its sockets through Debian's
+# libsystemd (sd_listen_fds_with_names, sd_is_socket_*), unchanged.
+t_listen_libsystemd() {
+	pv_dir
+	local p
+	p=$(free_port)
+	svc web <<-EOF
+	exec = $ROOT/build/test/sdlisten
+	listen = tcp:127.0.0.1:$p
+	listen = unix:$T/web.sock
+	EOF
+	pv_up
+	ctl wait web ready --timeout=10s || fail "web not ready"
+	wait_until 10000 logs_of web "env " || fail "no output: $(ctl logs web)"
+	expect_match "$(ctl logs web)" "stdout: listen 2"
+	expect_match "$(ctl logs web)" "stdout: fd 3 web inet-stream"
+	expect_match "$(ctl logs web)" "stdout: fd 4 web unix-stream"
+	expect_match "$(ctl logs web)" "stdout: env unset"
+	expect_eq "$(ask "TCP:127.0.0.1:$p")" "sd $(field web pid)"
+}
+
 t_listen_kept_across() {
 	pv_dir
 	local p q a b
@@ -152,6 +173,11 @@ t_listen_start_errors() {
 	svc ok <<-EOF
 	exec = $H sleep=forever
 	EOF
+	# An address not on this machine.
+	svc away <<-EOF
+	exec = $H serve
+	listen = tcp:192.0.2.1:80
+	EOF
 	socat TCP-LISTEN:$q,bind=127.0.0.1,reuseaddr - </dev/null \
 	    >/dev/null 2>&1 &
 	bg $!
@@ -164,6 +190,8 @@ t_listen_start_errors() {
 	expect_match "$(ctl status nodir)" "listen unix:$T/missing/x.sock: No such file or directory \(its directory is missing\); restart in"
 	wait_until 10000 field_is taken state backoff || fail "taken: $(ctl status taken)"
 	expect_match "$(ctl status taken)" "listen tcp:127.0.0.1:$q: Address already in use; restart in"
+	wait_until 10000 field_is away state backoff || fail "away: $(ctl status away)"
+	expect_match "$(ctl status away)" "listen tcp:192.0.2.1:80: Cannot assign requested address"
 	# Once the address is free, it starts.
 	kill $BG_PIDS
 	wait_until 15000 field_is taken state ready || fail "taken: $(ctl status taken)"
