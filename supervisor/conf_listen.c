@@ -155,6 +155,9 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 		    "%s: only a unix: socket has an owner and a mode",
 		    p->key_line[K_LISTEN_OWNER] ? "listen_owner" :
 		    "listen_mode");
+	/* An instance serves its client once: a reload finds it so too. */
+	if (d->accept && p->tmpl)
+		d->restart = RESTART_NEVER;
 	if (d->accept && !p->tmpl)
 		conf_error(p->c, p->file, p->key_line[K_ACCEPT], "accept: only "
 		    "a template (services/NAME@.ini) makes an instance per "

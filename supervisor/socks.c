@@ -386,7 +386,6 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 		isk->conn = fd;
 		isk->counted = true;
 		sk->conns++;
-		s->def->restart = RESTART_NEVER;	/* its client's alone */
 		svc_start(s);
 	}
 	if (sk->conns >= d->max_connections)

@@ -393,6 +393,11 @@ fds 1$"
 	bg $!
 	! wait_until 1000 field_is echo@3 state ready ||
 	    fail "a third instance over max_connections"
+	# A reload leaves the running instance alone.
+	first=$(field echo@2 pid)
+	expect_rc 0 ctl reload
+	expect_match "$OUT" "unchanged echo@2"
+	expect_eq "$(field echo@2 pid)" "$first" "echo@2 after a reload"
 	echo first >&7
 	exec 7>&-
 	wait_until 15000 grep -q "second" "$T/second" ||
