@@ -60,7 +60,8 @@ quoted(const char *s, bool fish)
 
 static const char signals[] = "ABRT CONT HUP INT KILL QUIT STOP TERM USR1 "
     "USR2";
-static const char states[] = "backoff failed ready starting stopped stopping";
+static const char states[] = "backoff done failed listening ready starting stopped "
+    "stopping";
 
 static void
 bash(void)

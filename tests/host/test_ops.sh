@@ -319,7 +319,7 @@ t_completion() {
 	expect_eq "$got" "status start stop
 alpha beta
 alpha beta
-backoff failed ready starting stopped stopping
+backoff done failed listening ready starting stopped stopping
 pressure
 alpha beta"
 	got=$(PATH=$(dirname "$CTL"):$PATH PIDVISOR_SOCKET=$T/ctl.sock \
