@@ -26,13 +26,15 @@ gssh() {
 	    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1 "$@"
 }
 
-# pidvisor's every service ready and every boot task done; else those
-# that are not (or why status failed) in $bad.
+# pidvisor's every service ready (or listening for its clients) and
+# every boot task done; else those that are not (or why status failed)
+# in $bad.
 pidvisor_ready() {
 	local out
 	out=$(gssh pidvisorctl status --json 2>&1) || { bad=$out; return 1; }
 	bad=$(printf '%s' "$out" | jq -r '.[] | select(.state != "ready" and
-	    .state != "done") | "\(.name): \(.state) (\(.reason))"' 2>&1)
+	    .state != "done" and .state != "listening") |
+	    "\(.name): \(.state) (\(.reason))"' 2>&1)
 	[ -z "$bad" ] && printf '%s' "$out" | jq -e 'length >= 10' >/dev/null
 }
 
