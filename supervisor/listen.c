@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -231,11 +230,11 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	if (path) {
 		/* Its mode and group from its birth; then its owner. */
 		old = umask(~o->mode & 0777);
-		ofsgid = setfsgid(o->gid);
+		ofsgid = fsgid_swap(o->gid);
 	}
 	rc = bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0 ? -errno : 0;
 	if (path) {
-		setfsgid((gid_t)ofsgid);
+		fsgid_swap((gid_t)ofsgid);
 		umask(old);
 	}
 	if (rc == 0 && type == SOCK_STREAM && listen(fd, (int)o->backlog) < 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/fsuid.h>
 #include <arpa/inet.h>
@@ -971,10 +972,10 @@ unix_bind(const char *path, int type, mode_t mode, gid_t gid,
 	/* The group too is the socket's from its birth: our fsgid then. */
 	old = umask(~mode & 0777);
 	if (gid != (gid_t)-1)
-		ofsgid = setfsgid(gid);
+		ofsgid = fsgid_swap(gid);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	if (gid != (gid_t)-1)
-		setfsgid(ofsgid);
+		fsgid_swap((gid_t)ofsgid);
 	umask(old);
 	if (rc < 0 || lstat(path, &st) < 0) {
 		rc = -errno;
@@ -991,6 +992,23 @@ unix_bind(const char *path, int type, mode_t mode, gid_t gid,
 	id->ino = st.st_ino;
 	unix_dir_check(path);
 	return fd;
+}
+
+/*
+ * setfsgid(), our parent-death signal kept: the kernel clears it with any
+ * change of credentials, and an unshare --kill-child above us (the host
+ * tests') relies on it.  The old fsgid.
+ */
+int
+fsgid_swap(gid_t gid)
+{
+	int	sig = 0, old;
+
+	prctl(PR_GET_PDEATHSIG, &sig);
+	old = setfsgid(gid);
+	if (sig != 0)
+		prctl(PR_SET_PDEATHSIG, sig);
+	return old;
 }
 
 /* Remove path if it is still the socket unix_bind made there. */

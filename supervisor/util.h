@@ -65,6 +65,7 @@ int	unix_bind(const char *path, int type, mode_t mode, gid_t gid,
 	    struct file_id *id);
 void	unix_unlink(const char *path, const struct file_id *id);
 void	fd_close_safe(int fd);
+int	fsgid_swap(gid_t gid);
 int	read_file(int dirfd, const char *path, size_t max, struct buf *b);
 
 int	parse_duration(const char *s, uint32_t *ms);
