@@ -218,6 +218,7 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 		    strerror(-rc));
 		return rc;
 	}
+	memset(&st, 0, sizeof(st));
 	if ((fd = socket(a.sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0) {
 		rc = -errno;

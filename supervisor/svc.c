@@ -407,7 +407,7 @@ svc_spawn(struct svc *s)
 
 	if (!svc_spawn_room(s))
 		return;
-	if (s->state == SVC_LISTENING)
+	if (s->state == SVC_LISTENING && ops->listen != NULL)
 		ops->listen(s, false);
 	s->triggered = false;
 	s->set->spawns++;
@@ -684,7 +684,8 @@ svc_step(struct svc *s)
 			/* What requires it stops first, as for any stop. */
 			if (svc_blocking_stop(s) != NULL)
 				break;
-			s->set->ops->listen(s, false);
+			if (s->set->ops->listen != NULL)
+				s->set->ops->listen(s, false);
 			svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 		}
 		svc_step_down(s);
