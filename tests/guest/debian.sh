@@ -78,11 +78,17 @@ no_instance() {
 # and the instance is gone once the session is over.
 accepted() {
 	local b=$1 who=$2 out
-	out=$(SSH_PORT=$port2 gssh 'pidvisorctl status; ps -C sshd -o args=' \
-	    2>&1)
+	# The instance's process: Debian's sshd, a child of pidvisor, with
+	# its client's socket (it moves it off its standard input, and its
+	# title says "sshd: root@notty").
+	out=$(SSH_PORT=$port2 gssh 'pidvisorctl status
+	    p=$(pidvisorctl status | awk "/^ssh-i@/ { print \$3 }")
+	    echo "exe $(readlink /proc/$p/exe)" \
+		"sockets $(ls -l /proc/$p/fd | grep -c socket:)" \
+		"ppid $(awk "/^PPid/ { print \$2 }" /proc/$p/status)"' 2>&1)
 	grep -Eq '^ssh-i +listening .* accepting' <<<"$out" &&
 	    grep -Eq '^ssh-i@[0-9]+ +ready ' <<<"$out" &&
-	    grep -q '^/usr/sbin/sshd -i' <<<"$out"
+	    grep -Eq '^exe /usr/sbin/sshd sockets [1-9][0-9]* ppid 1$' <<<"$out"
 	ok $? "boot $b ($who): sshd -i, one per client (accept = yes)" "$out"
 	until_ok 30 no_instance
 	ok $? "boot $b ($who): its instance is gone with its client" \
