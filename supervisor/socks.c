@@ -276,7 +276,8 @@ socks_pass(struct service *ss, int *fds, struct buf *names)
 	}
 	for (i = 0; i < sk->nstore && n < SPAWN_PASS_MAX; i++) {
 		fds[n++] = sk->store[i].fd;
-		socks_name(names, sk->store[i].name);
+		socks_name(names, sk->store[i].name ? sk->store[i].name :
+		    "stored");
 	}
 	return n;
 }
