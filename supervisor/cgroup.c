@@ -196,6 +196,72 @@ cgroup_signal(int dirfd, int sig)
 }
 
 /*
+ * Pidfds of at most max processes of the cgroup, checked as
+ * cgroup_signal() checks them (taken, then found in cgroup.procs read
+ * again, then alive); their count, or -errno.  No allocation: for the
+ * low-memory killer, which reaps a frozen cgroup's processes each.
+ */
+int
+cgroup_pidfds(int dirfd, int *out, pid_t *pid, size_t max)
+{
+	char	 buf[4096], again[4096], key[16], *p, *e;
+	size_t	 n = 0, i, k = 0, len;
+	ssize_t	 r;
+	int	 fd;
+
+	if (max > CGROUP_PIDFDS_MAX)
+		max = CGROUP_PIDFDS_MAX;
+	if ((r = cg_read(dirfd, "cgroup.procs", buf, sizeof(buf))) < 0)
+		return (int)r;
+	for (p = buf; n < max && *p; p = e) {
+		pid[n] = (pid_t)strtol(p, &e, 10);
+		if (e == p)
+			break;
+		if (pid[n] > 0)
+			out[n++] = -1;
+		while (*e == '\n')
+			e++;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = (int)sys_pidfd_open(pid[i], 0);
+	if (cg_read(dirfd, "cgroup.procs", again + 1,
+	    sizeof(again) - 1) < 0)
+		again[1] = '\0';
+	again[0] = '\n';
+	for (i = 0; i < n; i++) {
+		len = (size_t)snprintf(key, sizeof(key), "\n%d\n",
+		    (int)pid[i]);
+		fd = out[i];
+		if (fd < 0)
+			continue;
+		/* The last line of a read that filled the buffer may be
+		 * cut: only whole lines count. */
+		if (len < sizeof(key) && strstr(again, key) != NULL &&
+		    pidfd_signal(fd, 0) == 0) {
+			pid[k] = pid[i];
+			out[k++] = fd;
+		} else {
+			close(fd);
+		}
+	}
+	return (int)k;
+}
+
+/* Freeze the cgroup's processes (1), or thaw them (0). */
+int
+cgroup_freeze(int dirfd, bool on)
+{
+	return cg_write(dirfd, "cgroup.freeze", on ? "1" : "0");
+}
+
+/* Write a short value into one of the cgroup's files. */
+int
+cgroup_write(int dirfd, const char *file, const char *val)
+{
+	return cg_write(dirfd, file, val);
+}
+
+/*
  * Is pid in the cgroup of service name, or below it?  Read from
  * /proc/PID/cgroup ("0::/path"), not from cgroup.procs: one small read,
  * nothing to sort, however many processes the service has.

@@ -3,6 +3,7 @@
 #define PIDVISOR_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,10 @@ int	cgroup_read_limit(int dirfd, const char *file, uint64_t *v);
 int	cgroup_events(int dirfd, uint64_t *oom, uint64_t *oom_kill);
 int	cgroup_kill(int dirfd);
 int	cgroup_signal(int dirfd, int sig);
+#define CGROUP_PIDFDS_MAX	64
+int	cgroup_pidfds(int dirfd, int *out, pid_t *pid, size_t max);
+int	cgroup_freeze(int dirfd, bool on);
+int	cgroup_write(int dirfd, const char *file, const char *val);
 bool	cgroup_pid_in(const struct cgroups *cg, const char *name, pid_t pid);
 
 #endif
