@@ -9,7 +9,7 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
-		   pressure.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
+		   pressure.c decide.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -149,7 +149,7 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 
 # Unit tests: cmocka, against the sanitized objects, linked from one
 # library of them (the linker takes what a test needs).
-UNIT		 = conf svc proto util svclog victim parts ctl
+UNIT		 = conf svc proto util svclog decide parts ctl
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 LIB_SRC		 = $(filter-out main.c,$(DAEMON_SRC))
 LIB		 = $(B)/asan/libpidvisor.a
@@ -489,7 +489,7 @@ lint: lint-deps
 	    --suppress=readdirCalled --suppress=fgetgrentCalled \
 	    --suppress=fgetpwentCalled --suppress=invalidFunctionArg:bench/reclaim.c \
 	    --suppress=invalidFunctionArg:tests/helpers/svc-helper.c \
-	    --suppress=invalidFunctionArg:supervisor/pressure.c \
+	    --suppress=invalidFunctionArg:supervisor/reap.c \
 	    --suppress=invalidFunctionArg:bench/hh.c \
 	    --suppress=memleak:tests/helpers/svc-helper.c $(LINT_SRC)
 	clang-tidy -quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \

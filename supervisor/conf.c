@@ -86,7 +86,11 @@ conf_init(struct conf *c)
 	c->sup.log.buffer = 64 << 10;
 	c->sup.log.file_max = 1 << 20;
 	c->sup.log.file_keep = 5;
-	c->sup.pressure_cooldown = 2000;
+	c->sup.pressure_crit_stall = 300000;	/* full 300ms 1s */
+	c->sup.pressure_crit_window = 1000000;
+	c->sup.pressure_crit_full = true;
+	c->sup.pressure_kill_timeout = 300;
+	c->sup.pressure_min_priority = 1;
 	c->sup.pressure_calm = 10000;
 	c->sup.pressure_calm_max = 300000;
 	c->etc = "/etc";
@@ -120,6 +124,7 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->syslog_facility = 3;		/* daemon */
 	d->syslog_level = 6;		/* info */
 	d->syslog_error_level = 3;	/* err */
+	d->memory_pressure_threshold = 200;	/* systemd's */
 	d->listen_backlog = 4096;	/* SOMAXCONN; the kernel caps it */
 	d->listen_mode = 0666;		/* systemd's SocketMode= */
 	d->max_connections = 64;	/* systemd's MaxConnections= */
@@ -215,12 +220,14 @@ conf_free(struct conf *c)
 	free(c->sup.log_dir);
 	free(c->sup.cgroup_root);
 	free(c->sup.pressure_file);
+	free(c->sup.pressure_min_str);
 	free(c->sup.control_group);
 	free(c->sup.metrics_listen);
 	free(c->sup.syslog_socket);
 	c->sup.control_group = c->sup.metrics_listen = NULL;
 	c->sup.syslog_socket = NULL;
-	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file = NULL;
+	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file =
+	    c->sup.pressure_min_str = NULL;
 	c->defs = NULL;
 	c->errs = NULL;
 	c->ndefs = c->nerrs = 0;

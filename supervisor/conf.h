@@ -61,6 +61,13 @@ enum log_format {
 };
 
 /* How a stop reaches the processes of a service. */
+/* memory_pressure_watch: MEMORY_PRESSURE_WATCH for the service. */
+enum mp_watch {
+	MP_AUTO,		/* its cgroup's memory.pressure, if it has one */
+	MP_ON,			/* ... else the system's */
+	MP_OFF,
+};
+
 enum kill_mode {
 	KILL_PROCESS,		/* the main process, through its pidfd */
 	KILL_GROUP,		/* its process group, through the pidfd */
@@ -133,7 +140,7 @@ enum conf_key_id {
 	K_PRESSURE,
 	K_PRESSURE_FILE,
 	K_PRESSURE_RECLAIM,
-	K_PRESSURE_COOLDOWN,
+	K_PRESSURE_KILL_TIMEOUT,
 	K_PRESSURE_CALM,
 	K_PRESSURE_CALM_MAX,
 	K_CRASH_ACTION,
@@ -205,6 +212,11 @@ enum conf_key_id {
 	K_ACCEPT,
 	K_MAX_CONNECTIONS,
 	K_FDSTORE_MAX,
+	K_PRESSURE_CRITICAL,
+	K_PRESSURE_MIN_AVAILABLE,
+	K_PRESSURE_MIN_PRIORITY,
+	K_MEMORY_PRESSURE_WATCH,
+	K_MEMORY_PRESSURE_THRESHOLD,
 	K__COUNT
 };
 
@@ -384,6 +396,8 @@ struct svc_def {
 	mode_t		  listen_mode;
 	uint32_t	  max_connections;	/* accept: instances at once */
 	uint32_t	  fdstore_max;		/* 0: no fd store */
+	uint32_t	  memory_pressure_threshold;	/* ms */
+	uint8_t		  memory_pressure_watch;	/* enum mp_watch */
 	bool		  on_demand;
 	bool		  accept;	/* a template: an instance per client */
 	struct keyset	  given;	/* keys its file gave */
@@ -395,7 +409,8 @@ struct sup_conf {
 	char		*notify_dir;	/* NULL: beside the control socket */
 	char		*log_dir;
 	char		*cgroup_root;	/* NULL: automatic; "none": off */
-	char		*pressure_file;	/* NULL: /proc/pressure/memory */
+	char		*pressure_file;	/* NULL: the services' cgroup's, or
+					 * /proc/pressure/memory */
 	char		*control_group;	/* as written; NULL: none */
 	char		*metrics_listen; /* HOST:PORT; NULL: none */
 	char		*syslog_socket;	/* NULL: /dev/log */
@@ -404,13 +419,20 @@ struct sup_conf {
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */
 	uint32_t	 pressure_stall;	/* us; 0: the killer is off */
 	uint32_t	 pressure_window;	/* us */
-	uint32_t	 pressure_cooldown;	/* ms */
+	uint32_t	 pressure_crit_stall;	/* us; 0: no critical level */
+	uint32_t	 pressure_crit_window;	/* us */
+	uint32_t	 pressure_kill_timeout;	/* ms */
+	char		*pressure_min_str;	/* as written; NULL: no floor */
+	uint64_t	 pressure_min_available; /* bytes, if not a percent */
+	uint32_t	 pressure_min_pct;	/* of MemTotal, in 1/100 % */
+	int32_t		 pressure_min_priority;	/* at medium pressure */
 	uint32_t	 pressure_calm;		/* ms; 0: restart victims at once */
 	uint32_t	 pressure_calm_max;	/* ms */
 	uint8_t		 crash_action;		/* enum crash_action */
 	uint8_t		 mode;			/* enum sup_mode */
 	uint8_t		 log_format;		/* enum log_format */
 	bool		 pressure_full;		/* "full" rather than "some" */
+	bool		 pressure_crit_full;
 	uint8_t		 pressure_reclaim;	/* enum reclaim_path + 1; 0 auto */
 	mode_t		 control_mode;
 	uint32_t	 max_clients;

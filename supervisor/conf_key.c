@@ -245,16 +245,15 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 		else
 			buf_printf(b, "%lld", (long long)v);
 		break;
-	case SHOW_PRESSURE: {
-		const struct sup_conf	*s = obj;
-
-		if (s->pressure_stall == 0)
+	case SHOW_PRESSURE:	/* the fields: stall, window, full */
+		if (v == 0)
 			buf_puts(b, "off");
 		else
-			buf_printf(b, "%s %u %u", s->pressure_full ? "full" :
-			    "some", s->pressure_stall, s->pressure_window);
+			buf_printf(b, "%s %llu %u", *(const bool *)((const
+			    char *)obj + k->f[2].off) ? "full" : "some",
+			    (unsigned long long)v, *(const uint32_t *)(const
+			    void *)((const char *)obj + k->f[1].off));
 		break;
-	}
 	case SHOW_CAPS:
 		sandbox_cap_show(b, (uint64_t)v);
 		break;

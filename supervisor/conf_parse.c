@@ -694,41 +694,13 @@ static const char *const syslog_level_names[] = {
 	NULL,
 };
 
+static const char *const mp_watch_names[] = {
+	[MP_AUTO] = "auto", [MP_ON] = "on", [MP_OFF] = "off", NULL,
+};
+
 static const char *const reclaim_names[] = {
 	"auto", "kill", "mrelease", "reap", NULL,
 };
-
-/*
- * pressure = off | some|full STALL WINDOW: the PSI trigger of the killer.
- * Durations ("some 150ms 1s"); a bare number is microseconds, as the
- * kernel takes them ("some 150000 1000000": 150 ms within any second).
- */
-static const char *
-s_pressure(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct sup_conf	*s = obj;
-	char		 kind[8], a[32], b[32];
-	uint64_t	 stall, window;
-	int		 n = 0;
-
-	if (!strcmp(v, "off")) {
-		s->pressure_stall = 0;
-		return NULL;
-	}
-	if (sscanf(v, "%7s %31s %31s %n", kind, a, b, &n) != 3 ||
-	    v[n] != '\0' || (strcmp(kind, "some") && strcmp(kind, "full")) ||
-	    parse_duration_us(a, 1, UINT32_MAX, &stall) < 0 ||
-	    parse_duration_us(b, 1, UINT32_MAX, &window) < 0 ||
-	    stall == 0 || window < 500000 || window > 10000000 ||
-	    stall > window)
-		return bad(p, "pressure: expected off or some|full STALL "
-		    "WINDOW (durations; a bare number is microseconds), the "
-		    "window from 500ms to 10s, not '%s'", v);
-	s->pressure_full = kind[0] == 'f';
-	s->pressure_stall = (uint32_t)stall;
-	s->pressure_window = (uint32_t)window;
-	return NULL;
-}
 
 static const char *
 s_log_dir(struct parse_ctx *p, void *obj, const char *v)
@@ -922,7 +894,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_CGROUP_MEMORY_HIGH] = SUP("cgroup_memory_high", s_cgroup_memory_high,
 	    0, SHOW_LIMIT, NULL,
 	    GF(cgroup_memory_high, F_U64)),
-	[K_PRESSURE] = SUP("pressure", s_pressure, 0, SHOW_PRESSURE, NULL,
+	[K_PRESSURE] = SUP("pressure", conf_pressure, 0, SHOW_PRESSURE, NULL,
 	    GF(pressure_stall, F_U32), GF(pressure_window, F_U32),
 	    GF(pressure_full, F_BOOL)),
 	[K_PRESSURE_FILE] = SUP("pressure_file", s_path_or_none,
@@ -931,9 +903,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_PRESSURE_RECLAIM] = SUP("pressure_reclaim", key_enum,
 	    0, SHOW_ENUM, reclaim_names,
 	    GF(pressure_reclaim, F_U8)),
-	[K_PRESSURE_COOLDOWN] = SUP("pressure_cooldown", key_dur,
-	    KEY_LIVE, SHOW_DURATION, NULL,
-	    GF(pressure_cooldown, F_U32)),
+	[K_PRESSURE_KILL_TIMEOUT] = SUP("pressure_kill_timeout", key_dur,
+	    KEY_LIVE, SHOW_DURATION, NULL, GF(pressure_kill_timeout, F_U32)),
 	[K_PRESSURE_CALM] = SUP("pressure_calm", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
 	    GF(pressure_calm, F_U32)),
@@ -1068,6 +1039,21 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    0, SHOW_NUMBER, NULL, SF(max_connections, F_U32)),
 	[K_FDSTORE_MAX] = SVC("fdstore_max", conf_listen_number, 0,
 	    SHOW_NUMBER, NULL, SF(fdstore_max, F_U32)),
+	[K_PRESSURE_CRITICAL] = SUP("pressure_critical", conf_pressure, 0,
+	    SHOW_PRESSURE, NULL, GF(pressure_crit_stall, F_U32),
+	    GF(pressure_crit_window, F_U32), GF(pressure_crit_full, F_BOOL)),
+	[K_PRESSURE_MIN_AVAILABLE] = SUP("pressure_min_available",
+	    conf_pressure_min_available, KEY_LIVE, SHOW_STR, NULL,
+	    GF(pressure_min_str, F_STR), GF(pressure_min_available, F_U64),
+	    GF(pressure_min_pct, F_U32)),
+	[K_PRESSURE_MIN_PRIORITY] = SUP("pressure_min_priority",
+	    conf_pressure_min_priority, KEY_LIVE, SHOW_NUMBER, NULL,
+	    GF(pressure_min_priority, F_I32)),
+	[K_MEMORY_PRESSURE_WATCH] = SVC("memory_pressure_watch", key_enum, 0,
+	    SHOW_ENUM, mp_watch_names, SF(memory_pressure_watch, F_U8)),
+	[K_MEMORY_PRESSURE_THRESHOLD] = SVC("memory_pressure_threshold",
+	    key_dur, 0, SHOW_DURATION, NULL,
+	    SF(memory_pressure_threshold, F_U32)),
 };
 
 #undef SF

@@ -72,6 +72,12 @@ const char	*conf_harden_weight(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_cpu_max(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_rlimit(struct parse_ctx *p, void *obj, const char *v);
 
+/* The low-memory killer's keys (conf_pressure.c). */
+const char	*conf_pressure(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_pressure_min_available(struct parse_ctx *p, void *obj,
+		    const char *v);
+const char	*conf_pressure_min_priority(struct parse_ctx *p, void *obj,
+		    const char *v);
 /* The keys of held fds (conf_listen.c). */
 const char	*conf_listen(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_listen_owner(struct parse_ctx *p, void *obj, const char *v);

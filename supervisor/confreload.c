@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pressure.h"
 #include "sup.h"
 
 /*
@@ -63,6 +64,7 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 	log_level = o->set_log_level ? o->log_level : sup->log_level;
 	console_set_format(o->log_format);
 	sup_log_apply(sup);
+	pressure_look_now(&sup->pr);	/* a floor may be new */
 }
 
 /* Give an existing service its new definition (and environment). */

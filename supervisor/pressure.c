@@ -1,19 +1,27 @@
 /*
  * pressure.c - a low-memory killer, as Android's lmkd, for our services.
  *
- * A PSI trigger (/proc/pressure/memory, or the memory.pressure of the
- * services' cgroup) is an fd in the loop.  libev watches only for read
- * and write, and PSI reports with EPOLLPRI, so the trigger sits in an
- * epoll set of its own whose fd the loop watches.  On a trigger, with no
- * kill in flight and past the cool-down, the killer picks the service
- * with the highest kill_priority (then the most memory), kills it
- * through its pidfd and has its memory taken back at once by the best
- * path the kernel has (probed once, or pressure_reclaim): our kernel's
- * PIDFD_SIGNAL_LOCAL_REAP, which kills and has a kernel worker reap the
- * victim at once; else SIGKILL, then process_mrelease() in a thread
- * of its own (mrelease.c); else SIGKILL alone.  Nothing here ever waits
- * for a victim's mmap_lock on the loop.  Then it times the death (from
- * the pidfd) and the memory coming back.
+ * Two PSI triggers (`pressure`, medium; `pressure_critical`) on the
+ * services' cgroup's memory.pressure where there is a cgroup v2 tree,
+ * else on /proc/pressure/memory, are fds of an epoll set of their own
+ * whose fd the loop watches (libev watches only for read and write, and
+ * PSI reports with EPOLLPRI).  An event does not kill: it opens the
+ * fast path, and decide.c decides from fresh snapshots (the PSI totals,
+ * /proc/meminfo, /proc/vmstat) taken every 10 ms for a window, and near
+ * the memory floor (pressure_min_available) sooner than far from it.
+ *
+ * On a decision, victim.c picks among the services that may die at that
+ * level (at medium pressure, only kill_priority >= pressure_min_priority)
+ * by what a kill frees (anon + swap); the victim's CPU limits are lifted,
+ * a cgroup of several processes is frozen and each of them killed and
+ * reaped, the rest by cgroup.kill; the memory comes back by the best path
+ * the kernel has (probed once, or pressure_reclaim): our kernel's
+ * PIDFD_SIGNAL_LOCAL_REAP, asked for at nice -20 so that its worker runs
+ * at -20; else SIGKILL, then process_mrelease() in a thread of its own
+ * at nice -20 (mrelease.c); else SIGKILL alone.  Nothing here ever waits
+ * for a victim's mmap_lock on the loop, nor for a victim at all: the
+ * next kill may go once the victim's pidfd reports its death or after
+ * pressure_kill_timeout.  Deaths and memory coming back are timed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +34,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -37,119 +46,6 @@
 #include "spawn.h"
 #include "sys.h"
 #include "victim.h"
-
-#define BACK_TIMEOUT_US	(10 * 1000 * 1000)
-
-const char *
-reclaim_path_name(enum reclaim_path p)
-{
-	switch (p) {
-	case RECLAIM_REAP:	return "reap";
-	case RECLAIM_MRELEASE:	return "mrelease";
-	default:		return "kill";
-	}
-}
-
-/* A child for the probe: it waits to be killed. */
-static int
-pressure_probe_child(void *arg)
-{
-	(void)arg;
-	for (;;)
-		pause();
-	return 0;
-}
-
-/* Start one, sharing our memory or not; its pidfd, or -1. */
-static int
-pressure_probe_spawn(char *stack, size_t size, bool share_vm)
-{
-	int	pidfd = -1;
-
-	/* exit_signal 0: nobody but its pidfd hears of its death. */
-	if (clone(pressure_probe_child, stack + size, CLONE_PIDFD |
-	    (share_vm ? CLONE_VM : 0), NULL, &pidfd) < 0)
-		return -1;
-	return pidfd;
-}
-
-/* Kill (if need be) and reap a probe child. */
-static void
-pressure_probe_end(int pidfd, bool kill)
-{
-	siginfo_t	si;
-
-	if (kill)
-		sys_pidfd_send_signal(pidfd, SIGKILL, 0);
-	waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED | __WALL);
-	close(pidfd);
-}
-
-/*
- * Has this kernel our PIDFD_SIGNAL_LOCAL_REAP, meaning what it means in
- * our series?  Bit 30 is a local extension: that it is taken (EBADF on
- * no fd) is not enough, another kernel could give it another meaning.
- * So ask it of two children: one that shares our memory (CLONE_VM),
- * whose memory must not be reaped, so the call must fail with EINVAL and
- * send nothing; and one that does not, which it must kill.
- */
-static bool
-pressure_probe_reap(void)
-{
-	struct pollfd	 pfd = { .events = POLLIN };
-	const size_t	 size = 64 * 1024;
-	char		*stack;
-	siginfo_t	 si;
-	bool		 ok = false;
-	int		 fd;
-
-	if (sys_pidfd_send_signal(-1, SIGKILL, PIDFD_SIGNAL_LOCAL_REAP) == 0 ||
-	    errno != EBADF)
-		return false;
-#ifdef PV_MEMCHECK
-	return true;		/* no CLONE_VM children under valgrind */
-#endif
-	/* cppcheck-suppress invalidFunctionArg ; -1: MAP_ANONYMOUS */
-	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return false;
-	if ((fd = pressure_probe_spawn(stack, size, true)) >= 0) {
-		ok = sys_pidfd_send_signal(fd, SIGKILL,
-		    PIDFD_SIGNAL_LOCAL_REAP) < 0 && errno == EINVAL;
-		pfd.fd = fd;
-		ok = ok && poll(&pfd, 1, 0) == 0;	/* still alive */
-		pressure_probe_end(fd, true);
-	}
-	if (ok && (fd = pressure_probe_spawn(stack, size, false)) >= 0) {
-		ok = sys_pidfd_send_signal(fd, SIGKILL,
-		    PIDFD_SIGNAL_LOCAL_REAP) == 0;
-		memset(&si, 0, sizeof(si));
-		ok = ok && waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOWAIT |
-		    __WALL) == 0 && si.si_code == CLD_KILLED &&
-		    si.si_status == SIGKILL;
-		pressure_probe_end(fd, !ok);
-	} else {
-		ok = false;
-	}
-	munmap(stack, size);
-	return ok;
-}
-
-/*
- * The best reclaim path this kernel has.  The process_mrelease() probe
- * uses fd -1: flags are checked before the fd, so EBADF means "there",
- * EINVAL or ENOSYS "not here".
- */
-static enum reclaim_path
-pressure_probe(void)
-{
-	if (pressure_probe_reap())
-		return RECLAIM_REAP;
-	if (sys_process_mrelease(-1, 0) < 0 && errno == EBADF)
-		return RECLAIM_MRELEASE;
-	return RECLAIM_KILL;
-}
 
 /*
  * The resident set of a service's main process; a zombie has none.  An
@@ -175,162 +71,319 @@ pressure_rss(const struct svc *s)
 	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* What a service holds: its cgroup's memory.current, else its RSS. */
-uint64_t
-pressure_svc_memory(const struct pressure *pr, const struct svc *s)
-{
-	int		cgfd = pr->ops->cgroup(pr->ctx, s);
-	uint64_t	v;
 
-	if (cgfd >= 0 && cgroup_read_u64(cgfd, "memory.current", &v) == 0)
-		return v;
-	return pressure_rss(s);
+/* A /proc file read again at offset 0 of an fd kept open; 0 or -1. */
+static int
+pressure_pread(int fd, char *buf, size_t len)
+{
+	ssize_t	n;
+
+	if (fd < 0 || (n = pread(fd, buf, len - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
 }
 
-/* The first line of the PSI file, short: "some avg10=12.34". */
-static void
-pressure_now(struct pressure *pr, char *out, size_t n)
+/* Does a service stall by its own memory_high or memory_max? */
+static bool
+pressure_self_limited(const struct svc *s)
 {
-	char	buf[256], *e;
+	return svc_has_process(s) && (s->def->memory_high ||
+	    (s->def->memory_max && s->def->memory_max != SIZE_MAX_UNSET));
+}
 
-	snprintf(out, n, "?");
-	if (read_small(AT_FDCWD, pr->file, buf, sizeof(buf)) <= 0)
-		return;
-	if ((e = strstr(buf, " avg60")) != NULL)
-		*e = '\0';
-	snprintf(out, n, "%.*s", (int)n - 1, buf);
+/* The stall of the services held at their own limits, summed. */
+static void
+pressure_self(struct pressure *pr, struct snap *s)
+{
+	char		buf[256];
+	uint64_t	some, full;
+	size_t		i;
+	int		fd;
+
+	for (i = 0; i < pr->set->n; i++) {
+		const struct svc	*v = pr->set->v[i];
+
+		if (!pressure_self_limited(v) ||
+		    (fd = pr->ops->cgroup(pr->ctx, v)) < 0 ||
+		    read_small(fd, "memory.pressure", buf, sizeof(buf)) <= 0 ||
+		    psi_parse(buf, &some, &full) < 0)
+			continue;
+		s->self_some_us += some;
+		s->self_full_us += full;
+	}
 }
 
 /*
- * The total stall (us) of the trigger's kind, from the PSI file; -1 if
- * it cannot be read.
+ * A snapshot for decide.c.  What cannot be read counts as no pressure
+ * and plenty of memory: a killer that misreads kills nothing.
  */
-static int64_t
-pressure_total(struct pressure *pr)
-{
-	char		 buf[256], *p;
-	long long	 v;
-
-	if (read_small(AT_FDCWD, pr->file, buf, sizeof(buf)) <= 0)
-		return -1;
-	p = pr->sc->pressure_full ? strstr(buf, "full ") : buf;
-	if (p == NULL || (p = strstr(p, "total=")) == NULL ||
-	    sscanf(p, "total=%lld", &v) != 1)
-		return -1;
-	return v;
-}
-
-/* The record of the kill in flight. */
-static struct kill_rec *
-pressure_cur(struct pressure *pr)
-{
-	return &pr->hist[(pr->nkills - 1) % KILL_HISTORY];
-}
-
-/* Once its memory is back (or never will be): log it, allow the next. */
 static void
-pressure_done(struct pressure *pr)
+pressure_snap(struct pressure *pr, struct snap *s)
 {
-	struct kill_rec	*k = pressure_cur(pr);
+	const struct sup_conf	*sc = pr->sc;
+	char			 buf[8192];
+
+	memset(s, 0, sizeof(*s));
+	s->t_us = mono_us();
+	s->avail = s->total = UINT64_MAX;
+	if (pressure_pread(pr->psi_fd, buf, sizeof(buf)) == 0)
+		psi_parse(buf, &s->some_us, &s->full_us);
+	if (pressure_pread(pr->meminfo_fd, buf, sizeof(buf)) < 0 ||
+	    meminfo_parse(buf, s) < 0)
+		s->avail = s->total = UINT64_MAX;
+	if (pressure_pread(pr->vmstat_fd, buf, sizeof(buf)) == 0)
+		vmstat_parse(buf, s);
+	pressure_self(pr, s);
+	pr->dc.kill_timeout = sc->pressure_kill_timeout;
+	pr->dc.floor = 0;
+	if (sc->pressure_min_pct && s->total != UINT64_MAX)
+		pr->dc.floor = s->total / 10000 * sc->pressure_min_pct;
+	else if (!sc->pressure_min_pct)
+		pr->dc.floor = sc->pressure_min_available;
+	pr->last = *s;
+}
+
+/* "some avg10=X full avg10=Y" of the PSI file, for a kill's record. */
+static void
+pressure_psi_text(struct pressure *pr, char *out, size_t n)
+{
+	char	buf[256], some[16] = "?", full[16] = "?", *p;
+
+	if (pressure_pread(pr->psi_fd, buf, sizeof(buf)) == 0 ||
+	    (pr->psi_fd < 0 && read_small(AT_FDCWD, "/proc/pressure/memory",
+	    buf, sizeof(buf)) > 0)) {
+		if ((p = strstr(buf, "some avg10=")) != NULL)
+			sscanf(p, "some avg10=%15s", some);
+		if ((p = strstr(buf, "full avg10=")) != NULL)
+			sscanf(p, "full avg10=%15s", full);
+	}
+	snprintf(out, n, "some avg10=%s full avg10=%s", some, full);
+}
+
+/* The main process's anon + swap, from its status, checked alive. */
+static uint64_t
+pressure_proc_anon(const struct svc *s)
+{
+	char		path[64], buf[4096], *p;
+	uint64_t	anon = 0, swap = 0;
+
+	if (s->pidfd < 0 || s->pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0 ||
+	    pidfd_signal(s->pidfd, 0) < 0)
+		return 0;
+	if ((p = strstr(buf, "\nRssAnon:")) != NULL)
+		sscanf(p + 9, "%" SCNu64, &anon);
+	if ((p = strstr(buf, "\nVmSwap:")) != NULL)
+		sscanf(p + 8, "%" SCNu64, &swap);
+	return (anon + swap) << 10;
+}
+
+/*
+ * What killing a service frees: its cgroup's anon and swap where the
+ * kill takes the whole cgroup, else its main process's.  Not page cache
+ * nor kernel memory (memory.current has both): a kill frees neither.
+ */
+static uint64_t
+pressure_freed(struct pressure *pr, const struct svc *s)
+{
+	int		fd = pr->ops->cgroup(pr->ctx, s);
+	char		buf[4096];
+	uint64_t	anon, swap;
+
+	if (s->def->kill_mode == KILL_CGROUP && fd >= 0 &&
+	    read_small(fd, "memory.stat", buf, sizeof(buf)) > 0 &&
+	    memstat_anon(buf, &anon) == 0) {
+		if (cgroup_read_u64(fd, "memory.swap.current", &swap) < 0)
+			swap = 0;
+		return anon + swap;
+	}
+	return pressure_proc_anon(s);
+}
+
+/* Room for the candidates, as the set grows (never per event). */
+static int
+pressure_grow(struct pressure *pr)
+{
+	struct victim	 *c;
+	struct svc	**w;
+	size_t		  n = pr->set->n;
+
+	if (n <= pr->cap)
+		return 0;
+	n += 16;
+	if ((c = realloc(pr->cand, n * sizeof(*c))) == NULL)
+		return -ENOMEM;
+	pr->cand = c;
+	if ((w = realloc(pr->who, n * sizeof(*w))) == NULL)
+		return -ENOMEM;
+	pr->who = w;
+	pr->cap = n;
+	return 0;
+}
+
+/* A kill in flight for s: its index in pr->open, or -1. */
+static int
+pressure_open_find(const struct pressure *pr, const struct svc *s)
+{
+	unsigned	i;
+
+	for (i = 0; i < pr->nopen; i++)
+		if (pr->open[i].s == s)
+			return (int)i;
+	return -1;
+}
+
+static bool
+pressure_candidate(const struct pressure *pr, const struct svc *s,
+    int32_t min)
+{
+	return (s->state == SVC_READY || s->state == SVC_STARTING) &&
+	    s->pidfd >= 0 && s->pending.why == WHY_NONE &&
+	    s->def->kill_priority >= 0 && s->def->kill_priority >= min &&
+	    pressure_open_find(pr, s) < 0;
+}
+
+/*
+ * Whom to kill at level lv: candidates by kill_priority, their sizes
+ * read a band of equal priority at a time, the highest first, until one
+ * would free the deficit (or any, without one).  NULL: nobody.
+ */
+static struct svc *
+pressure_pick(struct pressure *pr, enum level lv, uint64_t deficit,
+    uint64_t *freed)
+{
+	int32_t		 min = lv == LEVEL_MEDIUM ?
+			     pr->sc->pressure_min_priority : 0;
+	size_t		 i, j, n = 0;
+	ssize_t		 pick = -1;
+
+	if (pressure_grow(pr) < 0)
+		return NULL;
+	for (i = 0; i < pr->set->n; i++) {
+		struct svc	*s = pr->set->v[i];
+
+		if (!pressure_candidate(pr, s, min))
+			continue;
+		for (j = n++; j > 0 && pr->who[j - 1]->def->kill_priority <
+		    s->def->kill_priority; j--)
+			pr->who[j] = pr->who[j - 1];
+		pr->who[j] = s;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && pr->who[j]->def->kill_priority ==
+		    pr->who[i]->def->kill_priority; j++) {
+			struct svc	*s = pr->who[j];
+			uint64_t	 m = pressure_freed(pr, s);
+
+			pr->cand[j].priority = s->def->kill_priority;
+			pr->cand[j].memory = m;
+			pr->cand[j].growth = s->mem_seen ?
+			    (int64_t)m - (int64_t)s->mem_seen : 0;
+			s->mem_seen = m;
+		}
+		pick = victim_pick(pr->cand, j, min, deficit);
+		if (pick >= 0 && (deficit == 0 ||
+		    pr->cand[pick].memory >= deficit))
+			break;
+	}
+	if (pick < 0)
+		return NULL;
+	*freed = pr->cand[pick].memory;
+	return pr->who[pick];
+}
+
+static struct kill_rec *
+pressure_rec(struct pressure *pr, unsigned seq)
+{
+	return &pr->hist[seq % KILL_HISTORY];
+}
+
+/* An open kill is over (dead and its memory back, or watched long
+ * enough): log how it went, and forget it. */
+static void
+pressure_close(struct pressure *pr, unsigned i)
+{
+	struct kill_rec	*k = pressure_rec(pr, pr->open[i].seq);
 	char		 death[32], back[32];
 
-	ev_timer_stop(pr->loop, &pr->poll);
 	if (k->death_us >= 0)
 		snprintf(death, sizeof(death), "%.1f ms", k->death_us / 1000.0);
 	else
-		snprintf(death, sizeof(death), "not yet");
+		snprintf(death, sizeof(death), "not within 10 s");
 	if (k->back_us >= 0)
 		snprintf(back, sizeof(back), "%.1f ms", k->back_us / 1000.0);
 	else
 		snprintf(back, sizeof(back), "not within 10 s");
-	log_info("pressure: killed %s (kill_priority %d, %.1f MiB) on %s; "
-	    "reclaim by %s%s%s%s; dead after %s, memory back after %s",
-	    k->name, (int)k->priority, k->memory / 1048576.0, k->psi,
-	    reclaim_path_name(k->path), k->reap_err ? " (no reap: " : "",
+	log_info("pressure: %s: dead after %s, memory back after %s%s%s%s",
+	    k->name, death, back, k->reap_err ? " (no reap: " : "",
 	    k->reap_err ? strerror(k->reap_err) : "",
-	    k->reap_err ? ")" : "", death, back);
-	pr->inflight = NULL;
-	pr->quiet_until = mono_ms() + pr->sc->pressure_cooldown;
-	pr->total_done = pressure_total(pr);
+	    k->reap_err ? ")" : "");
+	pr->open[i] = pr->open[--pr->nopen];
 }
 
 /*
- * Does this event come from stall after the last kill took effect?  The
- * kernel reports a window's stall once the window is over, so an event
- * may come after a kill for stall that happened before it: a kill on
- * that would take one victim too many.  It counts only if, since the
- * last kill's memory came back, at least the trigger's stall happened.
- */
-static bool
-pressure_fresh(struct pressure *pr)
-{
-	int64_t		 t;
-
-	if (pr->total_done < 0 || (t = pressure_total(pr)) < 0)
-		return true;
-	return t - pr->total_done >= (int64_t)pr->sc->pressure_stall;
-}
-
-/*
- * Is the victim's memory back: its address space down to a tenth of
+ * Is a victim's memory back: its address space down to a tenth of
  * what it was?  (Not memory.current: memcg counts lag behind, and page
  * tables leave only at exit.)  Once it is dead, it is.
  */
-static bool
-pressure_back(struct pressure *pr, const struct svc *s)
-{
-	return pressure_rss(s) <= pressure_cur(pr)->rss / 10;
-}
-
-/* Note the time if it is back; finish once death and memory are known. */
 static void
-pressure_check(struct pressure *pr)
+pressure_watch_open(struct pressure *pr, int64_t now_us)
 {
-	struct kill_rec	*k = pressure_cur(pr);
-	int64_t		 t = mono_us() - pr->t0_us;
+	unsigned	i = 0;
 
-	if (pr->inflight == NULL)
-		return;
-	if (k->back_us < 0 && pressure_back(pr, pr->inflight))
-		k->back_us = t;
-	if ((k->back_us >= 0 && k->death_us >= 0) || t > BACK_TIMEOUT_US)
-		pressure_done(pr);
-}
+	while (i < pr->nopen) {
+		struct open_kill	*o = &pr->open[i];
+		struct kill_rec		*k = pressure_rec(pr, o->seq);
 
-static void
-pressure_on_poll(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	(void)loop;
-	(void)revents;
-	pressure_check(container_of(w, struct pressure, poll));
+		if (k->back_us < 0 && pressure_rss(o->s) <= k->rss / 10)
+			k->back_us = now_us - o->t0_us;
+		if ((k->back_us >= 0 && k->death_us >= 0) ||
+		    now_us - o->t0_us > KILL_WATCH_US)
+			pressure_close(pr, i);
+		else
+			i++;
+	}
 }
 
 /*
- * SIGKILL through pidfd, by the path of the kill record k; 0 or -errno.
- * Never waits for the victim: the kernel's reap is queued, our
- * process_mrelease() is the mrelease thread's.  Where a reap cannot be
- * had, k says why and the kill is a plain one.
+ * SIGKILL to one process through its pidfd, by the path of kill record
+ * k: 0 or -errno.  Never waits for the victim: the kernel's reap is
+ * queued (asked for at nice -20, so that it runs on the kernel's
+ * high-priority queue, as process_mrelease() runs in our thread at
+ * -20); our process_mrelease() is the mrelease thread's.  Where a reap
+ * cannot be had, k says why and the kill is a plain one.
  */
 static int
-pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd)
+pressure_sigkill(struct pressure *pr, struct kill_rec *k, int pidfd,
+    bool main)
 {
-	int	rc;
+	int	rc, nice;
 
 	if (k->path == RECLAIM_REAP) {
-		if (sys_pidfd_send_signal(pidfd, SIGKILL,
-		    PIDFD_SIGNAL_LOCAL_REAP) == 0)
+		errno = 0;
+		nice = getpriority(PRIO_PROCESS, 0);
+		setpriority(PRIO_PROCESS, 0, -20);
+		rc = sys_pidfd_send_signal(pidfd, SIGKILL,
+		    PIDFD_SIGNAL_LOCAL_REAP) == 0 ? 0 : errno;
+		setpriority(PRIO_PROCESS, 0, nice);
+		if (rc == 0)
 			return 0;
 		/* EINVAL: its memory may not be reaped (shared with a
 		 * process outside it, a core dump); nothing was sent.  The
 		 * probe made sure we have CAP_SYS_NICE (else EPERM). */
-		if ((rc = errno) != EINVAL)
+		if (rc != EINVAL)
 			return -rc;
-		k->reap_err = rc;
-		k->path = RECLAIM_KILL;
+		if (main) {
+			k->reap_err = rc;
+			k->path = RECLAIM_KILL;
+		}
 	}
 	if ((rc = pidfd_signal(pidfd, SIGKILL)) < 0)
 		return rc;
-	if (k->path == RECLAIM_MRELEASE &&
+	if (main && k->path == RECLAIM_MRELEASE &&
 	    (rc = mrelease_submit(&pr->mrelease, pidfd, pr->nkills)) < 0) {
 		k->reap_err = -rc;	/* EBUSY: stuck on an earlier one */
 		k->path = RECLAIM_KILL;
@@ -343,110 +396,308 @@ static void
 pressure_on_reaped(struct mrelease *r, const struct mrelease_result *res)
 {
 	struct pressure	*pr = container_of(r, struct pressure, mrelease);
-	struct kill_rec	*k = pressure_cur(pr);
+	unsigned	 i;
 
-	if (res->seq != pr->nkills || pr->inflight == NULL) {
-		log_debug("pressure: a reap of an earlier kill came back after "
-		    "%.1f ms", res->took_us / 1000.0);
+	for (i = 0; i < pr->nopen; i++) {
+		struct kill_rec	*k = pressure_rec(pr, pr->open[i].seq);
+
+		if (pr->open[i].seq != res->seq)
+			continue;
+		k->reaped_us = mono_us() - pr->open[i].t0_us;
+		/* ESRCH, EINVAL: it had let go of its memory itself. */
+		if (res->err && res->err != ESRCH && res->err != EINVAL)
+			k->reap_err = res->err;
 		return;
 	}
-	k->reaped_us = mono_us() - pr->t0_us;
-	/* ESRCH, EINVAL: it had already let go of its memory itself. */
-	if (res->err && res->err != ESRCH && res->err != EINVAL)
-		k->reap_err = res->err;
-	pressure_check(pr);
+	log_debug("pressure: a reap came back after %.1f ms, its kill over",
+	    res->took_us / 1000.0);
 }
 
 /*
- * Kill a service for memory pressure and take its memory back.  psi
- * says what triggered it.  0, or -errno if nothing was killed.
+ * The other processes of a cgroup being killed, frozen so that none
+ * forks meanwhile: each killed and reaped through a pidfd of its own
+ * (the main process has had its kill).  How many.
  */
-int
-pressure_kill(struct pressure *pr, struct svc *s, const char *psi)
+static uint32_t
+pressure_kill_rest(struct pressure *pr, struct kill_rec *k, int cgfd,
+    const struct svc *s)
+{
+	int		fds[CGROUP_PIDFDS_MAX];
+	pid_t		pids[CGROUP_PIDFDS_MAX];
+	struct kill_rec	one;
+	uint32_t	n = 0;
+	int		i, m;
+
+	m = cgroup_pidfds(cgfd, fds, pids, CGROUP_PIDFDS_MAX);
+	for (i = 0; i < m; i++) {
+		one = *k;
+		if (pids[i] != s->pid &&
+		    pressure_sigkill(pr, &one, fds[i], false) == 0)
+			n++;
+		close(fds[i]);
+	}
+	return n;
+}
+
+/*
+ * Kill a service for memory pressure at level lv, for why, and take its
+ * memory back.  0, or -errno if nothing was killed.
+ */
+static int
+pressure_kill_at(struct pressure *pr, struct svc *s, enum level lv,
+    const char *why, uint64_t freed)
 {
 	int		 cgfd = pr->ops->cgroup(pr->ctx, s);
+	bool		 group = s->def->kill_mode == KILL_CGROUP && cgfd >= 0;
 	struct kill_rec	*k;
+	int64_t		 t0;
 	int		 rc;
 
-	if (pr->inflight)
-		return -EBUSY;
 	if (!svc_has_process(s) || s->pidfd < 0)
 		return -ESRCH;
-	k = &pr->hist[pr->nkills++ % KILL_HISTORY];
+	if (pressure_open_find(pr, s) >= 0)
+		return -EBUSY;
+	if (pr->nopen == KILL_OPEN)
+		pressure_close(pr, 0);
+	k = pressure_rec(pr, pr->nkills);
 	memset(k, 0, sizeof(*k));
 	k->when_ms = real_ms();
 	snprintf(k->name, sizeof(k->name), "%s", s->def->name);
-	snprintf(k->psi, sizeof(k->psi), "%s", psi);
+	snprintf(k->reason, sizeof(k->reason), "%s", why);
+	pressure_psi_text(pr, k->psi, sizeof(k->psi));
 	k->priority = s->def->kill_priority;
-	k->memory = s->mem_need = pressure_svc_memory(pr, s);
+	k->memory = s->mem_need = freed;
 	k->rss = pressure_rss(s);
+	k->avail = pr->last.avail;
+	k->swap_free = pr->last.swap_free;
+	k->level = (uint8_t)lv;
+	k->thrash_pct = lv == LEVEL_NONE ? 0 : pr->dec.thrash_pct;
 	k->death_us = k->back_us = k->reaped_us = -1;
 	k->path = pr->path;
-	pr->t0_us = mono_us();
-	rc = pressure_sigkill(pr, k, s->pidfd);
-	if (rc < 0) {
-		pr->nkills--;
+	k->procs = 1;
+	/* As lmkd boosts its victims: let it run to its end. */
+	if (cgfd >= 0) {
+		cgroup_write(cgfd, "cpu.max", "max");
+		cgroup_write(cgfd, "cpu.weight", "10000");
+	}
+	if (group)
+		cgroup_freeze(cgfd, true);
+	t0 = mono_us();
+	if ((rc = pressure_sigkill(pr, k, s->pidfd, true)) < 0) {
+		if (group)
+			cgroup_freeze(cgfd, false);
 		return rc;
 	}
-	if (s->def->kill_mode == KILL_CGROUP && cgfd >= 0)
+	if (group) {
+		k->procs += pressure_kill_rest(pr, k, cgfd, s);
 		cgroup_kill(cgfd);
-	if (strcmp(psi, PRESSURE_BY_REQUEST) == 0)
+		cgroup_freeze(cgfd, false);
+	}
+	pr->open[pr->nopen++] = (struct open_kill){ .s = s,
+	    .seq = pr->nkills, .t0_us = t0 };
+	pr->nkills++;
+	if (lv == LEVEL_NONE)
 		pr->nkills_req++;
+	log_info("pressure: killed %s (kill_priority %d, %.1f MiB, %u "
+	    "process%s) %s%s%s%s; %s; MemAvailable %.1f MiB, SwapFree %.1f "
+	    "MiB; reclaim by %s", k->name, (int)k->priority,
+	    k->memory / 1048576.0, k->procs, k->procs > 1 ? "es" : "",
+	    lv == LEVEL_NONE ? "" : "at ", lv == LEVEL_NONE ? "" :
+	    level_name(lv), lv == LEVEL_NONE ? "" : " pressure: ", k->reason,
+	    k->psi, k->avail == UINT64_MAX ? -1.0 : k->avail / 1048576.0,
+	    k->swap_free / 1048576.0, reclaim_path_name(k->path));
 	if (pr->ops->killed)
 		pr->ops->killed(pr->ctx, s, k);
 	svc_pressure_killed(s);
-	pr->inflight = s;
-	pressure_check(pr);
-	if (pr->inflight) {
-		ev_timer_set(&pr->poll, 0.001, 0.001);
-		ev_timer_start(pr->loop, &pr->poll);
-	}
+	ev_timer_stop(pr->loop, &pr->tick);
+	ev_timer_set(&pr->tick, DECIDE_FAST_MS / 1000.0, 0);
+	ev_timer_start(pr->loop, &pr->tick);
 	return 0;
 }
 
+/* `pressure kill NAME`: kill as the killer would, now. */
+int
+pressure_kill(struct pressure *pr, struct svc *s, const char *why)
+{
+	struct snap	sn;
+
+	if (!svc_has_process(s) || s->pidfd < 0)
+		return -ESRCH;
+	pressure_snap(pr, &sn);
+	return pressure_kill_at(pr, s, LEVEL_NONE, why, pressure_freed(pr, s));
+}
+
+/* Why the decision was what it was, in words. */
+static void
+pressure_why(struct pressure *pr, enum level lv, char *out, size_t n)
+{
+	const struct trigger	*t = lv == LEVEL_CRITICAL &&
+				    pr->dc.critical.stall ? &pr->dc.critical :
+				    &pr->dc.medium;
+
+	if (lv == LEVEL_FLOOR)
+		snprintf(out, n, "MemAvailable %.1f MiB under the floor of "
+		    "%.1f MiB", pr->last.avail / 1048576.0,
+		    pr->dc.floor / 1048576.0);
+	else if (lv == LEVEL_CRITICAL && pr->dec.thrash_pct >=
+	    DECIDE_THRASH_PCT)
+		snprintf(out, n, "thrashing (refaults %u%% of the file "
+		    "cache a window)", pr->dec.thrash_pct);
+	else if (lv == LEVEL_CRITICAL && t == &pr->dc.medium)
+		snprintf(out, n, "swap nearly out, at medium pressure");
+	else
+		snprintf(out, n, "%s stall at %u ms a %u ms window",
+		    t->full ? "full" : "some", t->stall / 1000,
+		    t->window / 1000);
+}
+
+/* Look: decide, kill if it is time, and say when to look again. */
+static void
+pressure_look(struct pressure *pr, const struct snap *s)
+{
+	enum level	 lv;
+	struct svc	*v;
+	uint64_t	 freed = 0;
+	char		 why[80];
+	int64_t		 ms, now = mono_ms();
+	unsigned	 i;
+
+	pressure_watch_open(pr, s->t_us);
+	if (pr->dec.kill_at && s->t_us - pr->dec.kill_at >=
+	    (int64_t)pr->sc->pressure_kill_timeout * 1000)
+		pr->ntimeouts++;	/* decide_tick() ends it */
+	if (pr->on && !pr->stopping &&
+	    (lv = decide_tick(&pr->dec, s)) != LEVEL_NONE) {
+		pr->last_event = now;	/* victims wait for calm from here */
+		v = pressure_pick(pr, lv, pr->dec.deficit, &freed);
+		pressure_why(pr, lv, why, sizeof(why));
+		if (v != NULL && pressure_kill_at(pr, v, lv, why, freed) == 0) {
+			decide_killed(&pr->dec, s);
+		} else {
+			if (now - pr->warned_at >= 10000) {
+				log_warn("pressure: %s (%s), and no service "
+				    "may be killed at that level", why,
+				    level_name(lv));
+				pr->warned_at = now;
+			}
+			decide_none(&pr->dec, s);
+		}
+	}
+	ms = decide_next_ms(&pr->dec, s);
+	for (i = 0; i < pr->nopen; i++) {
+		int64_t	age = s->t_us - pr->open[i].t0_us, want;
+
+		want = age < (int64_t)pr->sc->pressure_kill_timeout * 1000 ?
+		    DECIDE_FAST_MS : 100;
+		if (ms < 0 || want < ms)
+			ms = want;
+	}
+	ev_timer_stop(pr->loop, &pr->tick);
+	if (ms >= 0) {
+		ev_timer_set(&pr->tick, (double)ms / 1000.0, 0);
+		ev_timer_start(pr->loop, &pr->tick);
+	}
+}
+
+static void
+pressure_on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct pressure	*pr = container_of(w, struct pressure, tick);
+	struct snap	 s;
+
+	(void)loop;
+	(void)revents;
+	pressure_snap(pr, &s);
+	pressure_look(pr, &s);
+}
+
+/* Look at once (its keys may have changed: a new floor is watched). */
+void
+pressure_look_now(struct pressure *pr)
+{
+	if (!pr->on)
+		return;
+	ev_timer_stop(pr->loop, &pr->tick);
+	ev_timer_set(&pr->tick, 0, 0);
+	ev_timer_start(pr->loop, &pr->tick);
+}
+
 /*
- * The service being killed has died (it is a zombie, not yet reaped):
- * that is half of what we wait for.  Its memory is back by now, if not
- * before: exit_mm() comes before the exit is reported.
+ * A trigger fired: look closely for a window.  Which one is told by
+ * the watcher, not by the epoll set: the loop's own poll of the set
+ * polls the trigger, and PSI reports an event to one poll only, so the
+ * set may have nothing left to say.
+ */
+static void
+pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct pressure		*pr = w->data;
+	enum level		 lv = w == &pr->w[1] ? LEVEL_CRITICAL :
+				    LEVEL_MEDIUM;
+	struct epoll_event	 ev;
+	struct snap		 s;
+
+	(void)loop;
+	(void)revents;
+	while (epoll_wait(w->fd, &ev, 1, 0) > 0)
+		;
+	pressure_snap(pr, &s);
+	decide_event(&pr->dec, lv, &s);
+	pressure_look(pr, &s);
+}
+
+/*
+ * The service being killed has died (it is a zombie, not yet reaped).
+ * Its memory is back by now, if not before: exit_mm() comes before the
+ * exit is reported.  The latest decided kill being over, the next may
+ * be decided: at once if the floor is still breached.
  */
 void
 pressure_died(struct pressure *pr, struct svc *s)
 {
-	struct kill_rec	*k = pressure_cur(pr);
+	int		 i = pressure_open_find(pr, s);
+	struct kill_rec	*k;
+	struct snap	 sn;
 
-	if (pr->inflight != s)
+	if (i < 0)
 		return;
-	k->death_us = mono_us() - pr->t0_us;
-	pressure_check(pr);
-	if (pr->inflight && k->back_us < 0) {
+	k = pressure_rec(pr, pr->open[i].seq);
+	k->death_us = mono_us() - pr->open[i].t0_us;
+	if (k->back_us < 0)
 		k->back_us = k->death_us;
-		pressure_done(pr);
+	if (pr->open[i].seq + 1 == pr->nkills && pr->dec.kill_at &&
+	    k->level != LEVEL_NONE) {
+		pressure_snap(pr, &sn);
+		decide_over(&pr->dec, &sn);
 	}
+	pressure_close(pr, (unsigned)i);
+	ev_timer_stop(pr->loop, &pr->tick);
+	ev_timer_set(&pr->tick, 0, 0);
+	ev_timer_start(pr->loop, &pr->tick);
 }
 
-/* A service is going away: stop watching its memory. */
+/* A service is going away: stop watching it. */
 void
 pressure_forget(struct pressure *pr, struct svc *s)
 {
-	if (pr->inflight == s)
-		pressure_done(pr);
+	int	i = pressure_open_find(pr, s);
+
+	if (i >= 0)
+		pressure_close(pr, (unsigned)i);
 }
 
 /*
- * Memory that could be had now without pressure: MemAvailable, and no
- * more than is left under the services' parent cgroup's memory.high
- * and memory.max.
+ * Memory that a victim may have now without pressure: MemAvailable
+ * above the floor, and no more than is left under the services' parent
+ * cgroup's memory.high and memory.max.  Its need (what a kill freed:
+ * anon and swap, not page cache) counts its swapped memory too.
  */
 static uint64_t
-pressure_room(struct pressure *pr)
+pressure_room(struct pressure *pr, const struct snap *s)
 {
-	uint64_t	 room = UINT64_MAX, v, cur, lim = UINT64_MAX;
-	char		 buf[4096], *p;
+	uint64_t	room, v, cur, lim = UINT64_MAX;
 
-	if (read_small(AT_FDCWD, "/proc/meminfo", buf, sizeof(buf)) > 0 &&
-	    (p = strstr(buf, "MemAvailable:")) != NULL &&
-	    sscanf(p, "MemAvailable: %" SCNu64, &v) == 1)
-		room = v << 10;
+	room = s->avail > pr->dc.floor ? s->avail - pr->dc.floor : 0;
 	if (pr->cg->base_fd < 0 ||
 	    cgroup_read_u64(pr->cg->base_fd, "memory.current", &cur) < 0)
 		return room;
@@ -472,23 +723,26 @@ pressure_before(const struct svc *a, const struct svc *b)
 }
 
 /*
- * svc_ops' hold, for a service killed for memory pressure whose restart
- * is due: how many ms it must still wait.  It restarts once the trigger
- * has been quiet for pressure_calm (at least one window), there is room
- * for what it held when it was killed, and no more important victim is
- * still waiting; one such restart per pressure_calm, so that the next
- * one sees whether this one brought the pressure back.  It waits at most
- * pressure_calm_max from its death (*until), then restarts anyway.
+ * svc_ops' hold, for a service killed for memory (by us or by the
+ * kernel's OOM killer) whose restart is due: how many ms it must still
+ * wait.  It restarts once no pressure has been seen for pressure_calm
+ * (at least a window; a trigger's event counts only once a look has
+ * found the stall going on), there is room for what a kill freed of
+ * it, and no more important victim is still waiting; one such restart
+ * per pressure_calm, so that the next one sees whether this one brought
+ * the pressure back.  Not so by pressure_calm_max from its death
+ * (*until): -1, it is not restarted blindly into the pressure.
  */
 int64_t
 pressure_hold(struct pressure *pr, struct svc *s, int64_t *until)
 {
 	const struct sup_conf	*sc = pr->sc;
 	int64_t			 now = mono_ms(), calm, wait = 0, t;
+	struct snap		 sn;
 	size_t			 i;
 
 	*until = s->since + sc->pressure_calm_max;
-	if (pr->psi_fd < 0 || sc->pressure_calm == 0 || now >= *until)
+	if (!pr->on || sc->pressure_calm == 0)
 		return 0;
 	calm = sc->pressure_calm;
 	if (calm < sc->pressure_window / 1000)
@@ -504,82 +758,79 @@ pressure_hold(struct pressure *pr, struct svc *s, int64_t *until)
 			if (o != s && o->mem_wait && pressure_before(o, s))
 				break;
 		}
-		if (i < pr->set->n || pressure_room(pr) < s->mem_need)
+		pressure_snap(pr, &sn);
+		if (i < pr->set->n || pressure_room(pr, &sn) < s->mem_need)
 			wait = 1000;	/* look again */
 	}
 	if (wait == 0) {
 		pr->last_grant = now;
 		return 0;
 	}
+	if (now >= *until)
+		return -1;
 	log_debug("pressure: %s waits %lld ms for memory", s->def->name,
 	    (long long)wait);
 	return wait < *until - now ? wait : *until - now;
 }
 
-/* The trigger fired: pick a victim, unless a kill is under way. */
-static void
-pressure_on_psi(struct ev_loop *loop, ev_io *w, int revents)
+/*
+ * Set trigger i (0 medium, 1 critical) on the PSI file, in an epoll set
+ * of its own (libev watches for read and write, PSI reports EPOLLPRI),
+ * which the loop watches.
+ */
+static int
+pressure_trigger(struct pressure *pr, const struct trigger *t, int i)
 {
-	struct pressure		*pr = container_of(w, struct pressure, w);
-	struct epoll_event	 ev;
-	struct victim		*cand;
-	struct svc		**who;
-	char			 psi[48];
-	size_t			 i, n = 0;
-	ssize_t			 pick;
+	struct epoll_event	ev = { .events = EPOLLPRI };
+	char			trig[64];
+	int			n, fd;
 
-	(void)loop;
-	(void)revents;
-	while (epoll_wait(pr->ep_fd, &ev, 1, 0) > 0)
-		;
-	pr->last_event = mono_ms();	/* victims wait for calm from here */
-	if (pr->inflight || mono_ms() < pr->quiet_until ||
-	    pr->stopping)
-		return;
-	if (!pressure_fresh(pr)) {
-		pr->nstale++;
-		log_debug("pressure: an event for stall from before the last "
-		    "kill; no kill");
-		return;
-	}
-	cand = calloc(pr->set->n + 1, sizeof(*cand));
-	who = calloc(pr->set->n + 1, sizeof(*who));
-	if (cand == NULL || who == NULL)
-		goto out;
-	for (i = 0; i < pr->set->n; i++) {
-		struct svc	*s = pr->set->v[i];
-
-		if ((s->state != SVC_READY && s->state != SVC_STARTING) ||
-		    s->pidfd < 0 || s->pending.why != WHY_NONE)
-			continue;
-		cand[n].priority = s->def->kill_priority;
-		cand[n].memory = pressure_svc_memory(pr, s);
-		who[n++] = s;
-	}
-	pressure_now(pr, psi, sizeof(psi));
-	if ((pick = victim_pick(cand, n)) < 0) {
-		log_warn("pressure: %s, and no service may be killed", psi);
-		pr->quiet_until = mono_ms() + pr->sc->pressure_cooldown;
-		goto out;
-	}
-	pressure_kill(pr, who[pick], psi);
-out:
-	free(cand);
-	free(who);
+	n = snprintf(trig, sizeof(trig), "%s %u %u", t->full ? "full" :
+	    "some", t->stall, t->window);
+	if ((pr->trig_fd[i] = fd = open(pr->file, O_RDWR | O_NONBLOCK |
+	    O_CLOEXEC)) < 0 || write(fd, trig, (size_t)n + 1) < 0 ||
+	    (pr->ep_fd[i] = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(pr->ep_fd[i], EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	ev_io_init(&pr->w[i], pressure_on_psi, pr->ep_fd[i], EV_READ);
+	pr->w[i].data = pr;
+	return 0;
 }
 
-/* Set up the trigger, as pidvisor.ini says; probe the reclaim path. */
+/* Which PSI file: pressure_file, else the services' cgroup's. */
+static int
+pressure_file(struct pressure *pr)
+{
+	const char	*f = pr->sc->pressure_file;
+
+	if ((f == NULL || strcmp(f, "cgroup") == 0) && pr->cg->base) {
+		snprintf(pr->file, sizeof(pr->file), "%s/memory.pressure",
+		    pr->cg->base);
+		return 0;
+	}
+	if (f != NULL && strcmp(f, "cgroup") == 0) {
+		snprintf(pr->why, sizeof(pr->why), "pressure_file = cgroup, "
+		    "but there are no cgroups");
+		return -1;
+	}
+	snprintf(pr->file, sizeof(pr->file), "%s", f ? f :
+	    "/proc/pressure/memory");
+	return 0;
+}
+
+/* Set up the triggers, as pidvisor.ini says; probe the reclaim path. */
 void
 pressure_init(struct pressure *pr)
 {
 	const struct sup_conf	*sc = pr->sc;
-	struct epoll_event	 ev = { .events = EPOLLPRI };
-	char			 trig[64];
-	int			 n, rc;
+	struct snap		 s;
+	int			 rc;
 
-	pr->psi_fd = pr->ep_fd = -1;
-	pr->total_done = -1;
-	pr->best = (uint8_t)pressure_probe();
+	pr->trig_fd[0] = pr->trig_fd[1] = pr->ep_fd[0] = pr->ep_fd[1] = -1;
+	pr->psi_fd = -1;
+	pr->meminfo_fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	pr->vmstat_fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+	pr->best = (uint8_t)reclaim_probe();
 	pr->path = pr->best;
 	if (sc->pressure_reclaim) {
 		pr->path = sc->pressure_reclaim - 1;
@@ -594,40 +845,42 @@ pressure_init(struct pressure *pr)
 		    strerror(-rc));
 		pr->path = RECLAIM_KILL;
 	}
-	ev_init(&pr->poll, pressure_on_poll);
+	pr->dc.medium = (struct trigger){ sc->pressure_stall,
+	    sc->pressure_window, sc->pressure_full };
+	pr->dc.critical = (struct trigger){ sc->pressure_crit_stall,
+	    sc->pressure_crit_window, sc->pressure_crit_full };
+	decide_init(&pr->dec, &pr->dc);
+	ev_init(&pr->tick, pressure_on_tick);
 	if (sc->pressure_stall == 0) {
 		snprintf(pr->why, sizeof(pr->why), "pressure = off");
 		return;
 	}
-	if (sc->pressure_file && strcmp(sc->pressure_file, "cgroup") == 0) {
-		if (pr->cg->base == NULL) {
-			snprintf(pr->why, sizeof(pr->why), "pressure_file = "
-			    "cgroup, but there are no cgroups");
-			log_warn("pressure: off: %s", pr->why);
-			return;
-		}
-		snprintf(pr->file, sizeof(pr->file), "%s/memory.pressure",
-		    pr->cg->base);
-	} else {
-		snprintf(pr->file, sizeof(pr->file), "%s", sc->pressure_file ?
-		    sc->pressure_file : "/proc/pressure/memory");
+	if (pressure_file(pr) < 0) {
+		log_warn("pressure: off: %s", pr->why);
+		return;
 	}
-	n = snprintf(trig, sizeof(trig), "%s %u %u", sc->pressure_full ?
-	    "full" : "some", sc->pressure_stall, sc->pressure_window);
-	pr->psi_fd = open(pr->file, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (pr->psi_fd < 0 || write(pr->psi_fd, trig, (size_t)n + 1) < 0 ||
-	    (pr->ep_fd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    epoll_ctl(pr->ep_fd, EPOLL_CTL_ADD, pr->psi_fd, &ev) < 0) {
+	pr->psi_fd = open(pr->file, O_RDONLY | O_CLOEXEC);
+	if (pr->psi_fd < 0 ? (rc = -errno) < 0 :
+	    (rc = pressure_trigger(pr, &pr->dc.medium, 0)) < 0 ||
+	    (pr->dc.critical.stall &&
+	    (rc = pressure_trigger(pr, &pr->dc.critical, 1)) < 0)) {
 		snprintf(pr->why, sizeof(pr->why), "%.80s: %s", pr->file,
-		    strerror(errno));
+		    strerror(-rc));
 		log_warn("pressure: off: %s", pr->why);
 		pressure_fini(pr);
 		return;
 	}
-	ev_io_init(&pr->w, pressure_on_psi, pr->ep_fd, EV_READ);
-	ev_io_start(pr->loop, &pr->w);
-	log_info("pressure: %s on %s; reclaim by %s", trig, pr->file,
+	pr->on = true;
+	ev_io_start(pr->loop, &pr->w[0]);
+	if (pr->ep_fd[1] >= 0)
+		ev_io_start(pr->loop, &pr->w[1]);
+	pressure_snap(pr, &s);
+	log_info("pressure: %s %u %u%s on %s; floor %.0f MiB; reclaim by %s",
+	    sc->pressure_full ? "full" : "some", sc->pressure_stall,
+	    sc->pressure_window, sc->pressure_crit_stall ? ", critical at "
+	    "pressure_critical" : "", pr->file, pr->dc.floor / 1048576.0,
 	    reclaim_path_name(pr->path));
+	pressure_look(pr, &s);		/* the floor's polling, if any */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(PV_MEMCHECK)
 	/*
 	 * A killer whose own pages are swapped out stalls like everyone
@@ -643,17 +896,66 @@ pressure_init(struct pressure *pr)
 void
 pressure_fini(struct pressure *pr)
 {
+	int	i;
 
 	if (pr->loop) {
-		ev_io_stop(pr->loop, &pr->w);
-		ev_timer_stop(pr->loop, &pr->poll);
+		ev_io_stop(pr->loop, &pr->w[0]);
+		ev_io_stop(pr->loop, &pr->w[1]);
+		ev_timer_stop(pr->loop, &pr->tick);
 		mrelease_stop(&pr->mrelease, pr->loop);
 	}
-	if (pr->ep_fd >= 0)
-		close(pr->ep_fd);
+	for (i = 0; i < 2; i++) {
+		if (pr->trig_fd[i] >= 0)
+			close(pr->trig_fd[i]);
+		if (pr->ep_fd[i] >= 0)
+			close(pr->ep_fd[i]);
+		pr->trig_fd[i] = pr->ep_fd[i] = -1;
+	}
 	if (pr->psi_fd >= 0)
 		close(pr->psi_fd);
-	pr->ep_fd = pr->psi_fd = -1;
+	pr->psi_fd = -1;
+	pr->on = false;
+	free(pr->cand);
+	free(pr->who);
+	pr->cand = NULL;
+	pr->who = NULL;
+	pr->cap = 0;
+}
+
+/* One kill, as `pressure --json` shows it. */
+static void
+pressure_report_json(const struct kill_rec *k, struct buf *b)
+{
+	buf_printf(b, "{\"when_ms\":%lld,\"service\":", (long long)k->when_ms);
+	buf_json_str(b, k->name);
+	buf_printf(b, ",\"kill_priority\":%d,\"level\":\"%s\",\"reason\":",
+	    (int)k->priority, k->level == LEVEL_NONE ? "request" :
+	    level_name(k->level));
+	buf_json_str(b, k->reason);
+	buf_puts(b, ",\"pressure\":");
+	buf_json_str(b, k->psi);
+	buf_printf(b, ",\"memory\":%llu,\"rss\":%llu,\"mem_available\":%lld,"
+	    "\"swap_free\":%llu,\"thrash_pct\":%u,\"procs\":%u,"
+	    "\"path\":\"%s\",\"death_us\":%lld,\"back_us\":%lld,"
+	    "\"reaped_us\":%lld,\"no_reap\":", (unsigned long long)k->memory,
+	    (unsigned long long)k->rss, k->avail == UINT64_MAX ? -1LL :
+	    (long long)k->avail, (unsigned long long)k->swap_free,
+	    k->thrash_pct, k->procs, reclaim_path_name(k->path),
+	    (long long)k->death_us, (long long)k->back_us,
+	    (long long)k->reaped_us);
+	buf_json_str(b, k->reap_err ? strerror(k->reap_err) : NULL);
+	buf_puts(b, "}");
+}
+
+/* The triggers, in pidvisor.ini's words. */
+static void
+pressure_trig_text(const struct trigger *t, char *out, size_t n)
+{
+	if (t->stall == 0)
+		snprintf(out, n, "off");
+	else
+		snprintf(out, n, "%s %ums %ums", t->full ? "full" : "some",
+		    t->stall / 1000, t->window / 1000);
 }
 
 /* What `pidvisorctl pressure` shows. */
@@ -661,101 +963,110 @@ void
 pressure_report(struct pressure *pr, struct buf *b, bool json)
 {
 	const struct sup_conf	*sc = pr->sc;
-	char			 psi[512] = "", when[40], trig[64] = "off";
+	char			 psi[512] = "", when[40], med[48], crit[48];
+	struct snap		 s;
 	unsigned		 i, first;
 
-	if (read_small(AT_FDCWD, pr->psi_fd >= 0 ? pr->file :
-	    "/proc/pressure/memory", psi, sizeof(psi)) < 0)
+	if (read_small(AT_FDCWD, pr->on ? pr->file : "/proc/pressure/memory",
+	    psi, sizeof(psi)) < 0)
 		psi[0] = '\0';
-	if (pr->psi_fd >= 0)
-		snprintf(trig, sizeof(trig), "%s %u %u", sc->pressure_full ?
-		    "full" : "some", sc->pressure_stall, sc->pressure_window);
+	pressure_snap(pr, &s);
+	pressure_trig_text(&pr->dc.medium, med, sizeof(med));
+	pressure_trig_text(&pr->dc.critical, crit, sizeof(crit));
 	first = pr->nkills > KILL_HISTORY ? pr->nkills - KILL_HISTORY : 0;
 	if (json) {
 		buf_puts(b, "{\"trigger\":");
-		buf_json_str(b, pr->psi_fd >= 0 ? trig : NULL);
+		buf_json_str(b, pr->on ? med : NULL);
+		buf_puts(b, ",\"critical\":");
+		buf_json_str(b, pr->on && pr->dc.critical.stall ? crit : NULL);
 		buf_puts(b, ",\"file\":");
-		buf_json_str(b, pr->psi_fd >= 0 ? pr->file : NULL);
+		buf_json_str(b, pr->on ? pr->file : NULL);
 		buf_puts(b, ",\"off_because\":");
-		buf_json_str(b, pr->psi_fd >= 0 ? NULL : pr->why);
-		buf_printf(b, ",\"cooldown_ms\":%u,\"reclaim\":\"%s\","
-		    "\"reclaim_best\":\"%s\",\"cgroups\":",
-		    sc->pressure_cooldown, reclaim_path_name(pr->path),
+		buf_json_str(b, pr->on ? NULL : pr->why);
+		buf_printf(b, ",\"floor\":%llu,\"mem_available\":%lld,"
+		    "\"min_priority\":%d,\"kill_timeout_ms\":%u,"
+		    "\"reclaim\":\"%s\",\"reclaim_best\":\"%s\",\"cgroups\":",
+		    (unsigned long long)pr->dc.floor, s.avail == UINT64_MAX ?
+		    -1LL : (long long)s.avail, (int)sc->pressure_min_priority,
+		    sc->pressure_kill_timeout, reclaim_path_name(pr->path),
 		    reclaim_path_name(pr->best));
 		buf_json_str(b, pr->cg->base);
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
-		buf_printf(b, ",\"stale_events\":%u,\"kills_total\":%u,"
-		    "\"kills\":[", pr->nstale, pr->nkills);
+		buf_printf(b, ",\"stale_events\":%u,\"self_limited\":%u,"
+		    "\"kill_timeouts\":%u,\"kills_total\":%u,\"kills\":[",
+		    pr->dec.nstale, pr->dec.nself, pr->ntimeouts, pr->nkills);
 		for (i = first; i < pr->nkills; i++) {
-			struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
-
-			buf_printf(b, "%s{\"when_ms\":%lld,\"service\":",
-			    i > first ? "," : "", (long long)k->when_ms);
-			buf_json_str(b, k->name);
-			buf_printf(b, ",\"kill_priority\":%d,\"memory\":%llu,"
-			    "\"pressure\":", (int)k->priority,
-			    (unsigned long long)k->memory);
-			buf_json_str(b, k->psi);
-			buf_printf(b, ",\"path\":\"%s\",\"death_us\":%lld,"
-			    "\"back_us\":%lld,\"reaped_us\":%lld,"
-			    "\"no_reap\":", reclaim_path_name(k->path),
-			    (long long)k->death_us, (long long)k->back_us,
-			    (long long)k->reaped_us);
-			buf_json_str(b, k->reap_err ? strerror(k->reap_err) :
-			    NULL);
-			buf_puts(b, "}");
+			if (i > first)
+				buf_puts(b, ",");
+			pressure_report_json(pressure_rec(pr, i), b);
 		}
 		buf_puts(b, "]}\n");
 		return;
 	}
-	if (pr->psi_fd >= 0)
-		buf_printf(b, "trigger: %s on %s; cool-down %ums\n", trig,
-		    pr->file, sc->pressure_cooldown);
+	if (pr->on)
+		buf_printf(b, "trigger: %s, critical %s, on %s\n", med, crit,
+		    pr->file);
 	else
 		buf_printf(b, "trigger: off (%s)\n", pr->why);
+	buf_printf(b, "floor: %.1f MiB of MemAvailable (now %.1f MiB); "
+	    "medium kills kill_priority %d and up; kill timeout %u ms\n",
+	    pr->dc.floor / 1048576.0, s.avail == UINT64_MAX ? -1.0 :
+	    s.avail / 1048576.0, (int)sc->pressure_min_priority,
+	    sc->pressure_kill_timeout);
 	buf_printf(b, "reclaim: %s\ncgroups: %s\n%s", reclaim_path_name(pr->path),
 	    pr->cg->base ? pr->cg->base : pr->cg->why, psi);
 	if (psi[0] && psi[strlen(psi) - 1] != '\n')
 		buf_puts(b, "\n");
 	buf_printf(b, "kills: %u\n", pr->nkills);
-	if (pr->nstale)
-		buf_printf(b, "events ignored (stall from before a kill): "
-		    "%u\n", pr->nstale);
+	if (pr->dec.nstale)
+		buf_printf(b, "events whose stall did not go on: %u\n",
+		    pr->dec.nstale);
+	if (pr->dec.nself)
+		buf_printf(b, "stall of services at their own memory limit, "
+		    "not a reason to kill: %u\n", pr->dec.nself);
 	for (i = first; i < pr->nkills; i++) {
-		struct kill_rec	*k = &pr->hist[i % KILL_HISTORY];
+		struct kill_rec	*k = pressure_rec(pr, i);
 		time_t		 t = (time_t)(k->when_ms / 1000);
 		struct tm	 tm;
 
 		gmtime_r(&t, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		buf_printf(b, "%s %s priority %d, %.1f MiB, %s, %s, dead %.1f ms, "
-		    "memory back %.1f ms%s%s%s\n", when, k->name,
-		    (int)k->priority, k->memory / 1048576.0, k->psi,
-		    reclaim_path_name(k->path), k->death_us / 1000.0,
-		    k->back_us / 1000.0, k->reap_err ? " (no reap: " : "",
+		buf_printf(b, "%s %s priority %d, %.1f MiB, %u process%s, "
+		    "%s: %s, %s, ", when, k->name, (int)k->priority,
+		    k->memory / 1048576.0, k->procs, k->procs > 1 ? "es" : "",
+		    k->level == LEVEL_NONE ? "request" :
+		    level_name(k->level), k->reason,
+		    reclaim_path_name(k->path));
+		if (k->death_us >= 0)
+			buf_printf(b, "dead %.1f ms, ", k->death_us / 1000.0);
+		else
+			buf_puts(b, "not dead, ");
+		if (k->back_us >= 0)
+			buf_printf(b, "memory back %.1f ms", k->back_us / 1000.0);
+		else
+			buf_puts(b, "memory not back");
+		buf_printf(b, "%s%s%s\n", k->reap_err ? " (no reap: " : "",
 		    k->reap_err ? strerror(k->reap_err) : "",
 		    k->reap_err ? ")" : "");
 	}
 }
 
 /*
- * The killer's memory, for the next binary (reexec.c): its cool-down,
- * what it granted last, the kills it made.  Never with a kill in flight:
- * a re-exec waits for it to end.
+ * The killer's memory, for the next binary (reexec.c): what it granted
+ * last, the kills it made.  Never with a kill in flight: a re-exec
+ * waits for it to end.
  */
 void
 pressure_state_save(const struct pressure *pr, struct st_w *w)
 {
 	unsigned	i;
 
-	st_i64(w, pr->quiet_until);
 	st_i64(w, pr->last_event);
 	st_i64(w, pr->last_grant);
-	st_i64(w, pr->total_done);
 	st_u32(w, pr->nkills);
-	st_u32(w, pr->nstale);
 	st_u32(w, pr->nkills_req);
+	st_u32(w, pr->ntimeouts);
 	st_u32(w, KILL_HISTORY);
 	for (i = 0; i < KILL_HISTORY; i++) {
 		const struct kill_rec	*k = &pr->hist[i];
@@ -763,15 +1074,32 @@ pressure_state_save(const struct pressure *pr, struct st_w *w)
 		st_i64(w, k->when_ms);
 		st_u64(w, k->memory);
 		st_u64(w, k->rss);
+		st_u64(w, k->avail);
+		st_u64(w, k->swap_free);
 		st_i64(w, k->death_us);
 		st_i64(w, k->back_us);
 		st_i64(w, k->reaped_us);
 		st_u32(w, (uint32_t)k->priority);
 		st_u32(w, (uint32_t)k->reap_err);
+		st_u32(w, k->procs);
+		st_u32(w, k->thrash_pct);
 		st_u8(w, k->path);
+		st_u8(w, k->level);
 		st_str(w, k->name);
 		st_str(w, k->psi);
+		st_str(w, k->reason);
 	}
+}
+
+/* A string of the state into a field of n bytes. */
+static void
+pressure_state_str(struct st_r *r, char *out, size_t n)
+{
+	uint32_t	 len;
+	const char	*p;
+
+	if ((p = st_get_bytes(r, &len)) != NULL)
+		snprintf(out, n, "%.*s", (int)len, p);
 }
 
 int
@@ -779,33 +1107,33 @@ pressure_state_load(struct pressure *pr, struct st_r *r)
 {
 	unsigned	i, n;
 
-	pr->quiet_until = st_get_i64(r);
 	pr->last_event = st_get_i64(r);
 	pr->last_grant = st_get_i64(r);
-	pr->total_done = st_get_i64(r);
 	pr->nkills = st_get_u32(r);
-	pr->nstale = st_get_u32(r);
 	pr->nkills_req = st_get_u32(r);
+	pr->ntimeouts = st_get_u32(r);
 	if ((n = st_get_u32(r)) != KILL_HISTORY && !st_bad(r))
 		st_fail(r, "a kill history of %u, not %d", n, KILL_HISTORY);
 	for (i = 0; i < KILL_HISTORY && !st_bad(r); i++) {
 		struct kill_rec	*k = &pr->hist[i];
-		uint32_t	 len;
-		const char	*p;
 
 		k->when_ms = st_get_i64(r);
 		k->memory = st_get_u64(r);
 		k->rss = st_get_u64(r);
+		k->avail = st_get_u64(r);
+		k->swap_free = st_get_u64(r);
 		k->death_us = st_get_i64(r);
 		k->back_us = st_get_i64(r);
 		k->reaped_us = st_get_i64(r);
 		k->priority = (int32_t)st_get_u32(r);
 		k->reap_err = (int32_t)st_get_u32(r);
+		k->procs = st_get_u32(r);
+		k->thrash_pct = st_get_u32(r);
 		k->path = st_get_u8(r);
-		if ((p = st_get_bytes(r, &len)) != NULL)
-			snprintf(k->name, sizeof(k->name), "%.*s", (int)len, p);
-		if ((p = st_get_bytes(r, &len)) != NULL)
-			snprintf(k->psi, sizeof(k->psi), "%.*s", (int)len, p);
+		k->level = st_get_u8(r);
+		pressure_state_str(r, k->name, sizeof(k->name));
+		pressure_state_str(r, k->psi, sizeof(k->psi));
+		pressure_state_str(r, k->reason, sizeof(k->reason));
 	}
 	return st_bad(r) ? -EINVAL : 0;
 }

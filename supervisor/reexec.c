@@ -207,7 +207,7 @@ reexec_busy(struct sup *sup)
 {
 	size_t	i;
 
-	if (sup->pr.inflight != NULL)
+	if (sup->pr.nopen > 0)
 		return "a memory kill";
 	/* What it took could be read twice, or never, across the exec. */
 	if (notifydir_busy(&sup->notify))

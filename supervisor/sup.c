@@ -961,7 +961,7 @@ sup_pressure_killed(void *ctx, const struct svc *s, const struct kill_rec *k)
 	struct sup	*sup = ctx;
 
 	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_PRESSURE_KILL,
-	    .svc = s, .reason = k->psi, .pid = s->pid, .memory = k->memory });
+	    .svc = s, .reason = k->reason, .pid = s->pid, .memory = k->memory });
 }
 
 static const struct pressure_ops sup_pressure_ops = {

@@ -562,20 +562,29 @@ svc_blocking_stop(struct svc *s)
 }
 
 /*
- * A service killed for memory pressure that is due to restart waits
- * until the supervisor says there is memory for it (ops->hold), unless
- * a command asked for it.  True while it waits.
+ * A service killed for memory (by the low-memory killer or the kernel's
+ * OOM killer) that is due to restart waits until the supervisor says
+ * there is memory for it (ops->hold), unless a command asked for it.
+ * True while it waits, or once it failed: it waited the longest, and
+ * there is still no room, so it is not restarted into the pressure.
  */
 static bool
 svc_hold_for_memory(struct svc *s)
 {
 	const struct svc_ops	*ops = s->set->ops;
-	int64_t			 wait, until = 0;
+	int64_t			 wait = 0, until = 0;
 
-	if (s->last.why != WHY_PRESSURE || s->mem_waived || ops->hold == NULL ||
-	    (wait = ops->hold(s, &until)) <= 0) {
+	if ((s->last.why != WHY_PRESSURE && s->last.why != WHY_OOM) ||
+	    s->mem_waived || ops->hold == NULL ||
+	    (wait = ops->hold(s, &until)) == 0) {
 		s->mem_wait = false;
 		return false;
+	}
+	if (wait < 0) {
+		s->mem_wait = false;
+		s->want_up = false;
+		svc_set_state(s, SVC_FAILED, svc_why(WHY_NO_MEMORY, 0));
+		return true;
 	}
 	s->due = false;
 	s->due_at = until;
@@ -988,8 +997,10 @@ svc_pressure_killed(struct svc *s)
 void
 svc_oom_killed(struct svc *s)
 {
-	if (svc_has_process(s) && s->pending.why == WHY_NONE)
+	if (svc_has_process(s) && s->pending.why == WHY_NONE) {
 		s->pending = svc_why(WHY_OOM, 0);
+		s->mem_need = s->mem_seen;	/* as the killer last saw it */
+	}
 }
 
 /* Event: STATUS=text. */

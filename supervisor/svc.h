@@ -74,6 +74,8 @@ enum svc_why {
 	WHY_UNHEALTHY,		/* code: its last check's status */
 	WHY_LISTEN,		/* code: errno binding: s->fail */
 	WHY_ON_DEMAND,		/* listening until a client comes */
+	WHY_NO_MEMORY,		/* killed for memory, and no room for it
+				 * within pressure_calm_max */
 };
 
 /*
@@ -145,9 +147,9 @@ struct svc_ops {
 	/* Work is left over (spawn_max reached): call svc_set_run() again
 	 * soon, after other events had their turn. */
 	void	(*defer)(struct svc_set *);
-	/* A service killed for memory pressure is due to restart: how many
-	 * ms it must still wait for memory (0: none; NULL: never), and in
-	 * *until the latest it will wait. */
+	/* A service killed for memory is due to restart: how many ms it
+	 * must still wait for memory (0: none; NULL: never), and in *until
+	 * the latest it will wait; -1: it waited so long, and still no. */
 	int64_t	(*hold)(struct svc *, int64_t *until);
 	/* Run the service's commands of one kind (NULL: none ever): 1 if
 	 * it has none, 0 if they run (svc_hook_done() says how they
@@ -190,6 +192,9 @@ struct svc_ops {
 	X(int64_t, reload_due, I64)	/* READY: a reload's end, at most */ \
 	X(uint64_t, mem_need, U64)	/* what it held when killed for	\
 					 * memory (pressure.c) */	\
+	X(uint64_t, mem_seen, SKIP)	/* what a kill would free, at the \
+					 * killer's last look; looked at \
+					 * afresh after a re-exec */	\
 	X(int32_t, exit_code, I32)	/* of the last process */	\
 	X(int32_t, exit_sig, I32)	/* 0: it exited */		\
 	X(int32_t, err, I32)		/* sd_notify ERRNO=; 0: none */	\

@@ -155,6 +155,10 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 	case WHY_OOM:
 		snprintf(out, n, "killed by the kernel's OOM killer");
 		break;
+	case WHY_NO_MEMORY:
+		snprintf(out, n, "killed for memory, and no room for it within "
+		    "pressure_calm_max");
+		break;
 	case WHY_ENV_FILE:
 		snprintf(out, n, "env_file: %s", s->fail ? s->fail : "?");
 		break;

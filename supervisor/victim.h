@@ -8,9 +8,11 @@
 
 struct victim {
 	int32_t		priority;	/* < 0: never */
-	uint64_t	memory;		/* bytes */
+	uint64_t	memory;		/* what a kill frees: anon + swap */
+	int64_t		growth;		/* since the last look, bytes */
 };
 
-ssize_t	victim_pick(const struct victim *v, size_t n);
+ssize_t	victim_pick(const struct victim *v, size_t n, int32_t min_priority,
+	    uint64_t deficit);
 
 #endif

@@ -391,8 +391,9 @@ t_oom() {
 		$CTL wait oom-hog backoff --timeout=60s ||
 		    fail "not killed: $($CTL status oom-hog)"
 		$CTL status oom-hog
-		$CTL status oom-hog | grep -q \
-		    "backoff .* killed by the kernel's OOM killer; restart in" ||
+		# Held for memory as the killer's victims are, once due.
+		$CTL status oom-hog | grep -Eq \
+		    "backoff .* killed by the kernel's OOM killer; (waiting for memory, )?restart in" ||
 		    fail "reason: $($CTL status oom-hog)"
 		$CTL wait oom-hog ready --timeout=60s || fail "no restart"
 	done
@@ -400,6 +401,153 @@ t_oom() {
 	[ "${n:-0}" -ge 2 ] || fail "oom_kill count: $($CTL status oom-hog)"
 	[ "$(field oom-hog 5)" -ge 2 ] || fail "restarts: $(field oom-hog 5)"
 	$CTL stop oom-hog --wait --timeout=20s || fail "oom-hog stop"
+}
+
+# kill_line NAME: the killer's record of NAME's last kill, in words.
+kill_line() {
+	$CTL pressure | grep " $1 priority " | tail -1
+}
+
+# A victim stuck in D state does not hold the next kill.  locked (32
+# MiB, kill_priority 1000) is killed first, its mmap_lock held (as in
+# t_reclaim_blocked) so that neither the kernel's reap nor its own exit
+# can take its memory; the pressure goes on, and once
+# pressure_kill_timeout is over the killer kills mem-high-big, while
+# locked is still in D state (before: the one kill in flight held it
+# 10 s and then the cool-down).
+t_pressure_stuck() {
+	rm -f /tmp/locked.addr /tmp/fh.log
+	/test/fuse-hang /tmp/fh >/tmp/fh.log 2>&1 &
+	fh=$!
+	trap 'kill -TERM $fh 2>/dev/null' EXIT
+	until_ok 10 grep -q ready /tmp/fh.log || fail "no FUSE mount"
+	$CTL start locked --wait --timeout=20s || fail "locked did not start"
+	$CTL start mem-high-big --wait --timeout=20s || fail "mem-high-big"
+	until_ok 10 test -s /tmp/locked.addr || fail "locked mapped nothing"
+	pid=$(field locked 3)
+	/test/svc-helper peek="$pid:$(cat /tmp/locked.addr)" &
+	peek=$!
+	until_ok 10 grep -q "read held" /tmp/fh.log ||
+	    fail "the read did not reach the file system"
+	/test/svc-helper clear-refs="$pid" &
+	writer=$!
+	until_ok 10 in_d_state $writer || fail "the writer is not waiting"
+	before=$(kills)
+	$CTL start mem-pusher
+	until_ok 60 sh -c "[ \$(pidvisorctl pressure | sed -n 's/^kills: //p') -ge $((before + 2)) ]" ||
+	    fail "fewer than 2 kills: $($CTL pressure)"
+	# locked is still stuck: what killed mem-high-big did not wait.
+	in_d_state "$pid" || fail "locked is no longer stuck: $(state_of "$pid")"
+	$CTL pressure | tail -2
+	kill_line locked | grep -q ", not dead, " ||
+	    fail "locked's record: $(kill_line locked)"
+	kill_line mem-high-big | grep -Eq ", (medium|critical): " ||
+	    fail "mem-high-big's: $(kill_line mem-high-big)"
+	$CTL pressure | grep ' priority ' | tail -2 | head -1 |
+	    grep -q " locked priority " || fail "not locked first"
+	$CTL stop mem-pusher --wait --timeout=30s || fail "mem-pusher stop"
+	kill -TERM $fh
+	wait $peek $writer $fh
+	trap - EXIT
+	$CTL wait locked failed --timeout=30s || fail "locked: $($CTL status locked)"
+	$CTL wait mem-high-big ready --timeout=60s || fail "mem-high-big back"
+	$CTL stop mem-high-big --wait --timeout=20s
+	return 0
+}
+
+# The whole cgroup of a multi-process service dies with it (frozen,
+# each process killed and reaped, cgroup.kill for the rest), and is
+# sized by all three; with kill_mode = process only the main process
+# dies, and the kill is sized by it alone.
+t_pressure_cgroup() {
+	for s in mem-multi mem-multi-main; do
+		$CTL start $s --wait --timeout=20s || fail "$s did not start"
+		until_ok 20 sh -c "[ \$(wc -l </sys/fs/cgroup/pidvisor/$s/cgroup.procs) = 3 ]" ||
+		    fail "$s: not 3 processes"
+	done
+	until_ok 20 sh -c 'pidvisorctl status mem-multi --json | grep -q "\"memory\":6[0-9][0-9][0-9]"' || true
+	procs=$(cat /sys/fs/cgroup/pidvisor/mem-multi/cgroup.procs)
+	$CTL pressure kill mem-multi || fail "pressure kill mem-multi"
+	$CTL wait mem-multi failed --timeout=20s || fail "mem-multi not dead"
+	for p in $procs; do
+		until_ok 10 sh -c "[ ! -e /proc/$p ] || grep -q '^State:.Z' /proc/$p/status" ||
+		    fail "mem-multi's $p lives on"
+	done
+	expect_eq "$(cat /sys/fs/cgroup/pidvisor/mem-multi/cgroup.procs)" "" \
+	    "mem-multi's cgroup"
+	line=$(kill_line mem-multi)
+	echo "$line"
+	echo "$line" | grep -q ", 3 processes, request: " || fail "$line"
+	mib=$(echo "$line" | sed -n 's/.* priority 900, \([0-9]*\)\.[0-9] MiB.*/\1/p')
+	[ "${mib:-0}" -ge 59 ] || fail "sized by $mib MiB, not all three"
+	main=$(field mem-multi-main 3)
+	$CTL pressure kill mem-multi-main || fail "pressure kill mem-multi-main"
+	$CTL wait mem-multi-main failed --timeout=20s || fail "not dead"
+	line=$(kill_line mem-multi-main)
+	echo "$line"
+	echo "$line" | grep -q ", 1 process, request: " || fail "$line"
+	mib=$(echo "$line" | sed -n 's/.* priority 900, \([0-9]*\)\.[0-9] MiB.*/\1/p')
+	[ "${mib:-99}" -le 30 ] || fail "sized by $mib MiB, not its main's"
+	expect_eq "$(wc -l </sys/fs/cgroup/pidvisor/mem-multi-main/cgroup.procs)" \
+	    2 "mem-multi-main's children"
+	for p in $(cat /sys/fs/cgroup/pidvisor/mem-multi-main/cgroup.procs); do
+		kill -KILL "$p"
+	done
+	return 0
+}
+
+# The floor per level, in a pidvisor of its own with a cgroup tree of
+# its own (/sys/fs/cgroup/nest, its memory.high 100M): at medium
+# pressure only kill_priority >= pressure_min_priority (the default,
+# 1) dies, and a service of the default priority 0 lives on through
+# the pressure; below the memory floor (pressure_min_available, set by
+# a reload) it dies too.
+t_pressure_levels() {
+	d=/tmp/lv
+	rm -rf $d
+	mkdir -p $d/conf/services
+	cat >$d/conf/pidvisor.ini <<-EOF
+	[supervisor]
+	cgroup_root = /sys/fs/cgroup/nest
+	cgroup_memory_high = 100M
+	pressure = some 100ms 1s
+	pressure_critical = off
+	EOF
+	printf '[service]\nexec = /test/svc-helper alloc=30 sleep=forever\nkill_priority = 20\nrestart = never\n' \
+	    >$d/conf/services/p20.ini
+	printf '[service]\nexec = /test/svc-helper alloc=30 sleep=forever\nrestart = never\n' \
+	    >$d/conf/services/p0.ini
+	printf '[service]\nexec = /test/svc-helper grow=80:10:150 sleep=forever\nkill_priority = never\nrestart = never\nenabled = no\n' \
+	    >$d/conf/services/push.ini
+	/sbin/init -c $d/conf -s $d/ctl.sock >$d/log 2>&1 &
+	pv=$!
+	C="$CTL -s $d/ctl.sock"
+	until_ok 10 $C version >/dev/null 2>&1 ||
+	    fail "the second pidvisor did not start: $(cat $d/log)"
+	$C wait p20 ready --timeout=20s || fail "p20"
+	$C wait p0 ready --timeout=20s || fail "p0"
+	p0=$($C status p0 | awk 'NR == 2 { print $3 }')
+	$C start push
+	until_ok 60 grep -q "no service may be killed at that level" $d/log ||
+	    fail "no medium pressure left unanswered: $(cat $d/log)"
+	$C pressure
+	$C pressure | grep ' priority ' | grep -q " p20 priority 20, .*, medium: " ||
+	    fail "p20 not killed at medium pressure"
+	expect_eq "$($C status p0 | awk 'NR == 2 { print $2 " " $3 }')" \
+	    "ready $p0" "p0 through medium pressure"
+	echo "pressure_min_available = 100G" >>$d/conf/pidvisor.ini
+	$C reload || fail "reload"
+	$C wait p0 failed --timeout=20s || fail "p0 not killed at the floor"
+	$C pressure | grep ' priority ' | tail -1 |
+	    grep -q " p0 priority 0, .*, floor: MemAvailable " ||
+	    fail "p0's kill: $($C pressure | tail -1)"
+	kill -TERM $pv
+	wait $pv
+	for c in /sys/fs/cgroup/nest/*/; do
+		rmdir "$c" 2>/dev/null
+	done
+	rmdir /sys/fs/cgroup/nest
+	rm -rf $d
 }
 
 # The state letter of a process (R, S, D, Z...).
@@ -826,7 +974,8 @@ echo "# boot: services ready at $(cut -d' ' -f1 /proc/uptime) s of" \
 for t in t_pid1 t_boot_task t_ready_kinds t_crash_restart t_orphan_storm \
     t_pid_reuse t_stop_timeout t_kmsg t_cgroups t_hardened t_no_clone3 \
     t_pids_full \
-    t_pressure t_oom t_reclaim_blocked t_notify_fds t_notify_drainer \
+    t_pressure t_pressure_stuck t_pressure_cgroup t_pressure_levels \
+    t_oom t_reclaim_blocked t_notify_fds t_notify_drainer \
     t_spawn_user_trace t_reexec t_torture; do
 	tap "guest $t" timeout 120 "$0" --one $t
 done

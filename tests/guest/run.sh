@@ -103,7 +103,10 @@ check "shutdown kills stubborn (ignores SIGTERM) after stop_timeout" \
 check "all services stopped before power off" \
     in_order "$console" "all services stopped" "powering off"
 check "the killer logs its first victim, its priority and the reap path" \
-    grep -qE "pressure: killed mem-high-big \(kill_priority 50, [0-9.]+ MiB\) on some avg10=[0-9.]+; reclaim by reap; dead after [0-9.]+ ms, memory back after [0-9.]+ ms" \
+    grep -qE "pressure: killed mem-high-big \(kill_priority 50, [0-9.]+ MiB, 1 process\) at (medium|critical) pressure: (some|full) stall at [0-9]+ ms a [0-9]+ ms window; some avg10=[0-9.]+ full avg10=[0-9.]+; MemAvailable [0-9.]+ MiB, SwapFree [0-9.]+ MiB; reclaim by reap" \
+    "$console"
+check "... and its death and its memory coming back" \
+    grep -qE "pressure: mem-high-big: dead after [0-9.]+ ms, memory back after [0-9.]+ ms" \
     "$console"
 check "no kernel panic, no sanitizer report" \
     bash -c "! grep -qE 'Kernel panic|runtime error|Sanitizer' '$console'"

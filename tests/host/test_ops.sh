@@ -477,7 +477,10 @@ t_reload_settings() {
 	pressure = some 100000 1000000
 	pressure_file = /proc/pressure/memory
 	pressure_reclaim = kill
-	pressure_cooldown = 5s
+	pressure_kill_timeout = 500ms
+	pressure_critical = some 200ms 2s
+	pressure_min_available = 5%
+	pressure_min_priority = 10
 	pressure_calm = 3s
 	pressure_calm_max = 60s
 	crash_action = poweroff

@@ -33,10 +33,14 @@ t_pressure_kill_path() {
 	ctl pressure --json | jq -e --arg p "$path" '.kills_total == 1 and
 	    .kills[0].service == "hog" and .kills[0].path == $p and
 	    .kills[0].memory > 30000000 and .kills[0].death_us >= 0 and
+	    .kills[0].level == "request" and .kills[0].reason == "by request"
+	    and .kills[0].procs == 1 and .kills[0].mem_available > 0 and
 	    .kills[0].back_us >= 0 and .kills[0].back_us <= .kills[0].death_us' \
 	    >/dev/null || fail "kill record: $(ctl pressure --json)"
-	grep -q "pressure: killed hog (kill_priority 5, [0-9.]* MiB) on by request; reclaim by $path" \
-	    "$T/log" || fail "the kill was not logged"
+	grep -Eq "pressure: killed hog \(kill_priority 5, [0-9.]+ MiB, 1 process\) by request; some avg10=[0-9.]+ full avg10=[0-9.?]+; MemAvailable [0-9.]+ MiB, SwapFree [0-9.]+ MiB; reclaim by $path$" \
+	    "$T/log" || fail "the kill was not logged: $(grep killed "$T/log")"
+	grep -Eq "pressure: hog: dead after [0-9.]+ ms, memory back after [0-9.]+ ms" \
+	    "$T/log" || fail "its end was not logged"
 	expect_eq "$(field keep restarts)" 0 "keep"
 	pv_down
 }
@@ -134,5 +138,36 @@ t_oom_score_adj() {
 		expect_eq "$(field low reason)" \
 		    "oom_score_adj: Permission denied" "low's reason"
 	fi
+	pv_down
+}
+
+# MEMORY_PRESSURE_WATCH and MEMORY_PRESSURE_WRITE, as systemd sets them:
+# without cgroups (this host) only memory_pressure_watch = on sets them,
+# to the system's file; the trigger they name is one the kernel takes
+# (the service writes it there itself).  Our own are never passed on.
+t_memory_pressure_env() {
+	pv_dir
+	svc on <<-EOF
+	exec = /bin/sh -c 'env >$T/on.env;
+	    printf %s "\$MEMORY_PRESSURE_WRITE" | base64 -d
+	    >>"\$MEMORY_PRESSURE_WATCH" && echo took >$T/on.took;
+	    exec $H sleep=forever'
+	memory_pressure_watch = on
+	memory_pressure_threshold = 150ms
+	EOF
+	svc auto <<-EOF
+	exec = /bin/sh -c 'env >$T/auto.env; exec $H sleep=forever'
+	EOF
+	MEMORY_PRESSURE_WATCH=/ours pv_up
+	expect_rc 0 ctl wait on ready --timeout=5s
+	expect_rc 0 ctl wait auto ready --timeout=5s
+	"$H" waitfile="$T/on.took:1:5000" || fail "the trigger was refused"
+	expect_eq "$(grep ^MEMORY_PRESSURE_WATCH= "$T/on.env")" \
+	    "MEMORY_PRESSURE_WATCH=/proc/pressure/memory" "on's watch"
+	expect_eq "$(sed -n 's/^MEMORY_PRESSURE_WRITE=//p' "$T/on.env" |
+	    base64 -d | tr '\0' '@')" "some 150000 2000000@" "on's trigger"
+	expect_eq "$(grep -c ^MEMORY_PRESSURE "$T/auto.env")" 0 \
+	    "auto without cgroups"
+	expect_match "$(ctl show on)" "memory_pressure_threshold = 150ms"
 	pv_down
 }

@@ -404,15 +404,21 @@ test_pressure_keys(void **state)
 	conf_init(&c);
 	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
 	    "pressure = full 50000 2000000\npressure_file = cgroup\n"
-	    "pressure_cooldown = 500ms\ncgroup_root = /sys/fs/cgroup/x\n"
+	    "pressure_kill_timeout = 500ms\ncgroup_root = /sys/fs/cgroup/x\n"
 	    "cgroup_memory_high = 1G\npressure_calm = 3s\n"
-	    "pressure_calm_max = 2m\n"), 0);
+	    "pressure_calm_max = 2m\npressure_critical = some 200ms 2s\n"
+	    "pressure_min_available = 2.5%\npressure_min_priority = 0\n"), 0);
+	assert_int_equal(c.sup.pressure_crit_stall, 200000);
+	assert_int_equal(c.sup.pressure_crit_window, 2000000);
+	assert_false(c.sup.pressure_crit_full);
+	assert_int_equal(c.sup.pressure_min_pct, 250);
+	assert_int_equal(c.sup.pressure_min_priority, 0);
 	assert_int_equal(c.sup.pressure_calm, 3000);
 	assert_int_equal(c.sup.pressure_calm_max, 120000);
 	assert_true(c.sup.pressure_full);
 	assert_int_equal(c.sup.pressure_stall, 50000);
 	assert_int_equal(c.sup.pressure_window, 2000000);
-	assert_int_equal(c.sup.pressure_cooldown, 500);
+	assert_int_equal(c.sup.pressure_kill_timeout, 500);
 	assert_string_equal(c.sup.pressure_file, "cgroup");
 	assert_string_equal(c.sup.cgroup_root, "/sys/fs/cgroup/x");
 	assert_int_equal(c.sup.cgroup_memory_high, 1 << 30);
@@ -427,6 +433,21 @@ test_pressure_keys(void **state)
 	assert_int_equal(c.sup.pressure_calm, 5400000);
 	conf_free(&c);
 
+	/* The defaults: critical at full 300ms 1s, no floor, and the
+	 * default kill_priority (0) no victim at medium pressure. */
+	conf_init(&c);
+	assert_int_equal(c.sup.pressure_crit_stall, 300000);
+	assert_true(c.sup.pressure_crit_full);
+	assert_int_equal(c.sup.pressure_kill_timeout, 300);
+	assert_int_equal(c.sup.pressure_min_priority, 1);
+	assert_null(c.sup.pressure_min_str);
+	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
+	    "pressure_min_available = 200M\npressure_critical = off\n"), 0);
+	assert_int_equal(c.sup.pressure_min_available, 200 << 20);
+	assert_int_equal(c.sup.pressure_min_pct, 0);
+	assert_int_equal(c.sup.pressure_crit_stall, 0);
+	conf_free(&c);
+
 	conf_init(&c);
 	assert_int_equal(c.sup.pressure_calm, 10000);
 	assert_int_equal(c.sup.pressure_calm_max, 300000);
@@ -436,7 +457,21 @@ test_pressure_keys(void **state)
 	    "pressure = most 1 1000000\n"), -EINVAL);
 	assert_int_equal(conf_parse_sup(&c, "r.ini", "[supervisor]\n"
 	    "pressure = some 2000000 1000000\n"), -EINVAL);
+	assert_int_equal(conf_parse_sup(&c, "s.ini", "[supervisor]\n"
+	    "pressure_min_available = 60%\npressure_min_priority = 1001\n"
+	    "pressure_critical = full 1s\n"), -EINVAL);
+	assert_int_equal(conf_parse_sup(&c, "t.ini", "[supervisor]\n"
+	    "pressure_min_available = lots\n"), -EINVAL);
 	conf_errors(&c, &b);
+	assert_non_null(strstr(b.data, "s.ini:2: pressure_min_available: "
+	    "expected a percent above 0 and at most 50%, not '60%'"));
+	assert_non_null(strstr(b.data, "t.ini:2: pressure_min_available: "
+	    "expected off, a percent of the memory (5%) or a size (200M), "
+	    "not 'lots'"));
+	assert_non_null(strstr(b.data, "s.ini:3: pressure_min_priority: "
+	    "expected a kill_priority from 0 to 1000, not '1001'"));
+	assert_non_null(strstr(b.data, "s.ini:4: pressure_critical: expected "
+	    "off or some|full"));
 	assert_non_null(strstr(b.data, "p.ini:2: pressure: expected off or "
 	    "some|full STALL WINDOW"));
 	assert_non_null(strstr(b.data, "q.ini:2: pressure:"));
@@ -505,7 +540,7 @@ static const struct {
 	{ SEC_SUPERVISOR, "pressure", "full 100000 2000000" },
 	{ SEC_SUPERVISOR, "pressure_file", "/proc/pressure/io" },
 	{ SEC_SUPERVISOR, "pressure_reclaim", "mrelease" },
-	{ SEC_SUPERVISOR, "pressure_cooldown", "5s" },
+	{ SEC_SUPERVISOR, "pressure_kill_timeout", "500ms" },
 	{ SEC_SUPERVISOR, "pressure_calm", "3s" },
 	{ SEC_SUPERVISOR, "pressure_calm_max", "1m30s" },
 	{ SEC_SUPERVISOR, "crash_action", "reboot" },
@@ -576,6 +611,11 @@ static const struct {
 	{ SEC_SERVICE, "accept", "yes" },
 	{ SEC_SERVICE, "max_connections", "10" },
 	{ SEC_SERVICE, "fdstore_max", "4" },
+	{ SEC_SUPERVISOR, "pressure_critical", "some 200000 2000000" },
+	{ SEC_SUPERVISOR, "pressure_min_available", "5%" },
+	{ SEC_SUPERVISOR, "pressure_min_priority", "100" },
+	{ SEC_SERVICE, "memory_pressure_watch", "on" },
+	{ SEC_SERVICE, "memory_pressure_threshold", "1s" },
 };
 
 /* A key only a template takes. */

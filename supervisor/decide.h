@@ -1,0 +1,88 @@
+/* decide.h - when the low-memory killer kills, and at which level */
+#ifndef PIDVISOR_DECIDE_H
+#define PIDVISOR_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * One look at the system's memory: what decide_*() go by.  pressure.c
+ * fills it from the files; the unit tests from recorded traces.
+ */
+struct snap {
+	int64_t		t_us;		/* monotonic */
+	uint64_t	some_us;	/* PSI totals of the watched file */
+	uint64_t	full_us;
+	uint64_t	self_some_us;	/* stall of services held at their own
+					 * memory limits (the sum of theirs) */
+	uint64_t	self_full_us;
+	uint64_t	avail;		/* MemAvailable, bytes */
+	uint64_t	total;		/* MemTotal */
+	uint64_t	swap_free;
+	uint64_t	swap_total;
+	uint64_t	refault;	/* workingset_refault_file, pages */
+	uint64_t	file_lru;	/* Active(file) + Inactive(file), pages */
+};
+
+/* Why a kill, the most pressing last. */
+enum level {
+	LEVEL_NONE,
+	LEVEL_MEDIUM,		/* the `pressure` trigger's rate */
+	LEVEL_CRITICAL,		/* pressure_critical's, or medium with
+				 * swap out or the file cache thrashing */
+	LEVEL_FLOOR,		/* MemAvailable under pressure_min_available */
+};
+
+struct trigger {
+	uint32_t	stall;		/* us; 0: none */
+	uint32_t	window;		/* us */
+	bool		full;
+};
+
+struct decide_conf {
+	struct trigger	medium;
+	struct trigger	critical;
+	uint64_t	floor;		/* bytes of MemAvailable; 0: none */
+	uint32_t	kill_timeout;	/* ms */
+};
+
+/* Escalation: swap under a tenth left, refaults of a whole file LRU. */
+#define DECIDE_SWAP_LOW_DIV	10
+#define DECIDE_THRASH_PCT	100
+#define DECIDE_FAST_MS		10	/* the fast path's interval */
+#define DECIDE_SLOW_MS		1000	/* the floor's, far from it */
+#define DECIDE_FILL_RATE	(2ULL << 30)	/* bytes/s a leak may take */
+
+struct decide {
+	const struct decide_conf *c;
+	struct snap	base;		/* stall counts from here: the end
+					 * of the last kill, or the event */
+	bool		have_base;
+	int64_t		fast_until;	/* us: look every DECIDE_FAST_MS */
+	int64_t		kill_at;	/* us: a kill not yet over; 0 none */
+	enum level	event;		/* a trigger fired, not yet acted on */
+	/* What the last decision saw, for the kill record. */
+	enum level	level;
+	uint32_t	thrash_pct;
+	uint64_t	deficit;	/* bytes short of the floor */
+	unsigned	nstale;		/* events whose stall was before */
+	unsigned	nself;		/* stall of services at their own high */
+};
+
+void		 decide_init(struct decide *d, const struct decide_conf *c);
+void		 decide_event(struct decide *d, enum level lv,
+		     const struct snap *s);
+enum level	 decide_tick(struct decide *d, const struct snap *s);
+void		 decide_killed(struct decide *d, const struct snap *s);
+void		 decide_over(struct decide *d, const struct snap *s);
+void		 decide_none(struct decide *d, const struct snap *s);
+int64_t		 decide_next_ms(const struct decide *d, const struct snap *s);
+const char	*level_name(enum level lv);
+
+/* The text of the kernel's files, parsed; -1 if it is not theirs. */
+int	 psi_parse(const char *text, uint64_t *some_us, uint64_t *full_us);
+int	 meminfo_parse(const char *text, struct snap *s);
+int	 vmstat_parse(const char *text, struct snap *s);
+int	 memstat_anon(const char *text, uint64_t *anon);
+
+#endif
