@@ -51,7 +51,31 @@
 static const char *const env_ours[] = {
 	"NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=",
 	"LISTEN_FDS=", "LISTEN_PID=", "LISTEN_FDNAMES=",
+	"MEMORY_PRESSURE_WATCH=", "MEMORY_PRESSURE_WRITE=",
 };
+
+/* Base64 of n bytes of in into out (4 * ((n + 2) / 3) + 1 bytes). */
+static void
+env_base64(const unsigned char *in, size_t n, char *out)
+{
+	static const char	a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+				    "opqrstuvwxyz0123456789+/";
+	uint32_t		v;
+	size_t			i;
+
+	for (i = 0; i < n; i += 3) {
+		v = (uint32_t)in[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= in[i + 2];
+		*out++ = a[v >> 18 & 63];
+		*out++ = a[v >> 12 & 63];
+		*out++ = i + 1 < n ? a[v >> 6 & 63] : '=';
+		*out++ = i + 2 < n ? a[v & 63] : '=';
+	}
+	*out = '\0';
+}
 
 /* Do a and b (KEY=VALUE) name the same variable? */
 static bool
@@ -95,7 +119,7 @@ int
 env_build(const struct env_req *r, char ***out, const char **path,
     char **pid_slot)
 {
-	char	 own[4][64], **env, *p;
+	char	 own[5][64], trig[48], **env, *p;
 	size_t	 nown = 0, n, i, k = 0, bytes = 0, nb = strv_len(r->base),
 		 nk = strv_len(r->keys);
 
@@ -117,6 +141,17 @@ env_build(const struct env_req *r, char ***out, const char **path,
 		snprintf(own[nown++], sizeof(own[0]), "LISTEN_PID=%s",
 		    "0000000000");
 	}
+	if (r->mp_watch) {
+		/* As systemd writes it: the trigger, NUL included. */
+		n = (size_t)snprintf(trig, sizeof(trig), "some %llu %u",
+		    (unsigned long long)r->mp_threshold_ms * 1000,
+		    MP_WINDOW_US) + 1;
+		p = own[nown++];
+		p += sprintf(p, "MEMORY_PRESSURE_WRITE=");
+		env_base64((const unsigned char *)trig, n, p);
+		bytes += strlen("MEMORY_PRESSURE_WATCH=") +
+		    strlen(r->mp_watch) + 1;
+	}
 	for (i = 0; i < nown; i++)
 		bytes += strlen(own[i]) + 1;
 	if (r->notify)
@@ -124,7 +159,7 @@ env_build(const struct env_req *r, char ***out, const char **path,
 	if (r->listen_fds && r->listen_names)
 		bytes += strlen("LISTEN_FDNAMES=") + strlen(r->listen_names) +
 		    1;
-	n = nb + nk + nown + 3;
+	n = nb + nk + nown + 4;
 	if ((env = malloc(n * sizeof(*env) + bytes)) == NULL)
 		return -ENOMEM;
 	p = (char *)(env + n);
@@ -148,7 +183,11 @@ env_build(const struct env_req *r, char ***out, const char **path,
 	}
 	if (r->listen_fds && r->listen_names) {
 		env[k++] = p;
-		sprintf(p, "LISTEN_FDNAMES=%s", r->listen_names);
+		p += sprintf(p, "LISTEN_FDNAMES=%s", r->listen_names) + 1;
+	}
+	if (r->mp_watch) {
+		env[k++] = p;
+		sprintf(p, "MEMORY_PRESSURE_WATCH=%s", r->mp_watch);
 	}
 	env[k] = NULL;
 	*path = env_path(env);

@@ -16,7 +16,11 @@ struct env_req {
 	uint32_t	 listen_fds;	/* 0: no LISTEN_FDS, LISTEN_PID, ... */
 	const char	*listen_names;	/* LISTEN_FDNAMES, ':'-separated */
 	char		**listen_slot;	/* out: where LISTEN_PID's digits go */
+	const char	*mp_watch;	/* MEMORY_PRESSURE_WATCH, or NULL */
+	uint32_t	 mp_threshold_ms;	/* its trigger's stall in 2 s */
 };
+
+#define MP_WINDOW_US	2000000U	/* MEMORY_PRESSURE_WRITE's window */
 
 /* A service's env files, together, and the variables they may set. */
 #define ENV_FILES_MAX	(1 << 20)

@@ -452,6 +452,12 @@ service_prepare(struct sup *sup, struct service *ss)
 			ss->cgfd = -1;
 		} else {
 			cgroup_events(ss->cgfd, &oom, &ss->oom_kills);
+			/* Its MEMORY_PRESSURE_WATCH: a trigger is its to set. */
+			if ((d->set_uid || d->set_gid) && fchownat(ss->cgfd,
+			    "memory.pressure", d->set_uid ? d->uid : (uid_t)-1,
+			    d->set_gid ? d->gid : (gid_t)-1, 0) < 0)
+				log_warn("%s: memory.pressure: %s", d->name,
+				    strerror(errno));
 		}
 	}
 	if (!d->console && output_wanted(d) && ss->out == NULL &&
@@ -823,18 +829,40 @@ const struct svc_ops service_ops = {
 };
 
 /*
+ * MEMORY_PRESSURE_WATCH for a service, into buf: its cgroup's
+ * memory.pressure (which its spawn makes its user's), or with
+ * memory_pressure_watch = on and no cgroups the system's; NULL: none.
+ */
+static const char *
+service_mp_watch(struct sup *sup, const struct svc_def *d, char *buf,
+    size_t n)
+{
+	if (d->memory_pressure_watch == MP_OFF)
+		return NULL;
+	if (sup->cg.base_fd >= 0 && (size_t)snprintf(buf, n,
+	    "%s/%s/memory.pressure", sup->cg.base, d->name) < n)
+		return buf;
+	return d->memory_pressure_watch == MP_ON ? "/proc/pressure/memory" :
+	    NULL;
+}
+
+/*
  * The environment of a service (env.c): the shared base, ours less our
- * own NOTIFY_SOCKET, unless it has env keys or is a notify service.
- * Its env files are read by its spawn child, on top of this.
+ * own NOTIFY_SOCKET, unless it has env keys, is a notify service or
+ * is told of memory pressure.  Its env files are read by its spawn
+ * child, on top of this.
  */
 static int
 service_env_make(struct sup *sup, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
+	char			 mp[PATH_MAX];
 	const struct env_req	 r = {
 		.base = sup->base_env, .keys = d->env,
 		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
+		.mp_watch = service_mp_watch(sup, d, mp, sizeof(mp)),
+		.mp_threshold_ms = d->memory_pressure_threshold,
 	};
 	const char		*path;
 	int			 rc;
@@ -856,10 +884,13 @@ service_env_socks(struct sup *sup, struct service *ss,
 {
 	const struct svc_def	*d = ss->svc.def;
 	struct buf		 names = { 0 };
+	char			 mp[PATH_MAX];
 	struct env_req		 r = {
 		.base = sup->base_env, .keys = d->env,
 		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog, .listen_slot = &slots[1],
+		.mp_watch = service_mp_watch(sup, d, mp, sizeof(mp)),
+		.mp_threshold_ms = d->memory_pressure_threshold,
 	};
 	const char		*path;
 	int			 rc;
@@ -879,11 +910,13 @@ int
 service_env(struct sup *sup, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
+	char			 mp[PATH_MAX];
 
 	ss->envp = NULL;
 	ss->pid_slot = NULL;
 	ss->path = sup->base_path;
-	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0)
+	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0 &&
+	    service_mp_watch(sup, d, mp, sizeof(mp)) == NULL)
 		return 0;
 	return service_env_make(sup, ss);
 }

@@ -155,6 +155,37 @@ test_env_listen(void **state)
 	env_free(env);
 }
 
+/*
+ * MEMORY_PRESSURE_WATCH and MEMORY_PRESSURE_WRITE: ours, never our
+ * parent's; the trigger as systemd writes it, base64 with its NUL
+ * ("some 200000 2000000\0").
+ */
+static void
+test_env_memory_pressure(void **state)
+{
+	char *const	 base[] = { "MEMORY_PRESSURE_WATCH=/x",
+			    "MEMORY_PRESSURE_WRITE=eA==", "A=base", NULL };
+	struct env_req	 r = { .base = base,
+			    .mp_watch = "/sys/fs/cgroup/pidvisor/web/"
+			    "memory.pressure", .mp_threshold_ms = 200 };
+	char		**env, *slot;
+	const char	*path;
+
+	(void)state;
+	assert_int_equal(env_build(&r, &env, &path, &slot), 0);
+	assert_int_equal(env_count(env, "MEMORY_PRESSURE_WATCH=/sys/fs/"
+	    "cgroup/pidvisor/web/memory.pressure"), 1);
+	assert_int_equal(env_count(env, "MEMORY_PRESSURE_WRITE="
+	    "c29tZSAyMDAwMDAgMjAwMDAwMAA="), 1);
+	assert_int_equal(env_count(env, "MEMORY_PRESSURE_WATCH=/x"), 0);
+	assert_int_equal(env_len(env), 3);
+	env_free(env);
+	r.mp_watch = NULL;
+	assert_int_equal(env_build(&r, &env, &path, &slot), 0);
+	assert_int_equal(env_len(env), 1);
+	env_free(env);
+}
+
 /* listen values: what each means, and what is refused. */
 static void
 test_listen_parse(void **state)
@@ -687,6 +718,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_base),
 		cmocka_unit_test(test_env_listen),
+		cmocka_unit_test(test_env_memory_pressure),
 		cmocka_unit_test(test_listen_parse),
 		cmocka_unit_test(test_env_keys),
 		cmocka_unit_test(test_env_no_path),
