@@ -16,6 +16,9 @@
  * pressure_kill_timeout, whichever comes first, so that a victim stuck
  * in D state does not hold the next kill; after it the fast path goes on
  * for another window.  Below the memory floor no rate is waited for.
+ * The floor is of memory that can still be had: MemAvailable and free
+ * swap together (earlyoom waits for both too), so that a spike that swap
+ * can take kills nothing; pressure from swapping is the triggers' to see.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,6 +42,15 @@ decide_init(struct decide *d, const struct decide_conf *c)
 {
 	memset(d, 0, sizeof(*d));
 	d->c = c;
+}
+
+/* Memory that can still be had: MemAvailable and free swap. */
+static uint64_t
+decide_room(const struct snap *s)
+{
+	if (s->avail == UINT64_MAX)
+		return UINT64_MAX;
+	return s->avail + s->swap_free;
 }
 
 /* The longer window of the two triggers, in us. */
@@ -148,8 +160,8 @@ decide_tick(struct decide *d, const struct snap *s)
 			return LEVEL_NONE;
 		decide_over(d, s);	/* timed out: it may be stuck */
 	}
-	if (d->c->floor && s->avail < d->c->floor) {
-		d->deficit = d->c->floor - s->avail;
+	if (d->c->floor && decide_room(s) < d->c->floor) {
+		d->deficit = d->c->floor - decide_room(s);
 		d->level = LEVEL_FLOOR;
 		d->event = LEVEL_NONE;
 		return LEVEL_FLOOR;
@@ -169,6 +181,17 @@ decide_tick(struct decide *d, const struct snap *s)
 		lv = decide_escalate(d, s);
 	if (r == 2) {
 		d->nself++;
+		decide_rebase(d, s);
+		return LEVEL_NONE;
+	}
+	/*
+	 * Medium stall while a tenth of the memory is still to be had is
+	 * not for want of memory (swapping back in after a kill, a burst of
+	 * reclaim): a kill would free what is not short.
+	 */
+	if (lv == LEVEL_MEDIUM && s->limit && s->room != UINT64_MAX &&
+	    s->room > s->limit / DECIDE_AMPLE_DIV) {
+		d->nample++;
 		decide_rebase(d, s);
 		return LEVEL_NONE;
 	}
@@ -222,9 +245,9 @@ decide_next_ms(const struct decide *d, const struct snap *s)
 		return DECIDE_FAST_MS;
 	if (d->c->floor == 0)
 		return -1;
-	if (s->avail <= d->c->floor)
+	if (decide_room(s) <= d->c->floor)
 		return DECIDE_FAST_MS;
-	ms = (s->avail - d->c->floor) * 1000 / DECIDE_FILL_RATE;
+	ms = (decide_room(s) - d->c->floor) * 1000 / DECIDE_FILL_RATE;
 	if (ms < DECIDE_FAST_MS)
 		return DECIDE_FAST_MS;
 	return ms > DECIDE_SLOW_MS ? DECIDE_SLOW_MS : (int64_t)ms;

@@ -20,6 +20,10 @@ struct snap {
 	uint64_t	total;		/* MemTotal */
 	uint64_t	swap_free;
 	uint64_t	swap_total;
+	uint64_t	room;		/* what the services may still take:
+					 * MemAvailable, and no more than is
+					 * left under their cgroup's limits */
+	uint64_t	limit;		/* MemTotal, or that limit if less */
 	uint64_t	refault;	/* workingset_refault_file, pages */
 	uint64_t	file_lru;	/* Active(file) + Inactive(file), pages */
 };
@@ -48,6 +52,8 @@ struct decide_conf {
 
 /* Escalation: swap under a tenth left, refaults of a whole file LRU. */
 #define DECIDE_SWAP_LOW_DIV	10
+#define DECIDE_AMPLE_DIV	10	/* medium kills nothing while a tenth
+					 * of the memory is still to be had */
 #define DECIDE_THRASH_PCT	100
 #define DECIDE_FAST_MS		10	/* the fast path's interval */
 #define DECIDE_SLOW_MS		1000	/* the floor's, far from it */
@@ -67,6 +73,7 @@ struct decide {
 	uint64_t	deficit;	/* bytes short of the floor */
 	unsigned	nstale;		/* events whose stall was before */
 	unsigned	nself;		/* stall of services at their own high */
+	unsigned	nample;		/* medium stall with memory to spare */
 };
 
 void		 decide_init(struct decide *d, const struct decide_conf *c);

@@ -115,6 +115,35 @@ pressure_self(struct pressure *pr, struct snap *s)
 }
 
 /*
+ * What the services may still take (MemAvailable, and no more than is
+ * left under their parent cgroup's memory.high and memory.max), and of
+ * how much (MemTotal, or that limit).
+ */
+static void
+pressure_limits(struct pressure *pr, struct snap *s)
+{
+	uint64_t	v, cur, lim = UINT64_MAX;
+
+	s->room = s->avail;
+	s->limit = s->total == UINT64_MAX ? 0 : s->total;
+	if (pr->cg->base_fd < 0 ||
+	    cgroup_read_u64(pr->cg->base_fd, "memory.current", &cur) < 0)
+		return;
+	if (cgroup_read_limit(pr->cg->base_fd, "memory.high", &v) == 0)
+		lim = v;
+	if (cgroup_read_limit(pr->cg->base_fd, "memory.max", &v) == 0 &&
+	    v < lim)
+		lim = v;
+	if (lim == UINT64_MAX)
+		return;
+	v = lim > cur ? lim - cur : 0;
+	if (v < s->room)
+		s->room = v;
+	if (lim < s->limit || s->limit == 0)
+		s->limit = lim;
+}
+
+/*
  * A snapshot for decide.c.  What cannot be read counts as no pressure
  * and plenty of memory: a killer that misreads kills nothing.
  */
@@ -135,6 +164,7 @@ pressure_snap(struct pressure *pr, struct snap *s)
 	if (pressure_pread(pr->vmstat_fd, buf, sizeof(buf)) == 0)
 		vmstat_parse(buf, s);
 	pressure_self(pr, s);
+	pressure_limits(pr, s);
 	pr->dc.kill_timeout = sc->pressure_kill_timeout;
 	pr->dc.floor = 0;
 	if (sc->pressure_min_pct && s->total != UINT64_MAX)
@@ -536,9 +566,9 @@ pressure_why(struct pressure *pr, enum level lv, char *out, size_t n)
 				    &pr->dc.medium;
 
 	if (lv == LEVEL_FLOOR)
-		snprintf(out, n, "MemAvailable %.1f MiB under the floor of "
-		    "%.1f MiB", pr->last.avail / 1048576.0,
-		    pr->dc.floor / 1048576.0);
+		snprintf(out, n, "MemAvailable and SwapFree %.1f MiB under the "
+		    "floor of %.1f MiB", (pr->last.avail + pr->last.swap_free) /
+		    1048576.0, pr->dc.floor / 1048576.0);
 	else if (lv == LEVEL_CRITICAL && pr->dec.thrash_pct >=
 	    DECIDE_THRASH_PCT)
 		snprintf(out, n, "thrashing (refaults %u%% of the file "
@@ -695,20 +725,11 @@ pressure_forget(struct pressure *pr, struct svc *s)
 static uint64_t
 pressure_room(struct pressure *pr, const struct snap *s)
 {
-	uint64_t	room, v, cur, lim = UINT64_MAX;
+	uint64_t	floor = pr->dc.floor;
 
-	room = s->avail > pr->dc.floor ? s->avail - pr->dc.floor : 0;
-	if (pr->cg->base_fd < 0 ||
-	    cgroup_read_u64(pr->cg->base_fd, "memory.current", &cur) < 0)
-		return room;
-	if (cgroup_read_limit(pr->cg->base_fd, "memory.high", &v) == 0)
-		lim = v;
-	if (cgroup_read_limit(pr->cg->base_fd, "memory.max", &v) == 0 &&
-	    v < lim)
-		lim = v;
-	if (lim != UINT64_MAX)
-		v = lim > cur ? lim - cur : 0;
-	return lim != UINT64_MAX && v < room ? v : room;
+	if (s->room == s->avail)	/* not the cgroup's: MemAvailable */
+		return s->room > floor ? s->room - floor : 0;
+	return s->room;
 }
 
 /* Rank for restarts after a kill: the most important first. */
@@ -994,8 +1015,9 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
 		buf_printf(b, ",\"stale_events\":%u,\"self_limited\":%u,"
-		    "\"kill_timeouts\":%u,\"kills_total\":%u,\"kills\":[",
-		    pr->dec.nstale, pr->dec.nself, pr->ntimeouts, pr->nkills);
+		    "\"memory_to_spare\":%u,\"kill_timeouts\":%u,"
+		    "\"kills_total\":%u,\"kills\":[", pr->dec.nstale,
+		    pr->dec.nself, pr->dec.nample, pr->ntimeouts, pr->nkills);
 		for (i = first; i < pr->nkills; i++) {
 			if (i > first)
 				buf_puts(b, ",");
@@ -1025,6 +1047,9 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 	if (pr->dec.nself)
 		buf_printf(b, "stall of services at their own memory limit, "
 		    "not a reason to kill: %u\n", pr->dec.nself);
+	if (pr->dec.nample)
+		buf_printf(b, "medium stall with a tenth of the memory to "
+		    "spare, not a reason to kill: %u\n", pr->dec.nample);
 	for (i = first; i < pr->nkills; i++) {
 		struct kill_rec	*k = pressure_rec(pr, i);
 		time_t		 t = (time_t)(k->when_ms / 1000);

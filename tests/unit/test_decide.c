@@ -179,6 +179,15 @@ test_floor(void **state)
 	run(&d, rows, ARRAY_SIZE(rows));
 	assert_int_equal(decide_tick(&d, &s), LEVEL_FLOOR);
 	assert_int_equal(d.deficit, 24 * MIB);
+	/* Free swap is memory that can be had: no floor kill yet. */
+	s.t_us += 1000000;
+	s.swap_total = 256 * MIB;
+	s.swap_free = 30 * MIB;
+	decide_over(&d, &s);
+	assert_int_equal(decide_tick(&d, &s), LEVEL_NONE);
+	s.swap_free = 20 * MIB;
+	assert_int_equal(decide_tick(&d, &s), LEVEL_FLOOR);
+	assert_int_equal(d.deficit, 4 * MIB);
 }
 
 /* Full stall at 40%: critical, over a medium that also holds. */
@@ -255,6 +264,37 @@ test_self_limited(void **state)
 	decide_init(&d, &conf);
 	run(&d, rows, ARRAY_SIZE(rows));
 	assert_int_equal(d.nself, 2);
+}
+
+/*
+ * Medium stall while a tenth of the memory is still to be had (as after
+ * a kill, when what was swapped out comes back in) kills nothing; the
+ * same stall with the memory short does; critical stall always does.
+ */
+static void
+test_ample(void **state)
+{
+	struct decide	d;
+	struct snap	a = { .t_us = 1000000, .avail = UINT64_MAX,
+			    .limit = 512 * MIB, .room = 300 * MIB };
+	struct snap	b = a;
+
+	(void)state;
+	decide_init(&d, &conf);
+	decide_event(&d, LEVEL_MEDIUM, &a);
+	b.t_us += 100000;
+	b.some_us = 60000;
+	assert_int_equal(decide_tick(&d, &b), LEVEL_NONE);
+	assert_int_equal(d.nample, 1);
+	decide_init(&d, &conf);
+	decide_event(&d, LEVEL_MEDIUM, &a);
+	b.room = 40 * MIB;
+	assert_int_equal(decide_tick(&d, &b), LEVEL_MEDIUM);
+	decide_init(&d, &conf);
+	decide_event(&d, LEVEL_CRITICAL, &a);
+	b.room = 300 * MIB;
+	b.full_us = 40000;
+	assert_int_equal(decide_tick(&d, &b), LEVEL_CRITICAL);
 }
 
 /* When to look: the fast path, near the floor, far from it, never. */
@@ -380,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_critical),
 		cmocka_unit_test(test_escalate),
 		cmocka_unit_test(test_self_limited),
+		cmocka_unit_test(test_ample),
 		cmocka_unit_test(test_next_ms),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_priority_then_size),
