@@ -30,7 +30,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps check test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
 	kernel kernel-stock kernel-test initramfs qemu-test-stock install uninstall \
-	bench bench-deps bench-bins bench-sockets fuzz fuzz-deps fuzz-replay storm torture \
+	bench bench-deps bench-bins bench-sockets bench-pressure fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
 	lint lint-deps memcheck clean help
 
@@ -74,6 +74,7 @@ help:
 	@echo "                an example configuration, bash, zsh and fish completion"
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
 	@echo "make bench-sockets  a server's clients across 100 restarts (wrk)"
+	@echo "make bench-pressure low-memory killers, 7 scenarios, in the guest"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60), or FUZZ_RUNS runs"
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
 	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
@@ -430,9 +431,9 @@ $(B)/bench/hh: bench/hh.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
 $(B)/qemu/initramfs-bench.cpio.gz: $(STATIC) $(B)/bench/reclaim \
-    $(B)/bench/hh $(B)/guest/svc-helper \
+    $(B)/bench/hh $(B)/guest/svc-helper $(B)/guest/fuse-hang \
     $(wildcard qemu/bench/*.sh qemu/bench/conf/services/*.ini \
-    qemu/bench/hh/*/*.ini) \
+    qemu/bench/hh/*/*.ini qemu/bench/bp/*/*.ini) \
     qemu/mkinitramfs.sh $(B)/kernel/bzImage
 	@qemu/mkinitramfs.sh bench $@
 
@@ -460,6 +461,17 @@ bench-sockets: deps
 	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_BENCH)"
 	@$(MAKE) --no-print-directory $(B)/bench/bench-httpd all
 	@bench/sockets.sh
+
+# Low-memory killers in the guest, every scenario (qemu/bench-pressure.sh):
+# BP_RUNS runs of BP_SECS each per contender and scenario.
+BP_RUNS		?= 5
+BP_SECS		?= 15
+BP_CONTENDERS	?= kernel earlyoom earlyoom-m15s50 earlyoom-m20s100 \
+		   earlyoom-prefer lmkd-thresholds pidvisor-reap \
+		   pidvisor-mrelease pidvisor-kill
+bench-pressure: bench-deps
+	@$(MAKE) --no-print-directory bench-bins
+	@qemu/bench-pressure.sh $(BP_RUNS) $(BP_SECS) $(BP_CONTENDERS)
 
 # Static analysis.  cppcheck gets a plain container_of (it misreads the
 # typeof in ours); readdir() and fgetpwent() are fine single-threaded;

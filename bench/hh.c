@@ -15,7 +15,19 @@
  *	  episodes=N back_median_ms=X back_max_ms=X
  *	an episode running from MemAvailable going under 8% of MemTotal
  *	(the onset of pressure) until it is 32 MiB over the lowest it fell
- *	to since (memory is back).
+ *	to since (memory is back).  Then, for the pressure benchmark
+ *	(qemu/bench-pressure.sh):
+ *	  rtt_p999_ms=X over_slo_ms=X stall_max_ms=X onset_ms=N
+ *	over_slo_ms the time pings took beyond a 50 ms SLO, summed;
+ *	stall_max_ms the longest run of 10 ms samples in each of which the
+ *	system's PSI "full" total grew by at least half the interval;
+ *	onset_ms the first such sample, in ms of the day (CLOCK_REALTIME,
+ *	UTC, as pidvisorctl's events), or -1.
+ *
+ *   hh thrash FILE MB
+ *	A working set of file pages: FILE made MB MiB (unless it is),
+ *	mapped shared, and read a page at a time, round and round, for
+ *	ever.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +97,7 @@ serve(const char *path, long kb)
 }
 
 static long long	 avail_kb[MAX_SAMPLES], avail_t[MAX_SAMPLES];
+static long long	 full_us[MAX_SAMPLES], real_ms[MAX_SAMPLES];
 static int		 navail;
 static volatile int	 done;
 static long long	 total_kb;
@@ -108,16 +121,104 @@ meminfo(const char *key)
 	return atoll(p + strlen(key));
 }
 
+/* The system's PSI "full" total of memory, us; -1 if none. */
+static long long
+full_total(void)
+{
+	char		buf[512], *p;
+	ssize_t		n;
+	int		fd;
+
+	if ((fd = open("/proc/pressure/memory", O_RDONLY)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "full ")) == NULL ||
+	    (p = strstr(p, "total=")) == NULL)
+		return -1;
+	return atoll(p + 6);
+}
+
 static void *
 sampler(void *arg)
 {
+	struct timespec	ts;
+
 	(void)arg;
 	while (!done && navail < MAX_SAMPLES) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		real_ms[navail] = (ts.tv_sec % 86400) * 1000LL +
+		    ts.tv_nsec / 1000000;
+		full_us[navail] = full_total();
 		avail_t[navail] = now_us();
 		avail_kb[navail++] = meminfo("MemAvailable:");
 		sleep_us(10000);
 	}
 	return NULL;
+}
+
+/* The figures of the pressure benchmark (see the top). */
+static void
+stall_figures(const long long *sorted, int n, long long slo_excess)
+{
+	long long	run = 0, best = 0, onset = -1;
+	int		i;
+
+	for (i = 1; i < navail; i++) {
+		long long	dt = avail_t[i] - avail_t[i - 1];
+
+		if (full_us[i] >= 0 && full_us[i - 1] >= 0 &&
+		    (full_us[i] - full_us[i - 1]) * 2 >= dt) {
+			run += dt;
+			if (onset < 0)
+				onset = real_ms[i - 1];
+		} else {
+			run = 0;
+		}
+		if (run > best)
+			best = run;
+	}
+	printf("rtt_p999_ms=%.2f over_slo_ms=%.1f stall_max_ms=%.1f "
+	    "onset_ms=%lld\n", sorted[(n * 999) / 1000] / 1000.0,
+	    slo_excess / 1000.0, best / 1000.0, onset);
+}
+
+/* hh thrash FILE MB: read a file's pages round and round. */
+static int
+thrash(const char *path, long mb)
+{
+	size_t		len = (size_t)mb << 20, off;
+	volatile char	sum = 0;
+	char		*m, page[4096];
+	int		fd;
+
+	memset(page, 'x', sizeof(page));
+	if ((fd = open(path, O_RDWR | O_CREAT, 0600)) < 0) {
+		perror("hh thrash");
+		return 1;
+	}
+	/* Made once (the runner makes it at its start), then only read. */
+	for (off = (size_t)lseek(fd, 0, SEEK_END) >= len ? len : 0; off < len;
+	    off += sizeof(page))
+		if (pwrite(fd, page, sizeof(page), (off_t)off) < 0) {
+			perror("hh thrash: write");
+			return 1;
+		}
+	fsync(fd);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		perror("hh thrash: mmap");
+		return 1;
+	}
+	/* Dropped from the cache: what is read comes back as refaults. */
+	posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
+	for (;;)
+		for (off = 0; off < len; off += 4096)
+			sum += m[off];
+	return 0;
 }
 
 static int
@@ -146,7 +247,7 @@ static int
 measure(const char *path, int seconds)
 {
 	static long long	rtt[MAX_SAMPLES];
-	long long		end, t0, t, down = -1, back[256], low;
+	long long		end, t0, t, down = -1, back[256], low, slo = 0;
 	int			n = 0, s = -1, i, neps = 0;
 	struct pollfd		pfd = { .events = POLLIN };
 	pthread_t		th;
@@ -187,6 +288,9 @@ measure(const char *path, int seconds)
 		printf("pings=0\n");
 		return 1;
 	}
+	for (i = 0; i < n; i++)
+		if (rtt[i] > 50000)
+			slo += rtt[i] - 50000;
 	qsort(rtt, (size_t)n, sizeof(*rtt), cmpll);
 	printf("pings=%d rtt_p50_ms=%.2f rtt_p99_ms=%.2f rtt_max_ms=%.2f\n",
 	    n, rtt[n / 2] / 1000.0, rtt[(n * 99) / 100] / 1000.0,
@@ -216,6 +320,7 @@ measure(const char *path, int seconds)
 	} else {
 		printf("episodes=0 back_median_ms=0 back_max_ms=0\n");
 	}
+	stall_figures(rtt, n, slo);
 	return 0;
 }
 
@@ -226,6 +331,9 @@ main(int argc, char **argv)
 		return serve(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "measure"))
 		return measure(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: hh serve PATH KB | hh measure PATH SECONDS\n");
+	if (argc == 4 && !strcmp(argv[1], "thrash"))
+		return thrash(argv[2], atol(argv[3]));
+	fprintf(stderr, "usage: hh serve PATH KB | hh measure PATH SECONDS | "
+	    "hh thrash FILE MB\n");
 	return 2;
 }

@@ -80,6 +80,28 @@ dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
 				echo "file $lib $(readlink -f "$lib") 0755 0 0"
 			done
 		fi
+		# The pressure benchmark (qemu/bench/bp-run.sh): the same, in
+		# /etc/pidvisor-bp/NAME; each service named by its binary
+		# (earlyoom --prefer goes by the name).
+		echo "file /bench/bp-run.sh $top/qemu/bench/bp-run.sh 0755 0 0"
+		echo "file /bench/fuse-hang $top/build/guest/fuse-hang 0755 0 0"
+		for n in bg40 bg60 bg80 leak slowleak spike multi starved fill \
+		    stuckbg; do
+			echo "slink /bench/$n /bench/svc-helper 0777 0 0"
+		done
+		echo "slink /bench/thrash /bench/hh 0777 0 0"
+		echo "dir /etc/pidvisor-bp 0755 0 0"
+		for d in "$top"/qemu/bench/bp/*/; do
+			c=$(basename "$d")
+			[ "$c" = common ] && continue
+			echo "dir /etc/pidvisor-bp/$c 0755 0 0"
+			echo "dir /etc/pidvisor-bp/$c/services 0755 0 0"
+			echo "file /etc/pidvisor-bp/$c/pidvisor.ini $d/pidvisor.ini 0644 0 0"
+			for f in "$top"/qemu/bench/bp/common/*.ini "$d"/*.ini; do
+				[ "$(basename "$f")" = pidvisor.ini ] && continue
+				echo "file /etc/pidvisor-bp/$c/services/$(basename "$f") $f 0644 0 0"
+			done
+		done
 		echo "dir /etc/pidvisor-hh 0755 0 0"
 		for d in "$top"/qemu/bench/hh/*/; do
 			c=$(basename "$d")
