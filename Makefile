@@ -465,7 +465,7 @@ bench-sockets: deps
 # Low-memory killers in the guest, every scenario (qemu/bench-pressure.sh):
 # BP_RUNS runs of BP_SECS each per contender and scenario.
 BP_RUNS		?= 5
-BP_SECS		?= 15
+BP_SECS		?= 12
 BP_CONTENDERS	?= kernel earlyoom earlyoom-m15s50 earlyoom-m20s100 \
 		   earlyoom-prefer lmkd-thresholds pidvisor-reap \
 		   pidvisor-mrelease pidvisor-kill

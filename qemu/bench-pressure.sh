@@ -1,5 +1,6 @@
 #!/bin/bash
-# qemu/bench-pressure.sh [--scen S1,S2...] RUNS SECONDS CONTENDER... - the
+# qemu/bench-pressure.sh [--scen S1,S2...] [--again] RUNS SECONDS
+#     CONTENDER... - the
 # pressure benchmark (`make bench-pressure`): one boot of the bench guest
 # (our kernel, 512 MiB, 256 MiB of zram swap) per contender, which runs
 # every scenario RUNS times for SECONDS each (qemu/bench/bp-run.sh; the
@@ -7,15 +8,21 @@
 # directories of qemu/bench/bp but common.  Prints a table per
 # scenario, median [min-max] of the runs, and writes every run and every
 # cell's medians to build/bench-pressure.json (one JSON object a line).
+# --again: no boot, the table again from the contenders' last results
+# (build/qemu/results-bp-CONTENDER.txt).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/qemu
 json=$top/build/bench-pressure.json
 scens=fast-leak,slow-leak,file-thrash,spike,multi-process,starved,stuck
-if [ "${1:-}" = --scen ]; then
-	scens=$2
-	shift 2
-fi
+again=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--scen) scens=$2; shift 2 ;;
+	--again) again=1; shift ;;
+	*) break ;;
+	esac
+done
 runs=$1
 secs=$2
 shift 2
@@ -28,6 +35,7 @@ lines=$out/bench-pressure.lines
 chk=$(mktemp -d)
 trap 'rm -rf "$chk"' EXIT
 for c in "$@"; do
+	[ $again = 1 ] && break
 	d=$top/qemu/bench/bp/$c
 	[ -f "$d/pidvisor.ini" ] || { echo "no contender $c" >&2; exit 2; }
 	rm -rf "${chk:?}"/*
@@ -45,6 +53,10 @@ done
 for c in "$@"; do
 	res=$out/results-bp-$c.txt
 	con=$out/console-bp-$c.log
+	if [ $again = 1 ]; then
+		grep '^scenario=' "$res" >>"$lines" || true
+		continue
+	fi
 	rm -f "$res" "$con"
 	echo "# $c: $nscen scenarios x $runs runs x ${secs}s" >&2
 	QEMU_MEM=512M timeout -k 5 $((nscen * runs * (secs + 60) + 300)) \
@@ -74,7 +86,11 @@ function med(k,   m, a, x, y, t) {
 		split($i, kv, "="); f[kv[1]] = kv[2]
 	}
 	cell = f["scenario"] " " f["contender"]
-	if (!(cell in seen)) { seen[cell] = 1; order[++ncell] = cell }
+	if (!(f["scenario"] in sseen)) { sseen[f["scenario"]] = 1
+	    sorder[++nscen] = f["scenario"] }
+	if (!(f["contender"] in cseen)) { cseen[f["contender"]] = 1
+	    corder[++ncont] = f["contender"] }
+	seen[cell] = 1
 	n[cell]++
 	f["progress"] = f["pings"] / (secs * 100)
 	f["killed_per_needed"] = f["need_mib"] > 0 ? \
@@ -91,18 +107,22 @@ function med(k,   m, a, x, y, t) {
 	print raw ",\"victims\":\"" f["victims"] "\"}" >json
 }
 END {
-	hdr = "%-18s %4s %16s %16s %18s %18s %17s %5s %5s %5s %6s %5s\n"
+	hdr = "%-18s %4s %16s %16s %18s %16s %18s %17s %5s %5s %5s %6s %5s\n"
 	last = ""
-	for (i = 1; i <= ncell; i++) {
-		split(order[i], cs, " ")
+	for (i = 1; i <= nscen * ncont; i++) {
+		c = sorder[int((i - 1) / ncont) + 1] " " \
+		    corder[(i - 1) % ncont + 1]
+		if (!(c in seen))
+			continue
+		split(c, cs, " ")
 		if (cs[1] != last) {
 			printf "\n%s: median [min-max] of the runs\n", cs[1]
 			printf hdr, "CONTENDER", "RUNS", "P99 MS", "P99.9 MS",
-			    "MAX MS", "LONGEST STALL MS", "ONSET-KILL MS",
+			    "MAX MS", "OVER SLO MS", "LONGEST STALL MS",
+			    "ONSET-KILL MS",
 			    "KILLS", "WRONG", "UNNEED", "MIB/N", "PROGR"
 			last = cs[1]
 		}
-		c = order[i]
 		line = sprintf("{\"scenario\":\"%s\",\"contender\":\"%s\"," \
 		    "\"runs\":%d", cs[1], cs[2], n[c])
 		for (k = 1; k <= 11; k++) {
@@ -113,11 +133,12 @@ END {
 			    "\"max\":%s}", keys[k], m + 0, flo[k] + 0, fhi[k] + 0)
 		}
 		print line "}" >json
-		printf "%-18s %4d %16s %16s %18s %18s %17s %5s %5s %5s %6.2f %5.2f\n",
+		printf "%-18s %4d %16s %16s %18s %16s %18s %17s %5s %5s %5s %6.2f %5.2f\n",
 		    cs[2], n[c],
 		    sprintf("%.1f [%.0f-%.0f]", fig[1], flo[1], fhi[1]),
 		    sprintf("%.1f [%.0f-%.0f]", fig[2], flo[2], fhi[2]),
 		    sprintf("%.0f [%.0f-%.0f]", fig[3], flo[3], fhi[3]),
+		    sprintf("%.0f [%.0f-%.0f]", fig[4], flo[4], fhi[4]),
 		    sprintf("%.0f [%.0f-%.0f]", fig[5], flo[5], fhi[5]),
 		    sprintf("%d [%d-%d]", fig[6], flo[6], fhi[6]),
 		    fig[7], fig[8], fig[9], fig[10], fig[11]

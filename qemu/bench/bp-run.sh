@@ -191,11 +191,12 @@ one() {
 		pidvisorctl start earlyoom --wait --timeout=30s >/dev/null ||
 		    echo "# earlyoom did not start"
 	esac
-	for s in $scens; do
-		r=1
-		while [ $r -le "$runs" ]; do
-			one "$s" "$r"
-			r=$((r + 1))
+	# one() has no local variables (s, r, i...): its own names here.
+	for scen in $scens; do
+		run=1
+		while [ $run -le "$runs" ]; do
+			one "$scen" "$run"
+			run=$((run + 1))
 		done
 	done
 	echo "# done"
