@@ -272,6 +272,11 @@ take over (crashed: signal 11)" "$T/ev.txt" || fail "$(cat "$T/ev.txt")"
 t_events_slow_reader() {
 	local i n names=
 	pv_dir
+	# Only the unread events may drop it: not client_timeout (10 s),
+	# which 500 rounds of 30 restarts can outlast on a loaded machine.
+	sup_ini <<-EOF
+	client_timeout = 5m
+	EOF
 	for i in $(seq -w 1 30); do
 		svc "s$i" <<-EOF
 		exec = $H sleep=forever
