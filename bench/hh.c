@@ -102,21 +102,30 @@ static int		 navail;
 static volatile int	 done;
 static long long	 total_kb;
 
-static long long
-meminfo(const char *key)
+/* A small file into buf, NUL-ended; 0 or -1. */
+static int
+read_file(const char *path, char *buf, size_t len)
 {
-	char		buf[4096], *p;
 	ssize_t		n;
 	int		fd;
 
-	if ((fd = open("/proc/meminfo", O_RDONLY)) < 0)
+	if ((fd = open(path, O_RDONLY)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if ((p = strstr(buf, key)) == NULL)
+	return 0;
+}
+
+static long long
+meminfo(const char *key)
+{
+	char		buf[4096], *p;
+
+	if (read_file("/proc/meminfo", buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, key)) == NULL)
 		return -1;
 	return atoll(p + strlen(key));
 }
@@ -126,17 +135,9 @@ static long long
 full_total(void)
 {
 	char		buf[512], *p;
-	ssize_t		n;
-	int		fd;
 
-	if ((fd = open("/proc/pressure/memory", O_RDONLY)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "full ")) == NULL ||
+	if (read_file("/proc/pressure/memory", buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, "full ")) == NULL ||
 	    (p = strstr(p, "total=")) == NULL)
 		return -1;
 	return atoll(p + 6);

@@ -20,6 +20,24 @@ trap 'rm -f "$list"' EXIT
 
 dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
     /etc/pidvisor/services /dev /proc /sys /run /tmp /root /var /var/log"
+# bench_confs KIND: one configuration per contender of qemu/bench/KIND,
+# /etc/pidvisor-KIND/NAME (booted with -c): its pidvisor.ini, and the
+# services of common/ and of its own directory.
+bench_confs() {
+	echo "dir /etc/pidvisor-$1 0755 0 0"
+	for d in "$top"/qemu/bench/$1/*/; do
+		c=$(basename "$d")
+		[ "$c" = common ] && continue
+		echo "dir /etc/pidvisor-$1/$c 0755 0 0"
+		echo "dir /etc/pidvisor-$1/$c/services 0755 0 0"
+		echo "file /etc/pidvisor-$1/$c/pidvisor.ini $d/pidvisor.ini 0644 0 0"
+		for f in "$top"/qemu/bench/$1/common/*.ini "$d"/*.ini; do
+			[ "$(basename "$f")" = pidvisor.ini ] && continue
+			echo "file /etc/pidvisor-$1/$c/services/$(basename "$f") $f 0644 0 0"
+		done
+	done
+}
+
 {
 	for d in $dirs; do
 		echo "dir $d 0755 0 0"
@@ -90,30 +108,8 @@ dirs="/bin /sbin /usr /usr/bin /usr/sbin /etc /etc/pidvisor
 			echo "slink /bench/$n /bench/svc-helper 0777 0 0"
 		done
 		echo "slink /bench/thrash /bench/hh 0777 0 0"
-		echo "dir /etc/pidvisor-bp 0755 0 0"
-		for d in "$top"/qemu/bench/bp/*/; do
-			c=$(basename "$d")
-			[ "$c" = common ] && continue
-			echo "dir /etc/pidvisor-bp/$c 0755 0 0"
-			echo "dir /etc/pidvisor-bp/$c/services 0755 0 0"
-			echo "file /etc/pidvisor-bp/$c/pidvisor.ini $d/pidvisor.ini 0644 0 0"
-			for f in "$top"/qemu/bench/bp/common/*.ini "$d"/*.ini; do
-				[ "$(basename "$f")" = pidvisor.ini ] && continue
-				echo "file /etc/pidvisor-bp/$c/services/$(basename "$f") $f 0644 0 0"
-			done
-		done
-		echo "dir /etc/pidvisor-hh 0755 0 0"
-		for d in "$top"/qemu/bench/hh/*/; do
-			c=$(basename "$d")
-			[ "$c" = common ] && continue
-			echo "dir /etc/pidvisor-hh/$c 0755 0 0"
-			echo "dir /etc/pidvisor-hh/$c/services 0755 0 0"
-			echo "file /etc/pidvisor-hh/$c/pidvisor.ini $d/pidvisor.ini 0644 0 0"
-			for f in "$top"/qemu/bench/hh/common/*.ini "$d"/*.ini; do
-				[ "$(basename "$f")" = pidvisor.ini ] && continue
-				echo "file /etc/pidvisor-hh/$c/services/$(basename "$f") $f 0644 0 0"
-			done
-		done
+		bench_confs bp
+		bench_confs hh
 		;;
 	*)
 		echo "mkinitramfs: unknown profile $profile" >&2
