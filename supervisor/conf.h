@@ -215,6 +215,7 @@ enum conf_key_id {
 	K_PRESSURE_CRITICAL,
 	K_PRESSURE_MIN_AVAILABLE,
 	K_PRESSURE_MIN_PRIORITY,
+	K_PRESSURE_POLICY,
 	K_MEMORY_PRESSURE_WATCH,
 	K_MEMORY_PRESSURE_THRESHOLD,
 	K__COUNT
@@ -434,6 +435,7 @@ struct sup_conf {
 	bool		 pressure_full;		/* "full" rather than "some" */
 	bool		 pressure_crit_full;
 	uint8_t		 pressure_reclaim;	/* enum reclaim_path + 1; 0 auto */
+	uint8_t		 pressure_policy;	/* 0 pidvisor's, 1 lmkd's */
 	mode_t		 control_mode;
 	uint32_t	 max_clients;
 	uint32_t	 client_timeout;	/* ms */

@@ -702,6 +702,8 @@ static const char *const reclaim_names[] = {
 	"auto", "kill", "mrelease", "reap", NULL,
 };
 
+static const char *const policy_names[] = { "pidvisor", "lmkd", NULL };
+
 static const char *
 s_log_dir(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -1049,6 +1051,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_PRESSURE_MIN_PRIORITY] = SUP("pressure_min_priority",
 	    conf_pressure_min_priority, KEY_LIVE, SHOW_NUMBER, NULL,
 	    GF(pressure_min_priority, F_I32)),
+	[K_PRESSURE_POLICY] = SUP("pressure_policy", key_enum, KEY_LIVE,
+	    SHOW_ENUM, policy_names, GF(pressure_policy, F_U8)),
 	[K_MEMORY_PRESSURE_WATCH] = SVC("memory_pressure_watch", key_enum, 0,
 	    SHOW_ENUM, mp_watch_names, SF(memory_pressure_watch, F_U8)),
 	[K_MEMORY_PRESSURE_THRESHOLD] = SVC("memory_pressure_threshold",

@@ -54,7 +54,7 @@ decide_room(const struct snap *s)
 }
 
 /* The longer window of the two triggers, in us. */
-static int64_t
+int64_t
 decide_window(const struct decide *d)
 {
 	uint32_t	w = d->c->medium.window;
@@ -166,6 +166,8 @@ decide_tick(struct decide *d, const struct snap *s)
 		d->event = LEVEL_NONE;
 		return LEVEL_FLOOR;
 	}
+	if (d->c->lmkd)
+		return lmkd_tick(d, s);
 	if (!decide_fast(d, s)) {
 		if (d->event)
 			d->nstale++;	/* a window went by at a lower rate */
@@ -208,6 +210,8 @@ decide_killed(struct decide *d, const struct snap *s)
 {
 	d->kill_at = s->t_us ? s->t_us : 1;
 	d->fast_until = s->t_us + decide_window(d);
+	if (d->lk.cut)
+		d->lk.limit = d->lk.limit * (100 - LMKD_DECAY_PCT) / 100;
 }
 
 /*
@@ -218,6 +222,7 @@ void
 decide_over(struct decide *d, const struct snap *s)
 {
 	d->kill_at = 0;
+	d->lk.after_kill = true;
 	decide_rebase(d, s);
 }
 
@@ -241,8 +246,10 @@ decide_next_ms(const struct decide *d, const struct snap *s)
 {
 	uint64_t	ms;
 
-	if (d->kill_at || decide_fast(d, s))
+	if (d->kill_at)
 		return DECIDE_FAST_MS;
+	if (decide_fast(d, s))
+		return d->c->lmkd ? lmkd_next_ms(d) : DECIDE_FAST_MS;
 	if (d->c->floor == 0)
 		return -1;
 	if (decide_room(s) <= d->c->floor)
@@ -291,11 +298,14 @@ meminfo_field(const char *text, const char *name, uint64_t *v)
 int
 meminfo_parse(const char *text, struct snap *s)
 {
-	uint64_t	act = 0, inact = 0;
+	uint64_t	act = 0, inact = 0, cma = 0;
 
 	if (meminfo_field(text, "MemTotal", &s->total) < 0 ||
-	    meminfo_field(text, "MemAvailable", &s->avail) < 0)
+	    meminfo_field(text, "MemAvailable", &s->avail) < 0 ||
+	    meminfo_field(text, "MemFree", &s->free) < 0)
 		return -1;
+	meminfo_field(text, "CmaFree", &cma);
+	s->free = s->free > cma ? s->free - cma : 0;
 	if (meminfo_field(text, "SwapTotal", &s->swap_total) < 0 ||
 	    meminfo_field(text, "SwapFree", &s->swap_free) < 0)
 		s->swap_total = s->swap_free = 0;
@@ -319,13 +329,19 @@ stat_field(const char *text, const char *name, uint64_t *v)
 	return -1;
 }
 
-/* workingset_refault_file (5.9 on); before, workingset_refault. */
+/*
+ * workingset_refault_file (5.9 on); before, workingset_refault.  The
+ * pages scanned by kswapd and in direct reclaim, for lmkd's rules.
+ */
 int
 vmstat_parse(const char *text, struct snap *s)
 {
 	if (stat_field(text, "workingset_refault_file", &s->refault) < 0 &&
 	    stat_field(text, "workingset_refault", &s->refault) < 0)
 		return -1;
+	if (stat_field(text, "pgscan_direct", &s->scan_direct) < 0 ||
+	    stat_field(text, "pgscan_kswapd", &s->scan_kswapd) < 0)
+		s->scan_direct = s->scan_kswapd = 0;
 	return 0;
 }
 

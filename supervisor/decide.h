@@ -26,6 +26,10 @@ struct snap {
 	uint64_t	limit;		/* MemTotal, or that limit if less */
 	uint64_t	refault;	/* workingset_refault_file, pages */
 	uint64_t	file_lru;	/* Active(file) + Inactive(file), pages */
+	/* For pressure_policy = lmkd only: */
+	uint64_t	free;		/* MemFree less CmaFree, bytes */
+	uint64_t	scan_direct;	/* pgscan_direct, pages */
+	uint64_t	scan_kswapd;	/* pgscan_kswapd, pages */
 };
 
 /* Why a kill, the most pressing last. */
@@ -48,6 +52,7 @@ struct decide_conf {
 	struct trigger	critical;
 	uint64_t	floor;		/* bytes of MemAvailable; 0: none */
 	uint32_t	kill_timeout;	/* ms */
+	bool		lmkd;		/* pressure_policy = lmkd (lmkd.c) */
 };
 
 /* Escalation: swap under a tenth left, refaults of a whole file LRU. */
@@ -58,6 +63,27 @@ struct decide_conf {
 #define DECIDE_FAST_MS		10	/* the fast path's interval */
 #define DECIDE_SLOW_MS		1000	/* the floor's, far from it */
 #define DECIDE_FILL_RATE	(2ULL << 30)	/* bytes/s a leak may take */
+
+/* What lmkd's rules remember between looks (lmkd.c). */
+enum wmark { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_NONE };
+struct lmkd {
+	uint64_t	wmark[3];	/* the zones' min, low and high
+					 * watermarks, with their protection,
+					 * bytes (lmkd_wmarks) */
+	uint64_t	scan_direct;	/* pgscan_* at the last look */
+	uint64_t	scan_kswapd;
+	uint64_t	base_refault;	/* at the start of the reclaim */
+	uint64_t	base_lru;
+	uint32_t	limit;		/* thrashing limit, %, decaying */
+	bool		in_reclaim;
+	bool		after_kill;	/* the first look after a kill */
+	bool		swap_low;
+	bool		cut;		/* a kill on thrashing cuts limit */
+	const char	*why;		/* the rule that decided */
+};
+
+#define LMKD_SLOW_MS		100	/* lmkd's polling, with swap left */
+#define LMKD_DECAY_PCT		10	/* the thrashing limit's cut */
 
 struct decide {
 	const struct decide_conf *c;
@@ -74,6 +100,7 @@ struct decide {
 	unsigned	nstale;		/* events whose stall was before */
 	unsigned	nself;		/* stall of services at their own high */
 	unsigned	nample;		/* medium stall with memory to spare */
+	struct lmkd	lk;
 };
 
 void		 decide_init(struct decide *d, const struct decide_conf *c);
@@ -85,6 +112,12 @@ void		 decide_over(struct decide *d, const struct snap *s);
 void		 decide_none(struct decide *d, const struct snap *s);
 int64_t		 decide_next_ms(const struct decide *d, const struct snap *s);
 const char	*level_name(enum level lv);
+int64_t		 decide_window(const struct decide *d);
+
+/* lmkd.c: Android lmkd's rules, for pressure_policy = lmkd. */
+enum level	 lmkd_tick(struct decide *d, const struct snap *s);
+int64_t		 lmkd_next_ms(const struct decide *d);
+int		 lmkd_wmarks(const char *zoneinfo, uint64_t wmark[3]);
 
 /* The text of the kernel's files, parsed; -1 if it is not theirs. */
 int	 psi_parse(const char *text, uint64_t *some_us, uint64_t *full_us);

@@ -147,6 +147,43 @@ pressure_limits(struct pressure *pr, struct snap *s)
  * A snapshot for decide.c.  What cannot be read counts as no pressure
  * and plenty of memory: a killer that misreads kills nothing.
  */
+/* lmkd's watermarks, from /proc/zoneinfo, once a minute as lmkd. */
+static void
+pressure_wmarks(struct pressure *pr, int64_t now)
+{
+	uint64_t	 w[3];
+	size_t		 len = 0;
+	ssize_t		 n;
+	char		*p;
+	int		 fd;
+
+	if (pr->wmarks_at && now - pr->wmarks_at < 60000000)
+		return;
+	pr->wmarks_at = now;
+	if ((fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	for (;;) {
+		if (len + 1 >= pr->zoneinfo_cap) {
+			if ((p = realloc(pr->zoneinfo, pr->zoneinfo_cap ?
+			    pr->zoneinfo_cap * 2 : 16384)) == NULL)
+				break;
+			pr->zoneinfo = p;
+			pr->zoneinfo_cap = pr->zoneinfo_cap ?
+			    pr->zoneinfo_cap * 2 : 16384;
+		}
+		if ((n = read(fd, pr->zoneinfo + len,
+		    pr->zoneinfo_cap - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > 0) {
+		pr->zoneinfo[len] = '\0';
+		if (lmkd_wmarks(pr->zoneinfo, w) == 0)
+			memcpy(pr->dec.lk.wmark, w, sizeof(w));
+	}
+}
+
 static void
 pressure_snap(struct pressure *pr, struct snap *s)
 {
@@ -165,6 +202,9 @@ pressure_snap(struct pressure *pr, struct snap *s)
 		vmstat_parse(buf, s);
 	pressure_self(pr, s);
 	pressure_limits(pr, s);
+	pr->dc.lmkd = sc->pressure_policy == 1;
+	if (pr->dc.lmkd)
+		pressure_wmarks(pr, s->t_us);
 	pr->dc.kill_timeout = sc->pressure_kill_timeout;
 	pr->dc.floor = 0;
 	if (sc->pressure_min_pct && s->total != UINT64_MAX)
@@ -310,7 +350,8 @@ pressure_pick(struct pressure *pr, enum level lv, uint64_t deficit,
 
 			pr->cand[j].priority = s->def->kill_priority;
 			pr->cand[j].memory = m;
-			pr->cand[j].growth = s->mem_seen ?
+			/* lmkd's: the heaviest of the band, no tie */
+			pr->cand[j].growth = s->mem_seen && !pr->dc.lmkd ?
 			    (int64_t)m - (int64_t)s->mem_seen : 0;
 			s->mem_seen = m;
 		}
@@ -565,7 +606,10 @@ pressure_why(struct pressure *pr, enum level lv, char *out, size_t n)
 				    pr->dc.critical.stall ? &pr->dc.critical :
 				    &pr->dc.medium;
 
-	if (lv == LEVEL_FLOOR)
+	if (lv != LEVEL_FLOOR && pr->dc.lmkd && pr->dec.lk.why != NULL)
+		snprintf(out, n, "lmkd's rule: %s (refaults %u%%)",
+		    pr->dec.lk.why, pr->dec.thrash_pct);
+	else if (lv == LEVEL_FLOOR)
 		snprintf(out, n, "MemAvailable and SwapFree %.1f MiB under the "
 		    "floor of %.1f MiB", (pr->last.avail + pr->last.swap_free) /
 		    1048576.0, pr->dc.floor / 1048576.0);
@@ -938,9 +982,11 @@ pressure_fini(struct pressure *pr)
 	pr->on = false;
 	free(pr->cand);
 	free(pr->who);
+	free(pr->zoneinfo);
 	pr->cand = NULL;
 	pr->who = NULL;
-	pr->cap = 0;
+	pr->zoneinfo = NULL;
+	pr->cap = pr->zoneinfo_cap = 0;
 }
 
 /* One kill, as `pressure --json` shows it. */
@@ -1005,12 +1051,12 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 		buf_puts(b, ",\"off_because\":");
 		buf_json_str(b, pr->on ? NULL : pr->why);
 		buf_printf(b, ",\"floor\":%llu,\"mem_available\":%lld,"
-		    "\"min_priority\":%d,\"kill_timeout_ms\":%u,"
+		    "\"min_priority\":%d,\"kill_timeout_ms\":%u,\"policy\":\"%s\","
 		    "\"reclaim\":\"%s\",\"reclaim_best\":\"%s\",\"cgroups\":",
 		    (unsigned long long)pr->dc.floor, s.avail == UINT64_MAX ?
 		    -1LL : (long long)s.avail, (int)sc->pressure_min_priority,
-		    sc->pressure_kill_timeout, reclaim_path_name(pr->path),
-		    reclaim_path_name(pr->best));
+		    sc->pressure_kill_timeout, pr->dc.lmkd ? "lmkd" : "pidvisor",
+		    reclaim_path_name(pr->path), reclaim_path_name(pr->best));
 		buf_json_str(b, pr->cg->base);
 		buf_puts(b, ",\"psi\":");
 		buf_json_str(b, psi);
@@ -1036,7 +1082,9 @@ pressure_report(struct pressure *pr, struct buf *b, bool json)
 	    pr->dc.floor / 1048576.0, s.avail == UINT64_MAX ? -1.0 :
 	    s.avail / 1048576.0, (int)sc->pressure_min_priority,
 	    sc->pressure_kill_timeout);
-	buf_printf(b, "reclaim: %s\ncgroups: %s\n%s", reclaim_path_name(pr->path),
+	buf_printf(b, "policy: %s\nreclaim: %s\ncgroups: %s\n%s",
+	    pr->dc.lmkd ? "lmkd's rules" : "pidvisor's",
+	    reclaim_path_name(pr->path),
 	    pr->cg->base ? pr->cg->base : pr->cg->why, psi);
 	if (psi[0] && psi[strlen(psi) - 1] != '\n')
 		buf_puts(b, "\n");

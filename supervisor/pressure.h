@@ -81,6 +81,9 @@ struct pressure {
 	int		 psi_fd;	/* the PSI file, to read totals */
 	int		 meminfo_fd;
 	int		 vmstat_fd;
+	char		*zoneinfo;	/* a buffer for /proc/zoneinfo */
+	size_t		 zoneinfo_cap;
+	int64_t		 wmarks_at;	/* mono us; read once a minute */
 	ev_io		 w[2];
 	ev_timer	 tick;		/* decide_next_ms()'s look */
 	char		 file[PATH_MAX];

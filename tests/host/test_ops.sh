@@ -481,6 +481,7 @@ t_reload_settings() {
 	pressure_critical = some 200ms 2s
 	pressure_min_available = 5%
 	pressure_min_priority = 10
+	pressure_policy = lmkd
 	pressure_calm = 3s
 	pressure_calm_max = 60s
 	crash_action = poweroff

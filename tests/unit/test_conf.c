@@ -407,7 +407,9 @@ test_pressure_keys(void **state)
 	    "pressure_kill_timeout = 500ms\ncgroup_root = /sys/fs/cgroup/x\n"
 	    "cgroup_memory_high = 1G\npressure_calm = 3s\n"
 	    "pressure_calm_max = 2m\npressure_critical = some 200ms 2s\n"
-	    "pressure_min_available = 2.5%\npressure_min_priority = 0\n"), 0);
+	    "pressure_min_available = 2.5%\npressure_min_priority = 0\n"
+	    "pressure_policy = lmkd\n"), 0);
+	assert_int_equal(c.sup.pressure_policy, 1);
 	assert_int_equal(c.sup.pressure_crit_stall, 200000);
 	assert_int_equal(c.sup.pressure_crit_window, 2000000);
 	assert_false(c.sup.pressure_crit_full);
@@ -440,6 +442,7 @@ test_pressure_keys(void **state)
 	assert_true(c.sup.pressure_crit_full);
 	assert_int_equal(c.sup.pressure_kill_timeout, 300);
 	assert_int_equal(c.sup.pressure_min_priority, 1);
+	assert_int_equal(c.sup.pressure_policy, 0);
 	assert_null(c.sup.pressure_min_str);
 	assert_int_equal(conf_parse_sup(&c, "p.ini", "[supervisor]\n"
 	    "pressure_min_available = 200M\npressure_critical = off\n"), 0);
@@ -461,13 +464,16 @@ test_pressure_keys(void **state)
 	    "pressure_min_available = 60%\npressure_min_priority = 1001\n"
 	    "pressure_critical = full 1s\n"), -EINVAL);
 	assert_int_equal(conf_parse_sup(&c, "t.ini", "[supervisor]\n"
-	    "pressure_min_available = lots\n"), -EINVAL);
+	    "pressure_min_available = lots\npressure_policy = oomd\n"),
+	    -EINVAL);
 	conf_errors(&c, &b);
 	assert_non_null(strstr(b.data, "s.ini:2: pressure_min_available: "
 	    "expected a percent above 0 and at most 50%, not '60%'"));
 	assert_non_null(strstr(b.data, "t.ini:2: pressure_min_available: "
 	    "expected off, a percent of the memory (5%) or a size (200M), "
 	    "not 'lots'"));
+	assert_non_null(strstr(b.data, "t.ini:3: pressure_policy: expected "
+	    "pidvisor or lmkd, not 'oomd'"));
 	assert_non_null(strstr(b.data, "s.ini:3: pressure_min_priority: "
 	    "expected a kill_priority from 0 to 1000, not '1001'"));
 	assert_non_null(strstr(b.data, "s.ini:4: pressure_critical: expected "
@@ -614,6 +620,7 @@ static const struct {
 	{ SEC_SUPERVISOR, "pressure_critical", "some 200000 2000000" },
 	{ SEC_SUPERVISOR, "pressure_min_available", "5%" },
 	{ SEC_SUPERVISOR, "pressure_min_priority", "100" },
+	{ SEC_SUPERVISOR, "pressure_policy", "lmkd" },
 	{ SEC_SERVICE, "memory_pressure_watch", "on" },
 	{ SEC_SERVICE, "memory_pressure_threshold", "1s" },
 };

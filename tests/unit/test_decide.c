@@ -409,6 +409,181 @@ test_growth_ties(void **state)
 	assert_int_equal(victim_pick(z, ARRAY_SIZE(z), 0, 0), -1);
 }
 
+/*
+ * lmkd's rules (pressure_policy = lmkd, lmkd.c): one row a look, with
+ * what lmkd goes by: free memory against the zones' watermarks (min 10,
+ * low 20, high 30 MiB), free swap of 256, refaults of a file LRU of
+ * 1000 pages, the pages kswapd and direct reclaim scanned.
+ */
+struct lrow {
+	int64_t		t_ms;
+	uint64_t	free_mib, swap_mib;
+	uint64_t	refault, kswapd, direct;
+	enum level	event;
+	enum level	want;
+	int		act;
+};
+
+static const struct decide_conf lconf = {
+	.medium = { 70000, 1000000, false },
+	.critical = { 700000, 1000000, true },
+	.kill_timeout = 100,
+	.lmkd = true,
+};
+
+static void
+lrun(struct decide *d, const struct lrow *rows, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		const struct lrow	*r = &rows[i];
+		struct snap		 s = {
+			.t_us = 1000000 + r->t_ms * 1000,
+			.avail = 400 * MIB, .total = 1024 * MIB,
+			.free = r->free_mib * MIB,
+			.swap_total = 256 * MIB, .swap_free = r->swap_mib * MIB,
+			.refault = r->refault, .file_lru = 1000,
+			.scan_kswapd = r->kswapd, .scan_direct = r->direct,
+		};
+		enum level		 lv;
+
+		if (r->event)
+			decide_event(d, r->event, &s);
+		lv = decide_tick(d, &s);
+		if (lv != r->want)
+			fail_msg("row %zu (t=%lld ms): %s, not %s (%s)", i,
+			    (long long)r->t_ms, level_name(lv),
+			    level_name(r->want), d->lk.why ? d->lk.why : "-");
+		if (r->act == KILLED)
+			decide_killed(d, &s);
+		else if (r->act == DIED)
+			decide_over(d, &s);
+	}
+}
+
+static void
+lmkd_init(struct decide *d)
+{
+	decide_init(d, &lconf);
+	d->lk.wmark[WMARK_MIN] = 10 * MIB;
+	d->lk.wmark[WMARK_LOW] = 20 * MIB;
+	d->lk.wmark[WMARK_HIGH] = 30 * MIB;
+}
+
+/*
+ * Nothing while the kernel does not reclaim, whatever the event; in
+ * reclaim, each rule in lmkd's order: thrashing under the low watermark
+ * (medium: perceptible services spared; the limit cut by a tenth), the
+ * min watermark on the first look after a kill, a critical event, swap
+ * low under the low watermark.  A kill in flight holds the next until
+ * its victim dies or pressure_kill_timeout.
+ */
+static void
+test_lmkd_rules(void **state)
+{
+	const struct lrow	rows[] = {
+		/* an event, but no reclaim: nothing */
+		{ 0, 25, 200, 0, 0, 0, LEVEL_MEDIUM, LEVEL_NONE, 0 },
+		/* kswapd: the reclaim starts, the refaults count from here */
+		{ 100, 25, 200, 0, 100, 0, 0, LEVEL_NONE, 0 },
+		{ 200, 15, 200, 500, 200, 0, 0, LEVEL_NONE, 0 },
+		{ 300, 15, 200, 1100, 300, 0, 0, LEVEL_MEDIUM, KILLED },
+		{ 310, 8, 200, 1100, 310, 0, 0, LEVEL_NONE, 0 },
+		{ 350, 8, 200, 1100, 320, 0, 0, LEVEL_NONE, DIED },
+		{ 360, 8, 200, 1100, 330, 0, 0, LEVEL_CRITICAL, KILLED },
+		{ 400, 40, 200, 1100, 340, 0, 0, LEVEL_NONE, DIED },
+		{ 410, 40, 200, 1100, 350, 0, 0, LEVEL_NONE, 0 },
+		/* a critical event in reclaim; then one not in reclaim */
+		{ 500, 40, 200, 1100, 360, 0, LEVEL_CRITICAL, LEVEL_CRITICAL,
+		    KILLED },
+		{ 550, 40, 200, 1100, 360, 0, 0, LEVEL_NONE, DIED },
+		{ 600, 40, 200, 1100, 360, 0, LEVEL_CRITICAL, LEVEL_NONE, 0 },
+		/* swap low: over the low watermark, nothing; under, a kill */
+		{ 700, 25, 10, 1100, 380, 0, 0, LEVEL_NONE, 0 },
+		{ 710, 15, 10, 1100, 390, 0, 0, LEVEL_CRITICAL, KILLED },
+		/* pressure_kill_timeout (100 ms) over: the victim is stuck */
+		{ 780, 15, 10, 1100, 400, 0, 0, LEVEL_NONE, 0 },
+		{ 815, 15, 10, 1100, 410, 0, 0, LEVEL_CRITICAL, 0 },
+	};
+	struct decide		d;
+
+	(void)state;
+	lmkd_init(&d);
+	lrun(&d, rows, 4);
+	assert_string_equal(d.lk.why, "under the low watermark and thrashing");
+	assert_int_equal(d.lk.limit, 90);
+	lrun(&d, rows + 4, ARRAY_SIZE(rows) - 4);
+	assert_string_equal(d.lk.why, "swap low and under the low watermark");
+	assert_int_equal(d.lk.limit, 100);	/* a new reclaim, afresh */
+	assert_int_equal(decide_next_ms(&d, &(struct snap){
+	    .t_us = 1000000 + 815000, .avail = UINT64_MAX }), DECIDE_FAST_MS);
+}
+
+/*
+ * Direct reclaim with refaults over the limit kills at medium level,
+ * over the high watermark too, and keeps lmkd polling; with swap left
+ * it polls every 100 ms, and stops a window after the last reason.
+ */
+static void
+test_lmkd_direct(void **state)
+{
+	const struct lrow	rows[] = {
+		{ 0, 50, 200, 0, 0, 0, LEVEL_MEDIUM, LEVEL_NONE, 0 },
+		{ 100, 50, 200, 0, 0, 10, 0, LEVEL_NONE, 0 },
+		{ 200, 50, 200, 900, 0, 20, 0, LEVEL_NONE, 0 },
+		{ 300, 50, 200, 1200, 0, 30, 0, LEVEL_MEDIUM, KILLED },
+		{ 350, 50, 200, 1200, 0, 30, 0, LEVEL_NONE, DIED },
+		/* after the kill the refaults count afresh */
+		{ 400, 50, 200, 1300, 0, 40, 0, LEVEL_NONE, 0 },
+		{ 1300, 50, 200, 1300, 0, 40, 0, LEVEL_NONE, 0 },
+		{ 2400, 50, 200, 1300, 0, 40, 0, LEVEL_NONE, 0 },
+	};
+	struct decide		d;
+	struct snap		s = { .t_us = 1000000 + 1300000,
+				    .avail = UINT64_MAX };
+
+	(void)state;
+	lmkd_init(&d);
+	lrun(&d, rows, ARRAY_SIZE(rows) - 1);
+	assert_null(d.lk.why);
+	assert_int_equal(decide_next_ms(&d, &s), LMKD_SLOW_MS);
+	lrun(&d, rows + ARRAY_SIZE(rows) - 1, 1);
+	s.t_us = 1000000 + 2400000;
+	assert_int_equal(decide_next_ms(&d, &s), -1);
+}
+
+/* /proc/zoneinfo: populated zones' marks with their largest protection. */
+static void
+test_lmkd_wmarks(void **state)
+{
+	const char	*zi =
+	    "Node 0, zone      DMA\n  per-node stats\n      nr_free 1\n"
+	    "  pages free     3840\n        boost    0\n        min      37\n"
+	    "        low      46\n        high     55\n        spanned  4095\n"
+	    "        present  3998\n        managed  3840\n"
+	    "        protection: (0, 3018, 6730, 6730, 6730)\n"
+	    "  pagesets\n    cpu: 0\n              count: 0\n"
+	    "              high:  0\n              batch: 1\n"
+	    "Node 0, zone    DMA32\n  pages free     772848\n"
+	    "        min      7561\n        low      9451\n"
+	    "        high     11341\n        present  782336\n"
+	    "        protection: (0, 0, 3712, 3712, 3712)\n"
+	    "Node 0, zone  Movable\n  pages free     0\n        min      32\n"
+	    "        low      32\n        high     32\n        present  0\n"
+	    "        protection: (0, 0, 0, 0, 0)";
+	uint64_t	 w[3];
+
+	(void)state;
+	assert_int_equal(lmkd_wmarks(zi, w), 0);
+	assert_int_equal(w[WMARK_MIN], (37 + 6730 + 7561 + 3712) << 12);
+	assert_int_equal(w[WMARK_LOW], (46 + 6730 + 9451 + 3712) << 12);
+	assert_int_equal(w[WMARK_HIGH], (55 + 6730 + 11341 + 3712) << 12);
+	assert_int_equal(lmkd_wmarks("Node 0, zone Movable\n present 0\n",
+	    w), -1);
+	assert_int_equal(lmkd_wmarks("", w), -1);
+}
+
 int
 main(void)
 {
@@ -426,6 +601,9 @@ main(void)
 		cmocka_unit_test(test_priority_then_size),
 		cmocka_unit_test(test_deficit),
 		cmocka_unit_test(test_growth_ties),
+		cmocka_unit_test(test_lmkd_rules),
+		cmocka_unit_test(test_lmkd_direct),
+		cmocka_unit_test(test_lmkd_wmarks),
 	};
 
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
