@@ -9,7 +9,7 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
-		   pressure.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c

@@ -260,6 +260,40 @@ decide_next_ms(const struct decide *d, const struct snap *s)
 	return ms > DECIDE_SLOW_MS ? DECIDE_SLOW_MS : (int64_t)ms;
 }
 
+void
+snap_text(const struct snap *s, char *out, size_t n)
+{
+	snprintf(out, n, "t=%" PRId64 " some=%" PRIu64 " full=%" PRIu64
+	    " sself=%" PRIu64 " fself=%" PRIu64 " avail=%" PRIu64
+	    " total=%" PRIu64 " swapfree=%" PRIu64 " swaptotal=%" PRIu64
+	    " room=%" PRIu64 " limit=%" PRIu64 " refault=%" PRIu64
+	    " lru=%" PRIu64 " free=%" PRIu64 " scand=%" PRIu64
+	    " scank=%" PRIu64, s->t_us, s->some_us, s->full_us,
+	    s->self_some_us, s->self_full_us, s->avail, s->total,
+	    s->swap_free, s->swap_total, s->room, s->limit, s->refault,
+	    s->file_lru, s->free, s->scan_direct, s->scan_kswapd);
+}
+
+int
+snap_scan(const char *text, struct snap *s)
+{
+	const char	*p = strstr(text, "t=");
+
+	memset(s, 0, sizeof(*s));
+	if (p == NULL || sscanf(p, "t=%" SCNd64 " some=%" SCNu64
+	    " full=%" SCNu64 " sself=%" SCNu64 " fself=%" SCNu64
+	    " avail=%" SCNu64 " total=%" SCNu64 " swapfree=%" SCNu64
+	    " swaptotal=%" SCNu64 " room=%" SCNu64 " limit=%" SCNu64
+	    " refault=%" SCNu64 " lru=%" SCNu64 " free=%" SCNu64
+	    " scand=%" SCNu64 " scank=%" SCNu64, &s->t_us, &s->some_us,
+	    &s->full_us, &s->self_some_us, &s->self_full_us, &s->avail,
+	    &s->total, &s->swap_free, &s->swap_total, &s->room, &s->limit,
+	    &s->refault, &s->file_lru, &s->free, &s->scan_direct,
+	    &s->scan_kswapd) != 16)
+		return -1;
+	return 0;
+}
+
 /* "some avg10=... total=N\nfull avg10=... total=M" */
 int
 psi_parse(const char *text, uint64_t *some_us, uint64_t *full_us)

@@ -3,6 +3,7 @@
 #define PIDVISOR_DECIDE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -118,6 +119,11 @@ int64_t		 decide_window(const struct decide *d);
 enum level	 lmkd_tick(struct decide *d, const struct snap *s);
 int64_t		 lmkd_next_ms(const struct decide *d);
 int		 lmkd_wmarks(const char *zoneinfo, uint64_t wmark[3]);
+
+/* A snapshot as the words of a trace line (log_level = debug), and
+ * back: -1 if a field is missing. */
+void	 snap_text(const struct snap *s, char *out, size_t n);
+int	 snap_scan(const char *text, struct snap *s);
 
 /* The text of the kernel's files, parsed; -1 if it is not theirs. */
 int	 psi_parse(const char *text, uint64_t *some_us, uint64_t *full_us);

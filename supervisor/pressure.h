@@ -119,6 +119,9 @@ void		 pressure_died(struct pressure *pr, struct svc *s);
 void		 pressure_look_now(struct pressure *pr);
 void		 pressure_forget(struct pressure *pr, struct svc *s);
 void		 pressure_report(struct pressure *pr, struct buf *b, bool json);
+/* Of pressure.c, for pressure_report.c. */
+void		 pressure_snap(struct pressure *pr, struct snap *s);
+struct kill_rec	*pressure_rec(struct pressure *pr, unsigned seq);
 const char	*reclaim_path_name(enum reclaim_path p);
 enum reclaim_path reclaim_probe(void);
 int64_t		 pressure_hold(struct pressure *pr, struct svc *s,

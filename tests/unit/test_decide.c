@@ -3,12 +3,14 @@
  * (victim.c), driven by traces: rows of what pressure.c reads (PSI
  * totals, /proc/meminfo, /proc/vmstat, the stall of services at their
  * own limits) and the decision each row must bring.  The files' own
- * text goes through the parsers.
+ * text goes through the parsers.  Traces recorded in the guest are
+ * replayed too (tests/unit/traces).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -584,6 +586,145 @@ test_lmkd_wmarks(void **state)
 	assert_int_equal(lmkd_wmarks("", w), -1);
 }
 
+/*
+ * Traces recorded in the guest (tests/unit/traces/README): every call
+ * pidvisor made into decide.c in a run of the pressure benchmark, with
+ * the snapshot it made it on.  Replayed, each look must decide what it
+ * decided there, and the kills are counted for the checks below.
+ */
+struct replay {
+	unsigned	looks, events, kills, overs;
+	int64_t		first_kill_us;	/* since the first line; -1 none */
+	int64_t		last_kill_us;
+	int64_t		first_event_us;
+};
+
+static enum level
+level_of(const char *w)
+{
+	return !strncmp(w, "medium", 6) ? LEVEL_MEDIUM :
+	    !strncmp(w, "critical", 8) ? LEVEL_CRITICAL :
+	    !strncmp(w, "floor", 5) ? LEVEL_FLOOR : LEVEL_NONE;
+}
+
+static void
+replay(const char *name, struct replay *r)
+{
+	char			 path[256], line[1024], m[8], c[8];
+	struct decide_conf	 conf = { 0 };
+	struct decide		 d;
+	struct snap		 s;
+	unsigned long long	 floor, w[3];
+	unsigned		 timeout, n = 0;
+	int			 lmkd;
+	int64_t			 t0 = -1;
+	FILE			*f;
+	char			*p, *q;
+
+	memset(r, 0, sizeof(*r));
+	r->first_kill_us = r->first_event_us = -1;
+	snprintf(path, sizeof(path), "tests/unit/traces/%s", name);
+	if ((f = fopen(path, "r")) == NULL)
+		fail_msg("%s: %m (run from the top of the tree)", path);
+	decide_init(&d, &conf);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		if ((p = strstr(line, "pressure: trace ")) == NULL)
+			continue;
+		p += 16;
+		if (!strncmp(p, "conf ", 5)) {
+			if (sscanf(p, "conf medium=%7s %u %u critical=%7s %u %u",
+			    m, &conf.medium.stall, &conf.medium.window, c,
+			    &conf.critical.stall, &conf.critical.window) != 6)
+				fail_msg("%s:%u: bad conf", path, n);
+			conf.medium.full = !strcmp(m, "full");
+			conf.critical.full = !strcmp(c, "full");
+			decide_init(&d, &conf);
+			continue;
+		}
+		if (snap_scan(p, &s) < 0 || (q = strstr(p, " floor=")) == NULL ||
+		    sscanf(q, " floor=%llu timeout=%u lmkd=%d wmark=%llu,%llu,"
+		    "%llu", &floor, &timeout, &lmkd, &w[0], &w[1], &w[2]) != 6)
+			fail_msg("%s:%u: bad line", path, n);
+		conf.floor = floor;
+		conf.kill_timeout = timeout;
+		conf.lmkd = lmkd;
+		d.lk.wmark[0] = w[0];
+		d.lk.wmark[1] = w[1];
+		d.lk.wmark[2] = w[2];
+		if (t0 < 0)
+			t0 = s.t_us;
+		if (!strncmp(p, "event ", 6)) {
+			decide_event(&d, level_of(p + 6), &s);
+			if (r->events++ == 0)
+				r->first_event_us = s.t_us - t0;
+		} else if (!strncmp(p, "over ", 5)) {
+			decide_over(&d, &s);
+			r->overs++;
+		} else if (!strncmp(p, "look ", 5)) {
+			enum level	want = level_of(p + 5), lv;
+
+			r->looks++;
+			lv = decide_tick(&d, &s);
+			if (lv != want)
+				fail_msg("%s:%u: %s, not %s as recorded", path,
+				    n, level_name(lv), level_name(want));
+			if (lv == LEVEL_NONE)
+				continue;
+			q = p + 5 + strlen(level_name(lv)) + 1;
+			if (!strncmp(q, "killed", 6)) {
+				decide_killed(&d, &s);
+				if (r->kills++ == 0)
+					r->first_kill_us = s.t_us - t0;
+				r->last_kill_us = s.t_us - t0;
+			} else {
+				decide_none(&d, &s);
+			}
+		}
+	}
+	fclose(f);
+	if (r->looks == 0)
+		fail_msg("%s: no looks", path);
+}
+
+/*
+ * fast-leak (500 MiB/s), pidvisor's rules: one kill, within a window of
+ * the first event; spike (swap takes it): none; file-thrash: one; the
+ * stuck scenario: the stuck service first (the more expendable), then
+ * the leak once pressure_kill_timeout (300 ms) is over, not held.
+ */
+static void
+test_trace_pidvisor(void **state)
+{
+	struct replay	r;
+
+	(void)state;
+	replay("fast-leak-pidvisor.trace", &r);
+	assert_int_equal(r.kills, 1);
+	assert_true(r.first_event_us >= 0);
+	assert_in_range(r.first_kill_us - r.first_event_us, 0, 1000000);
+	replay("spike-pidvisor.trace", &r);
+	assert_int_equal(r.kills, 0);
+	replay("file-thrash-pidvisor.trace", &r);
+	assert_int_equal(r.kills, 1);
+	replay("stuck-pidvisor.trace", &r);
+	assert_int_equal(r.kills, 2);
+	assert_in_range(r.last_kill_us - r.first_kill_us, 300000, 1300000);
+}
+
+/* The same runs under lmkd's rules (lmkd-trace) replay as they went. */
+static void
+test_trace_lmkd(void **state)
+{
+	struct replay	r;
+
+	(void)state;
+	replay("fast-leak-lmkd.trace", &r);
+	assert_int_equal(r.kills, 1);
+	replay("file-thrash-lmkd.trace", &r);
+	assert_true(r.looks > 0);
+}
+
 int
 main(void)
 {
@@ -604,6 +745,8 @@ main(void)
 		cmocka_unit_test(test_lmkd_rules),
 		cmocka_unit_test(test_lmkd_direct),
 		cmocka_unit_test(test_lmkd_wmarks),
+		cmocka_unit_test(test_trace_pidvisor),
+		cmocka_unit_test(test_trace_lmkd),
 	};
 
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
