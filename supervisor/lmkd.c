@@ -1,5 +1,5 @@
 /*
- * lmkd.c - Android lmkd's rules of when to kill (pressure_policy = lmkd),
+ * lmkd.c - Android lmkd's rules of when to kill, for pressure_policy = lmkd,
  * on pidvisor's mechanism: its triggers, its victims, its reclaim path.
  * The benchmark runs it beside pidvisor's own rules (decide.c) to tell
  * policy from mechanism.  Pure, as decide.c.
