@@ -190,10 +190,15 @@ $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
-		   $(B)/test/noclone3 $(B)/test/fuse-hang $(B)/test/sdlisten
+		   $(B)/test/noclone3 $(B)/test/fuse-hang $(B)/test/sdlisten \
+		   $(B)/test/preload.so
 $(B)/test/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
+# An attacker's /etc/ld.so.preload (t_sec_hook_userns_setuid).
+$(B)/test/preload.so: tests/helpers/preload.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -shared -fPIC -o $@ $<
 # A daemon as systemd's are written: Debian's libsystemd takes its fds.
 $(B)/test/sdlisten: tests/helpers/sdlisten.c
 	@mkdir -p $(@D)

@@ -208,8 +208,8 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 	req.argv = hr->argv;
 	req.envp = hr->envp;
 	req.pid_slot = NULL;
-	/* In the namespaces of its main process, while it runs. */
-	req.ns_pidfd = ss->svc.pidfd;
+	/* In the namespaces its main process was given, while it runs. */
+	req.ns = ss->ns;
 	if ((rc = spawn_start(&hr->proc, &req, &res)) < 0)
 		return rc;
 	hr->pid = res.pid;

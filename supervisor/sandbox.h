@@ -100,7 +100,8 @@ long		 sandbox_child_sched(const struct sandbox *sb, int *stage);
 long		 sandbox_child_bset(const struct sandbox *sb);
 long		 sandbox_child_keep(const struct sandbox *sb, bool user);
 long		 sandbox_child_caps(const struct sandbox *sb, bool user);
-long		 sandbox_child_root(const struct sandbox *sb);
+long		 sandbox_child_root_open(const struct sandbox *sb);
+long		 sandbox_child_chroot(int root);
 long		 sandbox_child_filter(const struct sandbox *sb);
 
 /* Names, for the parser and for show. */

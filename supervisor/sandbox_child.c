@@ -277,15 +277,21 @@ sandbox_child_sched(const struct sandbox *sb, int *stage)
 	return 0;
 }
 
-/* Child: root_directory, before the service's workdir. */
+/* Child: root_directory, as its mounts made it: an O_PATH fd of it. */
 SANDBOX_CHILD long
-sandbox_child_root(const struct sandbox *sb)
+sandbox_child_root_open(const struct sandbox *sb)
+{
+	return SYS(SYS_openat, AT_FDCWD, sb->root, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC);
+}
+
+/* Child: into the root of fd (root_directory), before its workdir. */
+SANDBOX_CHILD long
+sandbox_child_chroot(int root)
 {
 	long	rc;
 
-	if (sb->root == NULL)
-		return 0;
-	if ((rc = SYS(SYS_chdir, sb->root)) < 0 ||
+	if ((rc = SYS(SYS_fchdir, root)) < 0 ||
 	    (rc = SYS(SYS_chroot, ".")) < 0)
 		return rc;
 	return SYS(SYS_chdir, "/");

@@ -262,6 +262,10 @@ service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 		service_env_fail(sp);
 	if (p->err && (p->stage == STAGE_MOUNT || p->stage == STAGE_LIMIT))
 		service_sandbox_fail(sp);
+	if (p->over && !p->err && p->errsock &&
+	    spawn_ns_take(p, &ss->ns) < 0)
+		log_warn("%s: its namespaces are another user namespace's; "
+		    "its hooks make their own", s->def->name);
 	service_spawn_end(sup, sp);
 	socks_spawned(ss);
 	if (p->over || p->err)
@@ -396,6 +400,7 @@ service_process_gone(struct sup *sup, struct service *ss)
 	close(s->pidfd);
 	s->pidfd = -1;
 	ss->handed = false;
+	spawn_ns_close(&ss->ns);	/* a later hook makes its own */
 }
 
 /*
@@ -514,7 +519,7 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 		.set_oom_score_adj = d->set_oom_score_adj,
 		.env_files = d->env_files,
 		.env_owner = d->set_uid ? d->uid : geteuid(),
-		.ns_pidfd = -1,
+		.ns = SPAWN_NS_NONE,
 	};
 
 	*req = r;
@@ -534,6 +539,14 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 
 static int	service_env_socks(struct sup *, struct service *,
 		    struct service_spawn *, int *, int *, char **);
+
+/* Does d run commands beside its main process (hooks, checks)? */
+static bool
+service_hooked(const struct svc_def *d)
+{
+	return d->start_post_exec || d->stop_exec || d->stop_post_exec ||
+	    d->on_failure_exec || d->health_exec || d->reload_exec;
+}
 
 /* svc_ops: watch its sockets for a client (socks.c), or stop. */
 static int
@@ -588,6 +601,7 @@ service_op_spawn(struct svc *s)
 	}
 	req.pass = pass;
 	req.npass = npass;
+	req.ns_keep = service_hooked(d);	/* for them to join */
 	if (ss->socks != NULL && ss->socks->conn >= 0 && !d->console)
 		req.stdio[0] = req.stdio[1] = ss->socks->conn;
 	if (d->ready == READY_FD) {
@@ -943,6 +957,7 @@ service_new(struct sup *sup, struct svc_def *d)
 		return NULL;
 	svc_init(&ss->svc, d, &sup->set);
 	ss->cgfd = -1;
+	ss->ns = SPAWN_NS_NONE;
 	notifysock_init(&ss->nsock, &sup->notify, &ss->svc);
 	if (d->ready == READY_NOTIFY &&
 	    (ss->notify_path = notifysock_path(&sup->notify, d->name)) == NULL &&
@@ -990,6 +1005,7 @@ service_free(struct sup *sup, struct service *ss)
 		close(ss->svc.pidfd);
 	}
 	service_env_free(ss);
+	spawn_ns_close(&ss->ns);
 	notifysock_close(&ss->nsock);
 	socks_free(sup, ss);
 	free(ss->notify_path);
@@ -1118,6 +1134,9 @@ service_watched(const ev_io *w)
 #define SERVICE_SAVE_NSOCK(v)	notifysock_state_save(&(v), w);
 #define SERVICE_SAVE_SOCKS(v)	socks_save((v), w);
 #define SERVICE_SAVE_FD(v)	st_fd_kept(w, (v));
+#define SERVICE_SAVE_NS(v)	st_fd_kept(w, (v).mnt);		\
+				st_fd_kept(w, (v).net);		\
+				st_fd_kept(w, (v).root);
 #define SERVICE_SAVE_U64(v)	st_u64(w, (v));
 #define SERVICE_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
 #define SERVICE_SAVE(type, name, how)	SERVICE_SAVE_##how(ss->name)
@@ -1142,6 +1161,9 @@ service_save(const struct service *ss, struct st_w *w)
 #define SERVICE_LOAD_SOCKS(v)	if (socks_load(sup, ss, r) < 0)	\
 					return -EINVAL;
 #define SERVICE_LOAD_FD(v)	(v) = st_get_fd_kept(r);
+#define SERVICE_LOAD_NS(v)	(v).mnt = st_get_fd_kept(r);	\
+				(v).net = st_get_fd_kept(r);	\
+				(v).root = st_get_fd_kept(r);
 #define SERVICE_LOAD_U64(v)	(v) = st_get_u64(r);
 #define SERVICE_LOAD_BOOL(v)	(v) = st_get_u8(r) != 0;
 #define SERVICE_LOAD(type, name, how)	SERVICE_LOAD_##how(ss->name)

@@ -65,7 +65,8 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
  * Each field with how a re-exec's state holds it (service_save,
  * service_load), as SVC_FIELDS does for struct svc: SVC (svc_save),
  * WATCH (an ev_io: its fd, if it is watched), OUT (output.c's), NSOCK
- * (notifysock.c's), FD, U64, BOOL; or SKIP, and why.
+ * (notifysock.c's), NS (spawn.h's fds), FD, U64, BOOL; or SKIP, and
+ * why.
  */
 #define SERVICE_FIELDS(X)						\
 	X(struct svc, svc, SVC)						\
@@ -94,6 +95,7 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 	X(struct notifysock, nsock, NSOCK) /* a notify service's socket */ \
 	X(struct socks *, socks, SOCKS)	/* fds held for it; NULL: none */ \
 	X(int, cgfd, FD)		/* its cgroup; -1: none yet */	\
+	X(struct spawn_ns, ns, NS)	/* its main's, for its hooks */	\
 	X(uint64_t, oom_kills, U64)	/* its cgroup's oom_kill, last seen */ \
 	X(bool, removing, BOOL)		/* gone from the configuration */ \
 	X(bool, handed, BOOL)		/* MAINPID: maybe not our child */ \

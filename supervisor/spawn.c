@@ -58,6 +58,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,7 +66,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,6 +78,7 @@
 #include "spawn.h"
 #include "svc.h"
 #include "sys.h"
+#include "util.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE	(1U << 1)
@@ -88,6 +92,7 @@
 #define SPAWN_ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
 #define SPAWN_ARGX	(SPAWN_ANON | MAP_NORESERVE)
 #define SPAWN_HELLO	(-1)	/* report: the child has its own fds */
+#define SPAWN_NS	(-2)	/* report: its namespaces, as fds */
 
 /*
  * The signals pidvisor catches (sup.c's signalfd set, pid1.c's crash
@@ -109,6 +114,7 @@ struct ksigaction {
 static bool	spawn_vm;		/* CLONE_VM on a stack of its own */
 static bool	spawn_clone3_enosys;	/* clone(2) instead */
 static bool	spawn_oom_shared;	/* an oom_score_adj write reaches us */
+static struct stat spawn_userns;	/* our user namespace */
 
 /* What the child says: SPAWN_HELLO, or where and why it failed. */
 struct spawn_report {
@@ -193,6 +199,8 @@ int
 spawn_init(void)
 {
 	spawn_oom_shared = !spawn_global_init();
+	if (stat("/proc/self/ns/user", &spawn_userns) < 0)
+		memset(&spawn_userns, 0, sizeof(spawn_userns));
 	spawn_clone3_enosys = syscall(SYS_clone3, NULL, 0) < 0 &&
 	    errno == ENOSYS;
 #if defined(__x86_64__)
@@ -341,6 +349,83 @@ spawn_tell(int fd, int stage, int err, int at)
 	SYS(SYS_write, fd, &rep, sizeof(rep));
 }
 
+/*
+ * Child: tell the parent the namespaces it was given (fds, whichever are
+ * there), as SPAWN_NS with their mask in at: bit 0 mnt, 1 net, 2 root.
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static long
+spawn_tell_ns(int fd, const struct spawn_ns *ns)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(3 * sizeof(int))];
+	}			 u;
+	const int		 have[3] = { ns->mnt, ns->net, ns->root };
+	struct spawn_report	 rep;
+	struct iovec		 iov = { &rep, sizeof(rep) };
+	struct msghdr		 msg;
+	struct cmsghdr		*c;
+	int			 fds[3], n = 0, i;
+
+	memset(&rep, 0, sizeof(rep));
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	rep.stage = SPAWN_NS;
+	for (i = 0; i < 3; i++)
+		if (have[i] >= 0) {
+			fds[n++] = have[i];
+			rep.at |= 1 << i;
+		}
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (n > 0) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
+	}
+	return SYS(SYS_sendmsg, fd, &msg, MSG_NOSIGNAL);
+}
+
+/*
+ * Child, in the namespaces it was cloned with and before it changes
+ * them: fds of those, for the parent (spawn_tell_ns).
+ */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static long
+spawn_ns_open(const struct sandbox *sb, struct spawn_ns *ns)
+{
+	long	rc;
+
+	if ((sb->clone_flags & CLONE_NEWNS) && (rc = SYS(SYS_openat,
+	    AT_FDCWD, "/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		return rc;
+	ns->mnt = (sb->clone_flags & CLONE_NEWNS) ? (int)rc : -1;
+	if ((sb->clone_flags & CLONE_NEWNET) && (rc = SYS(SYS_openat,
+	    AT_FDCWD, "/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return rc;
+	ns->net = (sb->clone_flags & CLONE_NEWNET) ? (int)rc : -1;
+	return 0;
+}
+
+/* Child: join the namespaces a hook runs in. */
+__attribute__((no_sanitize_address, no_sanitize("undefined")))
+static long
+spawn_join(const struct spawn_ns *ns)
+{
+	long	rc;
+
+	if (ns->mnt >= 0 && (rc = SYS(SYS_setns, ns->mnt, CLONE_NEWNS)) < 0)
+		return rc;
+	if (ns->net >= 0 && (rc = SYS(SYS_setns, ns->net, CLONE_NEWNET)) < 0)
+		return rc;
+	return 0;
+}
+
 /* Child: report where and why we failed (at: which op), then exit. */
 __attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
 static void
@@ -449,7 +534,7 @@ spawn_own_fds(int *need, int n, int top)
 
 /*
  * Child: put the passed fds at 3, 4, ...  The fds we still need (*fd our
- * error pipe, the readiness pipe, exec's file, the namespaces' pidfd)
+ * error pipe, the readiness pipe, exec's file, the namespaces to join)
  * and passed fds that sit where another one goes move above the range
  * first; the dups are close-on-exec, the originals are overwritten or
  * closed at exec.
@@ -457,13 +542,13 @@ spawn_own_fds(int *need, int n, int top)
 __attribute__((no_sanitize_address, no_sanitize("undefined")))
 static long
 spawn_pass(const struct spawn_req *r, int *fd, int *ready, int *exec_fd,
-    int *ns)
+    struct spawn_ns *ns)
 {
-	int	*own[4] = { fd, ready, exec_fd, ns }, src[SPAWN_PASS_MAX];
-	int	 end = 3 + r->npass, i;
+	int	*own[6] = { fd, ready, exec_fd, &ns->mnt, &ns->net, &ns->root };
+	int	 src[SPAWN_PASS_MAX], end = 3 + r->npass, i;
 	long	 rc;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		if (*own[i] < 3 || *own[i] >= end)
 			continue;
 		if ((rc = SYS(SYS_fcntl, *own[i], F_DUPFD_CLOEXEC, end)) < 0)
@@ -509,11 +594,10 @@ spawn_child(void *arg)
 	const char		*path = r->path, *own;
 	const struct sandbox	*sb = r->sb;
 	bool			 user = r->set_uid && r->uid != 0;
-	bool			 joined = false;
-	int			 fd = p->wfd, i, top = fd, n = 0;
-	int			 need[7 + SPAWN_PASS_MAX];
-	int			 ready_pipe = r->ready_pipe;
-	int			 ns_pidfd = r->ns_pidfd, exec_fd = r->exec_fd;
+	struct spawn_ns		 ns = r->ns, mine = SPAWN_NS_NONE;
+	int			 fd = p->wfd, i, top = fd, n = 0, root = -1;
+	int			 need[9 + SPAWN_PASS_MAX];
+	int			 ready_pipe = r->ready_pipe, exec_fd = r->exec_fd;
 	long			 rc;
 
 	/* Nothing of ours may change before we have our own fds. */
@@ -529,8 +613,12 @@ spawn_child(void *arg)
 			top = r->ready_pipe;
 		if (r->exec_at && (need[n++] = r->exec_fd) > top)
 			top = r->exec_fd;
-		if (r->ns_pidfd >= 0 && (need[n++] = r->ns_pidfd) > top)
-			top = r->ns_pidfd;
+		if (ns.mnt >= 0 && (need[n++] = ns.mnt) > top)
+			top = ns.mnt;
+		if (ns.net >= 0 && (need[n++] = ns.net) > top)
+			top = ns.net;
+		if (ns.root >= 0 && (need[n++] = ns.root) > top)
+			top = ns.root;
 		if ((rc = spawn_own_fds(need, n, top)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
 		spawn_tell(fd, SPAWN_HELLO, 0, 0);
@@ -561,7 +649,7 @@ spawn_child(void *arg)
 			spawn_fail(fd, STAGE_FDS, rc);
 	/* Passed fds go to 3, 4, ...: what is there now moves out first. */
 	if (r->npass > 0 && (rc = spawn_pass(r, &fd, &ready_pipe, &exec_fd,
-	    &ns_pidfd)) < 0)
+	    &ns)) < 0)
 		spawn_fail(fd, STAGE_FDS, rc);
 
 	/* Only 0, 1, 2, the passed fds and the readiness fd survive exec
@@ -582,24 +670,46 @@ spawn_child(void *arg)
 	} else {
 		SYS(SYS_close_range, 3 + r->npass, ~0U, CLOSE_RANGE_CLOEXEC);
 	}
-	/* What it may not do: its mounts, network, limits (sandbox.c). */
 	/*
-	 * A hook, a check: in the namespaces of its main process; if that
-	 * is gone meanwhile, in namespaces of its own, as the main's were.
+	 * Its oom_score_adj, from our own namespaces, before it joins or
+	 * makes any (there /proc may not be ours), and before the
+	 * credentials change (lowering it takes privilege).
 	 */
-	if (sb != NULL && ns_pidfd >= 0) {
-		rc = SYS(SYS_setns, ns_pidfd, sb->clone_flags);
-		if (rc == 0)
-			joined = true;
-		else if (rc != -ESRCH ||
-		    (rc = SYS(SYS_unshare, sb->clone_flags)) < 0)
-			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
+	if (r->set_oom_score_adj) {
+		if ((rc = SYS(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj",
+		    O_WRONLY | O_CLOEXEC)) < 0)
+			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
+		i = (int)rc;
+		rc = SYS(SYS_write, i, p->oom_adj, strlen(p->oom_adj));
+		SYS(SYS_close, i);
+		if (rc < 0)
+			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
 	}
-	if (sb != NULL && !joined) {
+	/*
+	 * What it may not do: its mounts, network, limits (sandbox.c).  A
+	 * hook, a check: in the namespaces its main process was given at
+	 * its spawn (held by fd), never in one that process made since;
+	 * with none held (no main process now), in namespaces of its own,
+	 * as the main's were.  After a join nothing is looked up by path
+	 * until it has the service's credentials.
+	 */
+	if (sb != NULL && spawn_ns_any(&ns)) {
+		if ((rc = spawn_join(&ns)) < 0)
+			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
+		root = ns.root;
+	} else if (sb != NULL) {
+		if (r->ns_keep && (rc = spawn_ns_open(sb, &mine)) < 0)
+			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
 		if ((rc = sandbox_child_mounts(sb, &i)) < 0)
 			spawn_fail_at(fd, STAGE_MOUNT, i, rc);
 		if ((rc = sandbox_child_net(sb)) < 0)
 			spawn_fail(fd, STAGE_NETWORK, rc);
+		if (sb->root != NULL &&
+		    (rc = root = (int)sandbox_child_root_open(sb)) < 0)
+			spawn_fail(fd, STAGE_ROOT, rc);
+		mine.root = root;
+		if (r->ns_keep && (rc = spawn_tell_ns(fd, &mine)) < 0)
+			spawn_fail(fd, STAGE_FDS, rc);
 	}
 	if (sb != NULL) {
 		if ((rc = sandbox_child_sched(sb, &i)) < 0)
@@ -611,17 +721,6 @@ spawn_child(void *arg)
 	rl.rlim_max = r->nofile_max;
 	if ((rc = SYS(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL)) < 0)
 		spawn_fail(fd, STAGE_RLIMIT, rc);
-	/* Before the credentials change: lowering it takes privilege. */
-	if (r->set_oom_score_adj) {
-		if ((rc = SYS(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj",
-		    O_WRONLY | O_CLOEXEC)) < 0)
-			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
-		i = (int)rc;
-		rc = SYS(SYS_write, i, p->oom_adj, strlen(p->oom_adj));
-		SYS(SYS_close, i);
-		if (rc < 0)
-			spawn_fail(fd, STAGE_OOM_SCORE_ADJ, rc);
-	}
 	/* WATCHDOG_PID, LISTEN_PID: the child alone knows its PID. */
 	if (r->pid_slot || r->listen_slot) {
 		char	digits[12];
@@ -645,10 +744,8 @@ spawn_child(void *arg)
 	}
 	if (r->set_umask)
 		SYS(SYS_umask, r->umask);
-	if (sb != NULL && (rc = sandbox_child_root(sb)) < 0)
+	if (root >= 0 && (rc = sandbox_child_chroot(root)) < 0)
 		spawn_fail(fd, STAGE_ROOT, rc);
-	if (r->workdir && (rc = SYS(SYS_chdir, r->workdir)) < 0)
-		spawn_fail(fd, STAGE_CHDIR, rc);
 	if (sb != NULL && ((rc = sandbox_child_bset(sb)) < 0 ||
 	    (rc = sandbox_child_keep(sb, user)) < 0))
 		spawn_fail(fd, STAGE_BSET, rc);
@@ -663,6 +760,10 @@ spawn_child(void *arg)
 		spawn_fail(fd, STAGE_SETUID, rc);
 	if (sb != NULL && (rc = sandbox_child_caps(sb, user)) < 0)
 		spawn_fail(fd, STAGE_CAPS, rc);
+	/* As the service, as systemd does: a directory only its user may
+	 * enter (on NFS, say) is entered. */
+	if (r->workdir && (rc = SYS(SYS_chdir, r->workdir)) < 0)
+		spawn_fail(fd, STAGE_CHDIR, rc);
 
 	/* Its env files, read as it (env.c); a hang is the deadline's. */
 	if (env.files != NULL) {
@@ -750,6 +851,7 @@ spawn_proc_init(struct spawn_proc *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->errfd = p->wfd = -1;
+	p->ns = SPAWN_NS_NONE;
 }
 
 /*
@@ -797,7 +899,13 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 		spawn_close_keep(p);
 		return -ENOMEM;
 	}
-	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	/* A socket where the child passes us its namespaces' fds. */
+	p->errsock = req->ns_keep && req->sb != NULL &&
+	    req->sb->clone_flags != 0 && !spawn_ns_any(&req->ns);
+	p->ns = SPAWN_NS_NONE;
+	if ((p->errsock ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0, errpipe) : pipe2(errpipe, O_CLOEXEC |
+	    O_NONBLOCK)) < 0) {
 		err = errno;
 		spawn_close_keep(p);
 		return -err;
@@ -810,14 +918,15 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	if (r->exec_at)
 		r->exec_fd = spawn_fd_low(p, req->exec_fd);
 	if (r->sb == NULL || r->sb->clone_flags == 0)
-		r->ns_pidfd = -1;
-	else if (r->ns_pidfd >= 0)
-		r->ns_pidfd = spawn_fd_low(p, req->ns_pidfd);
+		r->ns = SPAWN_NS_NONE;
+	r->ns.mnt = spawn_fd_low(p, r->ns.mnt);
+	r->ns.net = spawn_fd_low(p, r->ns.net);
+	r->ns.root = spawn_fd_low(p, r->ns.root);
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = 0;
-	if (r->sb != NULL && r->ns_pidfd < 0)
+	if (r->sb != NULL && !spawn_ns_any(&r->ns))
 		args.flags |= r->sb->clone_flags;
 	if (r->cgroup_fd >= 0) {
 		/* The child never runs outside its cgroup, not even briefly. */
@@ -866,6 +975,111 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 	return 0;
 }
 
+/* Close what ns holds. */
+void
+spawn_ns_close(struct spawn_ns *ns)
+{
+	if (ns->mnt >= 0)
+		close(ns->mnt);
+	if (ns->net >= 0)
+		close(ns->net);
+	if (ns->root >= 0)
+		close(ns->root);
+	*ns = SPAWN_NS_NONE;
+}
+
+bool
+spawn_ns_any(const struct spawn_ns *ns)
+{
+	return ns->mnt >= 0 || ns->net >= 0 || ns->root >= 0;
+}
+
+/* Is the namespace of fd owned by our user namespace? */
+static bool
+spawn_ns_ours(int fd)
+{
+	struct stat	st;
+	int		ufd;
+	bool		ours;
+
+	if (fd < 0)
+		return true;
+	if ((ufd = ioctl(fd, NS_GET_USERNS)) < 0)
+		return false;
+	ours = fstat(ufd, &st) == 0 && st.st_ino == spawn_userns.st_ino &&
+	    st.st_dev == spawn_userns.st_dev;
+	close(ufd);
+	return ours;
+}
+
+/*
+ * Take the namespaces the child of an exec'd spawn told (its ns_keep)
+ * into *ns, in place of what it held, kept above SPAWN_FD_LOW.  Only
+ * namespaces of our own user namespace: -EPERM if one is another's
+ * (then none is taken).
+ */
+int
+spawn_ns_take(struct spawn_proc *p, struct spawn_ns *ns)
+{
+	spawn_ns_close(ns);
+	if (!spawn_ns_ours(p->ns.mnt) || !spawn_ns_ours(p->ns.net)) {
+		spawn_ns_close(&p->ns);
+		return -EPERM;
+	}
+	ns->mnt = spawn_fd_keep(p->ns.mnt);
+	ns->net = spawn_fd_keep(p->ns.net);
+	ns->root = spawn_fd_keep(p->ns.root);
+	p->ns = SPAWN_NS_NONE;
+	return 0;
+}
+
+/*
+ * One report of the child, as read(2) returns; on a socket, the fds of
+ * a SPAWN_NS into p->ns (others are closed).
+ */
+static ssize_t
+spawn_recv(struct spawn_proc *p, struct spawn_report *rep)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(3 * sizeof(int))];
+	}		 u;
+	int		*slot[3] = { &p->ns.mnt, &p->ns.net, &p->ns.root };
+	int		 fds[3], nfd = 0, i, k = 0;
+	struct iovec	 iov = { rep, sizeof(*rep) };
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	ssize_t		 n;
+
+	if (!p->errsock)
+		return read(p->errfd, rep, sizeof(*rep));
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	if ((n = recvmsg(p->errfd, &msg, MSG_CMSG_CLOEXEC)) < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    nfd == 0) {
+			nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			nfd = nfd > 3 ? 3 : nfd;
+			memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
+		}
+	if (n == (ssize_t)sizeof(*rep) && rep->stage == SPAWN_NS)
+		for (i = 0; i < 3; i++) {
+			if (!(rep->at >> i & 1) || k >= nfd)
+				continue;
+			if (*slot[i] >= 0)
+				close(*slot[i]);
+			*slot[i] = fds[k++];
+		}
+	while (k < nfd)
+		close(fds[k++]);
+	return n;
+}
+
 /*
  * Read what the child said.  1: it is over; p->err is 0 if it exec'd,
  * else the errno of its failure at p->stage.  0: not yet, or it died
@@ -878,9 +1092,11 @@ spawn_poll(struct spawn_proc *p)
 	ssize_t			n;
 
 	while (!p->over && p->errfd >= 0) {
-		n = read(p->errfd, &rep, sizeof(rep));
+		n = spawn_recv(p, &rep);
 		if (n == (ssize_t)sizeof(rep) && rep.stage == SPAWN_HELLO) {
 			spawn_close_keep(p);
+		} else if (n == (ssize_t)sizeof(rep) && rep.stage == SPAWN_NS) {
+			continue;	/* spawn_recv() took its fds */
 		} else if (n == (ssize_t)sizeof(rep)) {
 			p->stage = rep.stage;
 			p->at = rep.at;
@@ -926,6 +1142,7 @@ void
 spawn_release(struct spawn_proc *p)
 {
 	spawn_close_keep(p);
+	spawn_ns_close(&p->ns);
 	if (p->errfd >= 0)
 		close(p->errfd);
 	p->errfd = p->wfd = -1;

@@ -26,6 +26,21 @@ struct sandbox;
 #define PIDFD_SIGNAL_LOCAL_REAP		(1U << 30)
 #endif
 
+/*
+ * The namespaces a service's main process was given at its spawn, and
+ * its root (root_directory): what its hooks and checks join.  Held by
+ * fd, never looked up again through the process, which may have made
+ * namespaces of its own since (unshare -Urm) that its hooks must not
+ * enter.  -1: none.
+ */
+struct spawn_ns {
+	int	mnt;
+	int	net;
+	int	root;
+};
+
+#define SPAWN_NS_NONE	((struct spawn_ns){ -1, -1, -1 })
+
 /* Everything the child needs, prepared by the parent before the clone. */
 struct spawn_req {
 	char *const	*argv;
@@ -60,8 +75,10 @@ struct spawn_req {
 	bool		 set_gid;
 	bool		 set_umask;
 	const struct sandbox *sb;	/* what it may not do; NULL: nothing */
-	int		 ns_pidfd;	/* with sb: join this process's
-					 * namespaces; -1: make its own */
+	struct spawn_ns	 ns;		/* with sb: join these; none: make
+					 * its own */
+	bool		 ns_keep;	/* tell the parent the namespaces it
+					 * made (spawn_proc.ns) */
 };
 
 struct spawn_result {
@@ -78,6 +95,8 @@ struct spawn_proc {
 	char			*stack;		/* CLONE_VM; kept for the next */
 	int			 errfd;		/* -1: idle; else watch it */
 	int			 wfd;		/* the child's end of it */
+	bool			 errsock;	/* errfd is a socket: req.ns_keep */
+	struct spawn_ns		 ns;		/* what the child told (ns_keep) */
 	int			 keep[8];	/* closed once the child has its
 						 * own copies: errpipe, low dups,
 						 * the ready pipe */
@@ -119,5 +138,8 @@ void	spawn_release(struct spawn_proc *p);
 void	spawn_end(struct spawn_proc *p);
 void	spawn_proc_free(struct spawn_proc *p);
 int	pidfd_signal(int pidfd, int sig);
+void	spawn_ns_close(struct spawn_ns *ns);
+int	spawn_ns_take(struct spawn_proc *p, struct spawn_ns *ns);
+bool	spawn_ns_any(const struct spawn_ns *ns);
 
 #endif

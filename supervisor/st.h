@@ -19,7 +19,7 @@
  */
 #define STATE_MAGIC	"PVSTATE"	/* with its NUL: 8 bytes */
 #ifndef STATE_VERSION
-#define STATE_VERSION	6	/* 6: the killer's levels */
+#define STATE_VERSION	7	/* 7: the namespaces hooks join */
 #endif
 #define STATE_NULL	UINT32_MAX
 

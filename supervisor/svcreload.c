@@ -160,7 +160,7 @@ svcreload_start(struct sup *sup, struct svc *s, char *err, size_t n)
 	spawn_proc_init(&rl->proc);
 	if ((rc = service_spawn_req(sup, ss, &req)) == 0) {
 		req.argv = rl->argv;
-		req.ns_pidfd = s->pidfd;
+		req.ns = ss->ns;
 		rc = spawn_start(&rl->proc, &req, &res);
 	}
 	if (rc != 0) {

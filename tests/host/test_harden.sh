@@ -468,3 +468,33 @@ t_harden_security() {
 	expect_match "$OUT" "warning: [^ ]*undone.ini: undone: it keeps CAP_SYS_ADMIN and may call mount"
 	expect_match "$OUT" "warning: [^ ]*useless.ini: useless: read_write_paths has nothing to undo"
 }
+
+# A hook or check runs in the namespaces its main process was given at
+# its spawn, held by fd: after a re-exec too, and not after the main is
+# gone (a stop_post_exec then has namespaces of its own, as it had).
+t_harden_hook_namespaces() {
+	pv_dir
+	probe_dir
+	svc boxed <<-EOF
+	exec = /bin/sh -c "echo here >/tmp/mark; exec sleep 100000"
+	private_tmp = yes
+	private_network = yes
+	health_exec = /bin/sh -c "test -e /tmp/mark && echo ok >>$P/checks || echo bad >>$P/checks"
+	health_interval = 100ms
+	stop_post_exec = /bin/sh -c "test -e /tmp/mark && echo post-saw >>$P/post || echo post-fresh >>$P/post"
+	EOF
+	pv_up
+	wait_until 10000 test -s "$P/checks" || fail "no check ran"
+	expect_rc 0 ctl reexec
+	local n
+	n=$(wc -l <"$P/checks")
+	wait_until 10000 eval '[ "$(wc -l <"$P/checks")" -gt "$n" ]' ||
+	    fail "no check after the re-exec"
+	grep -q bad "$P/checks" && fail "a check did not see its /tmp: \
+$(cat "$P/checks")"
+	expect_eq "$(field boxed health)" healthy "its health"
+	expect_rc 0 ctl stop boxed --wait --timeout=10s
+	wait_until 10000 test -s "$P/post" || fail "no stop_post_exec"
+	expect_eq "$(cat "$P/post")" post-fresh "stop_post_exec's /tmp"
+	pv_down
+}

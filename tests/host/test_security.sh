@@ -904,3 +904,99 @@ t_sec_mainpid_reused() {
 	expect_eq "$line" alive "the decoy that took the PID"
 	pv_down
 }
+
+# attack_setup: $T open to nobody, an attacker's directory $T/atk that
+# nobody owns, and a directory only root may enter, $T/root.
+attack_setup() {
+	chmod 0755 "$T"
+	mkdir -p "$T/atk" "$T/root"
+	chmod 0700 "$T/root"
+}
+
+# attack_checked: wait for a health check that started after the
+# attacker's namespace was armed ($T/atk/armed), or for proof of harm
+# (the file $1 exists, or differs from its copy $1.orig).
+attack_checked() {
+	wait_until 10000 test -e "$T/atk/armed" ||
+	    fail "the attacker never armed: $(ctl logs victim)"
+	ATTACK_BEFORE=0 ATTACK_PROOF=$1
+	[ -e "$T/atk/checks" ] && ATTACK_BEFORE=$(wc -l <"$T/atk/checks")
+	wait_until 10000 attack_ran ||
+	    fail "no health check ran after the attack was armed"
+}
+
+attack_ran() {
+	local p=$ATTACK_PROOF
+	[ "$(wc -l <"$T/atk/checks")" -gt "$ATTACK_BEFORE" ] ||
+	    { [ -e "$p.orig" ] && ! cmp -s "$p" "$p.orig"; } ||
+	    { [ ! -e "$p.orig" ] && [ -e "$p" ]; }
+} 2>/dev/null
+
+# A service's user who makes a mount namespace of its own (unshare -Urm)
+# cannot have its health check run there: a set-user-ID program bound
+# over the check's binary, with the user's /etc/ld.so.preload, would
+# run the user's code as root.  The check runs in the namespace
+# pidvisor made for the service.
+t_sec_hook_userns_setuid() {
+	pv_dir
+	attack_setup
+	local suid=/usr/bin/passwd
+	[ -u "$suid" ] || suid=$(find /usr/bin -perm -4000 -user root \
+	    -type f | head -1)
+	[ -n "$suid" ] || fail "no set-user-ID program to attack with"
+	mkdir -p "$T/atk/etc"
+	cp "$ROOT/build/test/preload.so" "$T/atk/pre.so"
+	echo "$T/atk/pre.so" >"$T/atk/etc/ld.so.preload"
+	cat >"$T/atk/attack.sh" <<-EOF
+	exec unshare -Urm /bin/sh -c 'mount --bind $T/atk/etc /etc &&
+	    mount --bind $suid /usr/bin/env && touch $T/atk/armed &&
+	    exec sleep 1000'
+	EOF
+	chown -R 65534:65534 "$T/atk"
+	svc victim <<-EOF
+	exec = /bin/sh $T/atk/attack.sh
+	user = nobody
+	protect_system = yes
+	env = PV_PWN=$T/root/pwned
+	health_exec = /usr/bin/env sh -c "echo x >>$T/atk/checks"
+	health_interval = 100ms
+	EOF
+	pv_up
+	attack_checked "$T/root/pwned"
+	[ -e "$T/root/pwned" ] && fail "the check ran as root: $(cat \
+	    "$T/root/pwned")"
+	expect_eq "$(field victim health)" healthy "its health"
+	pv_down
+}
+
+# Nor does pidvisor work by path as root in such a namespace: a /proc
+# of the user's, with self/oom_score_adj a symlink to a file only root
+# may write, does not get that file written.
+t_sec_hook_userns_proc() {
+	pv_dir
+	attack_setup
+	echo precious >"$T/root/secret"
+	cp "$T/root/secret" "$T/root/secret.orig"
+	chmod 0600 "$T/root/secret"
+	cat >"$T/atk/attack.sh" <<-EOF
+	exec unshare -Urm /bin/sh -c 'mount -t tmpfs none /proc &&
+	    mkdir /proc/self &&
+	    ln -s $T/root/secret /proc/self/oom_score_adj &&
+	    touch $T/atk/armed && exec sleep 1000'
+	EOF
+	chown -R 65534:65534 "$T/atk"
+	svc victim <<-EOF
+	exec = /bin/sh $T/atk/attack.sh
+	user = nobody
+	protect_system = yes
+	no_new_privs = yes
+	oom_score_adj = 987
+	health_exec = /bin/sh -c "echo x >>$T/atk/checks"
+	health_interval = 100ms
+	EOF
+	pv_up
+	attack_checked "$T/root/secret"
+	expect_eq "$(cat "$T/root/secret")" precious "the root-only file"
+	expect_eq "$(field victim health)" healthy "its health"
+	pv_down
+}
