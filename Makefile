@@ -8,7 +8,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
-		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c pidmap.c status.c conf_key.c \
+		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
@@ -216,7 +216,7 @@ FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notifymsg
 FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
-FUZZ_SRC_envfile = env util
+FUZZ_SRC_envfile = env rawpath util
 FUZZ_SRC_template = conf conf_tmpl conf_parse conf_harden conf_listen listen conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SECONDS	?= 60

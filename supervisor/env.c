@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 
 #include "env.h"
+#include "rawpath.h"
 #include "rawsys.h"
 #include "util.h"
 
@@ -402,110 +403,44 @@ env_fail_set(struct env_fail *f, int what, long err, uid_t uid)
 
 /*
  * Open the env file at path (absolute) for reading, walking it a
- * component at a time: a symlink is followed only if root or owner
- * owns it (at most 40 of them), and the file must be regular.  For the
- * spawn child: raw system calls, the stack's room only.  The fd, or -1
- * with *f saying why (f->err is the errno for ENV_ERRNO).
+ * component at a time (rawpath.c): a symlink is followed only if root
+ * or owner owns it (at most 40 of them), and the file must be regular.
+ * For the spawn child: raw system calls, the stack's room only.  The
+ * fd, or -1 with *f saying why (f->err is the errno for ENV_ERRNO).
  */
 int
 env_file_open(const char *path, uid_t owner, struct env_fail *f)
 {
-	char		 cur[4096], link[4096], name[256];
-	const char	*p, *q;
+	struct rawpath	 rp;
 	struct stat	 st = { 0 };
-	size_t		 len, rest;
-	long		 dfd, fd, n;
-	int		 links = 0;
+	long		 root, fd, n;
 
-	len = strlen(path);
-	if (len >= sizeof(cur) || path[0] != '/')
-		return env_fail_set(f, ENV_ERRNO, len >= sizeof(cur) ?
+	if (strlen(path) >= 4096 || path[0] != '/')
+		return env_fail_set(f, ENV_ERRNO, strlen(path) >= 4096 ?
 		    -ENAMETOOLONG : -EINVAL, 0);
-	memcpy(cur, path, len + 1);
-	if ((dfd = RAWSYS(SYS_open, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return env_fail_set(f, ENV_ERRNO, dfd, 0);
-	for (p = cur;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0') {		/* it names a directory */
-			RAWSYS(SYS_close, dfd);
-			return env_fail_set(f, ENV_NOT_REGULAR, 0, 0);
-		}
-		for (q = p; *q && *q != '/'; q++)
-			;
-		if ((size_t)(q - p) >= sizeof(name)) {
-			RAWSYS(SYS_close, dfd);
-			return env_fail_set(f, ENV_ERRNO, -ENAMETOOLONG, 0);
-		}
-		memcpy(name, p, (size_t)(q - p));
-		name[q - p] = '\0';
-		fd = RAWSYS(SYS_openat, dfd, name, O_PATH | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd < 0 || (n = RAWSYS(SYS_fstat, fd, &st)) < 0) {
-			n = fd < 0 ? fd : n;
-			if (fd >= 0)
-				RAWSYS(SYS_close, fd);
-			RAWSYS(SYS_close, dfd);
-			return env_fail_set(f, ENV_ERRNO, n, 0);
-		}
-		if (S_ISLNK(st.st_mode)) {
-			if (st.st_uid != 0 && st.st_uid != owner) {
-				RAWSYS(SYS_close, fd);
-				RAWSYS(SYS_close, dfd);
-				return env_fail_set(f, ENV_SYMLINK, 0,
-				    st.st_uid);
-			}
-			n = ++links > 40 ? -ELOOP : RAWSYS(SYS_readlinkat, fd,
-			    "", link, sizeof(link));
-			RAWSYS(SYS_close, fd);
-			rest = strlen(q);
-			if (n >= 0 && (size_t)n + rest >= sizeof(link))
-				n = -ENAMETOOLONG;
-			if (n <= 0) {
-				RAWSYS(SYS_close, dfd);
-				return env_fail_set(f, ENV_ERRNO, n < 0 ? n :
-				    -ENOENT, 0);
-			}
-			/* Its target, then what is left of the path. */
-			memcpy(link + n, q, rest + 1);
-			memcpy(cur, link, (size_t)n + rest + 1);
-			p = cur;
-			if (cur[0] == '/') {
-				RAWSYS(SYS_close, dfd);
-				dfd = RAWSYS(SYS_open, "/", O_PATH |
-				    O_DIRECTORY | O_CLOEXEC);
-				if (dfd < 0)
-					return env_fail_set(f, ENV_ERRNO, dfd, 0);
-			}
-			continue;
-		}
-		if (*q != '\0') {		/* a directory on the way */
-			RAWSYS(SYS_close, dfd);
-			if (!S_ISDIR(st.st_mode)) {
-				RAWSYS(SYS_close, fd);
-				return env_fail_set(f, ENV_ERRNO, -ENOTDIR, 0);
-			}
-			dfd = fd;
-			p = q;
-			continue;
-		}
+	if ((root = RAWSYS(SYS_open, "/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return env_fail_set(f, ENV_ERRNO, root, 0);
+	n = rawpath_walk((int)root, path, owner, &rp);
+	RAWSYS(SYS_close, root);
+	if (n < 0)
+		return env_fail_set(f, n == -ELOOP && rp.uid >= 0 ?
+		    ENV_SYMLINK : ENV_ERRNO, n, rp.uid >= 0 ? (uid_t)rp.uid :
+		    0);
+	/* The file: not a FIFO that would block the open, not a symlink
+	 * put there since. */
+	fd = RAWSYS(SYS_openat, rp.dir, rp.name, O_RDONLY | O_NOFOLLOW |
+	    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	RAWSYS(SYS_close, rp.dir);
+	if (fd < 0)
+		return env_fail_set(f, fd == -ELOOP ? ENV_SYMLINK :
+		    ENV_ERRNO, fd, (uid_t)-1);
+	if ((n = RAWSYS(SYS_fstat, fd, &st)) < 0 || !S_ISREG(st.st_mode)) {
 		RAWSYS(SYS_close, fd);
-		/* The file: not a FIFO that would block the open, not a
-		 * symlink put there since. */
-		fd = RAWSYS(SYS_openat, dfd, name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		RAWSYS(SYS_close, dfd);
-		if (fd < 0)
-			return env_fail_set(f, fd == -ELOOP ? ENV_SYMLINK :
-			    ENV_ERRNO, fd, (uid_t)-1);
-		if ((n = RAWSYS(SYS_fstat, fd, &st)) < 0 ||
-		    !S_ISREG(st.st_mode)) {
-			RAWSYS(SYS_close, fd);
-			return env_fail_set(f, n < 0 ? ENV_ERRNO :
-			    ENV_NOT_REGULAR, n, 0);
-		}
-		return (int)fd;
+		return env_fail_set(f, n < 0 ? ENV_ERRNO : ENV_NOT_REGULAR,
+		    n, 0);
 	}
+	return (int)fd;
 }
 
 /* Put var into the environment, in place of one of the same name. */

@@ -719,11 +719,7 @@ sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
 	all = sb->cap_last >= 63 ? ~0ULL : (1ULL << (sb->cap_last + 1)) - 1;
 	if (d->root_dir && (sb->root = strdup(d->root_dir)) == NULL)
 		goto nomem;
-	/* Where an inaccessible file is made, for the moment. */
-	if (asprintf(&sb->scratch, "%s/tmp", sb->root ? sb->root : "") < 0 ||
-	    asprintf(&sb->scratch_file, "%s/.pidvisor-hidden",
-	    sb->scratch) < 0)
-		goto nomem;
+	sb->rootlen = sb->root ? strlen(sb->root) : 0;
 	if ((rc = sb_plan(sb, d, err, errlen)) < 0)
 		goto fail;
 	if (d->private_network) {
@@ -778,8 +774,6 @@ sandbox_free(struct sandbox *sb)
 		free(sb->ops[i].path);
 	free(sb->ops);
 	free(sb->root);
-	free(sb->scratch);
-	free(sb->scratch_file);
 	free(sb->filter);
 	if (sb->cpus)
 		CPU_FREE(sb->cpus);

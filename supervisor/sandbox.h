@@ -43,7 +43,7 @@ enum sb_op_kind {
 };
 
 struct sb_op {
-	char		*path;		/* under root_directory, if any */
+	char		*path;		/* root_directory's, then the key's */
 	const char	*key;		/* what asked for it, for errors */
 	uint8_t		 kind;
 	bool		 optional;	/* a missing path is skipped */
@@ -59,8 +59,8 @@ struct sandbox {
 	size_t			 nops;
 	int			 nslots;
 	char			*root;		/* root_directory, or NULL */
-	char			*scratch;	/* its /tmp: see sb_child_hide() */
-	char			*scratch_file;
+	size_t			 rootlen;	/* ... its length: each op's
+						 * path beneath it follows */
 	uint64_t		 clone_flags;	/* CLONE_NEWNS, CLONE_NEWNET */
 	uint64_t		 bset;		/* capabilities kept at all */
 	uint64_t		 caps;		/* ... and held (capabilities) */
@@ -94,13 +94,15 @@ bool		 sandbox_nnp_implied(const struct svc_def *d);
 const char	*sandbox_limit_key(const struct sandbox *sb, int n);
 
 /* The child's parts (sandbox_child.c): 0, or -errno. */
-long		 sandbox_child_mounts(const struct sandbox *sb, int *at);
+long		 sandbox_child_mounts(const struct sandbox *sb, uid_t owner,
+		     int *at, int32_t *uid, int *root);
 long		 sandbox_child_net(const struct sandbox *sb);
 long		 sandbox_child_sched(const struct sandbox *sb, int *stage);
 long		 sandbox_child_bset(const struct sandbox *sb);
 long		 sandbox_child_keep(const struct sandbox *sb, bool user);
 long		 sandbox_child_caps(const struct sandbox *sb, bool user);
-long		 sandbox_child_root_open(const struct sandbox *sb);
+long		 sandbox_child_root_open(const struct sandbox *sb,
+		     uid_t owner);
 long		 sandbox_child_chroot(int root);
 long		 sandbox_child_filter(const struct sandbox *sb);
 

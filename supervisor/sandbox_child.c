@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rawpath.h"
 #include "rawsys.h"
 #include "sandbox.h"
 #include "util.h"
@@ -38,64 +39,128 @@
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE		0x8000
 #endif
+#ifndef MOUNT_ATTR_NOSUID
+#define MOUNT_ATTR_NOSUID	0x00000002
+#define MOUNT_ATTR_NODEV	0x00000004
+#define MOUNT_ATTR_NOEXEC	0x00000008
+#endif
 
 struct sandbox_mount_attr {
 	uint64_t	attr_set, attr_clr, propagation, userns_fd;
 };
 
-/* Child: path and under it read-only (a bind of its own first). */
+/* Child: a fresh tmpfs of this mode, detached: its fd, or -errno. */
 SANDBOX_CHILD static long
-sandbox_child_ro(const char *path, bool is_root)
+sandbox_child_tmpfs(const char *mode, unsigned attr)
 {
-	struct sandbox_mount_attr	attr = { .attr_set = MOUNT_ATTR_RDONLY };
-	long			rc;
+	long	fs, rc;
 
-	if (!is_root && (rc = SYS(SYS_mount, path, path, NULL,
-	    MS_BIND | MS_REC, NULL)) < 0)
-		return rc;
-	return SYS(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr,
-	    sizeof(attr));
+	if ((fs = SYS(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)) < 0)
+		return fs;
+	if ((rc = SYS(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode,
+	    0)) >= 0 && (rc = SYS(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL,
+	    NULL, 0)) >= 0)
+		rc = SYS(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attr);
+	SYS(SYS_close, fs);
+	return rc;
+}
+
+/* Child: put the mount (tree) of fd on the place fd at names. */
+SANDBOX_CHILD static long
+sandbox_child_put(long tree, long at)
+{
+	return SYS(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/* Child: set attr on the mount of fd, and under it if rec. */
+SANDBOX_CHILD static long
+sandbox_child_setattr(long fd, uint64_t attr, bool rec)
+{
+	struct sandbox_mount_attr	a = { .attr_set = attr };
+
+	return SYS(SYS_mount_setattr, fd, "", AT_EMPTY_PATH |
+	    (rec ? AT_RECURSIVE : 0), &a, sizeof(a));
 }
 
 /*
- * Child: an empty, read-only thing over path.  A directory gets a
- * tmpfs of mode 000; a file, an empty file of mode 000 made on a tmpfs
- * mounted for the moment on scratch (a directory under the root), bound
- * over it, the tmpfs then detached from scratch (the bind holds it).
+ * Child: what is at fd, and under it, read-only: a copy of its tree
+ * put on it, made read-only; the root itself in place (it is a mount
+ * of its own: ours, or root_directory's).
  */
 SANDBOX_CHILD static long
-sandbox_child_hide(const char *path, const char *scratch, char *file)
+sandbox_child_ro(long fd, bool is_root)
 {
-	struct statx		stx;
-	struct sandbox_mount_attr	attr = { .attr_set = MOUNT_ATTR_RDONLY };
-	long			rc;
-	int			fd;
+	long	tree, rc;
 
-	__builtin_memset(&stx, 0, sizeof(stx));
-	if ((rc = SYS(SYS_statx, AT_FDCWD, path, 0, STATX_TYPE, &stx)) < 0)
-		return rc;
-	if (S_ISDIR(stx.stx_mode))
-		return SYS(SYS_mount, "tmpfs", path, "tmpfs", MS_RDONLY |
-		    MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000");
-	if ((rc = SYS(SYS_mount, "tmpfs", scratch, "tmpfs", MS_NOSUID |
-	    MS_NODEV | MS_NOEXEC, "mode=000")) < 0)
-		return rc;
-	if ((rc = SYS(SYS_openat, AT_FDCWD, file, O_CREAT | O_WRONLY |
-	    O_CLOEXEC, 0)) >= 0) {
-		fd = (int)rc;
-		SYS(SYS_close, fd);
-		rc = SYS(SYS_mount, file, path, NULL, MS_BIND, NULL);
-	}
-	SYS(SYS_umount2, scratch, MNT_DETACH);
-	if (rc < 0)
-		return rc;
-	return SYS(SYS_mount_setattr, AT_FDCWD, path, 0, &attr,
-	    sizeof(attr));
+	if (is_root)
+		return sandbox_child_setattr(fd, MOUNT_ATTR_RDONLY, true);
+	if ((tree = SYS(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)) < 0)
+		return tree;
+	if ((rc = sandbox_child_put(tree, fd)) >= 0)
+		rc = sandbox_child_setattr(tree, MOUNT_ATTR_RDONLY, true);
+	SYS(SYS_close, tree);
+	return rc;
 }
 
-/* Child: a minimal /dev at path (the nodes bound from ours). */
+/*
+ * Child: an empty, read-only thing over what fd names, in the directory
+ * dir.  A directory gets a tmpfs of mode 000; anything else an empty
+ * file of mode 000, made on a tmpfs put over dir for the moment (so
+ * that it is ours to bind), bound over it, the tmpfs then detached
+ * (the bind holds it).
+ */
 SANDBOX_CHILD static long
-sandbox_child_dev(const char *path)
+sandbox_child_hide(long fd, long dir)
+{
+	struct stat	st;
+	long		m, f, rc, cwd;
+
+	if ((rc = SYS(SYS_fstat, fd, &st)) < 0)
+		return rc;
+	if (S_ISDIR(st.st_mode)) {
+		if ((m = sandbox_child_tmpfs("000", MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+		    MOUNT_ATTR_NOEXEC)) < 0)
+			return m;
+		rc = sandbox_child_put(m, fd);
+		SYS(SYS_close, m);
+		return rc;
+	}
+	if ((m = sandbox_child_tmpfs("000", MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
+		return m;
+	if ((rc = sandbox_child_put(m, dir)) < 0) {
+		SYS(SYS_close, m);
+		return rc;
+	}
+	f = rc = SYS(SYS_openat, m, ".pidvisor-hidden", O_CREAT | O_WRONLY |
+	    O_CLOEXEC, 0);
+	if (rc >= 0) {
+		SYS(SYS_close, f);
+		f = rc = SYS(SYS_open_tree, m, ".pidvisor-hidden",
+		    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	}
+	if (rc >= 0 && (rc = sandbox_child_put(f, fd)) >= 0)
+		rc = sandbox_child_setattr(f, MOUNT_ATTR_RDONLY, false);
+	if (f >= 0)
+		SYS(SYS_close, f);
+	/* Off dir again: unmounted from where it is, as our cwd. */
+	if ((cwd = SYS(SYS_open, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+	    SYS(SYS_fchdir, m) >= 0) {
+		SYS(SYS_umount2, ".", MNT_DETACH);
+		SYS(SYS_fchdir, cwd);
+	}
+	if (cwd >= 0)
+		SYS(SYS_close, cwd);
+	SYS(SYS_close, m);
+	return rc;
+}
+
+/* Child: a minimal /dev on what fd names (the nodes bound from ours). */
+SANDBOX_CHILD static long
+sandbox_child_dev(long at)
 {
 	static const char *const nodes[] = {
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
@@ -106,9 +171,9 @@ sandbox_child_dev(const char *path)
 		{ "/proc/self/fd/1", "stdout" },
 		{ "/proc/self/fd/2", "stderr" },
 	};
-	int	tree[ARRAY_SIZE(nodes)], dir, fd;
+	int	tree[ARRAY_SIZE(nodes)], fd;
 	size_t	i;
-	long	rc;
+	long	rc, dir = -1;
 
 	/* Copies of the nodes, before the tmpfs hides them. */
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
@@ -122,13 +187,11 @@ sandbox_child_dev(const char *path)
 		}
 		tree[i] = (int)rc;
 	}
-	if ((rc = SYS(SYS_mount, "tmpfs", path, "tmpfs", MS_NOSUID |
-	    MS_NOEXEC, "mode=755")) < 0)
+	if ((rc = dir = sandbox_child_tmpfs("755", MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NOEXEC)) < 0)
 		goto out;
-	if ((rc = SYS(SYS_openat, AT_FDCWD, path, O_DIRECTORY | O_CLOEXEC)) <
-	    0)
+	if ((rc = sandbox_child_put(dir, at)) < 0)
 		goto out;
-	dir = (int)rc;
 	for (i = 0; i < ARRAY_SIZE(nodes) && rc >= 0; i++) {
 		if (tree[i] < 0)
 			continue;
@@ -145,78 +208,175 @@ sandbox_child_dev(const char *path)
 	if (rc >= 0 && (rc = SYS(SYS_mkdirat, dir, "shm", 01777)) >= 0 &&
 	    (rc = SYS(SYS_fchmodat, dir, "shm", 01777, 0)) >= 0)
 		rc = SYS(SYS_mkdirat, dir, "pts", 0755);
-	SYS(SYS_close, dir);
 out:
+	if (dir >= 0)
+		SYS(SYS_close, dir);
 	for (i = 0; i < ARRAY_SIZE(nodes); i++)
 		if (tree[i] >= 0)
 			SYS(SYS_close, tree[i]);
 	return rc < 0 ? rc : 0;
 }
 
+/* What the plan's walk holds: the root, the copies, what they were. */
+struct sb_walk {
+	int		 root;		/* the service's /, by fd */
+	int		 slot[SB_SLOTS_MAX];
+	uint64_t	 dev[SB_SLOTS_MAX], ino[SB_SLOTS_MAX];
+	uid_t		 owner;
+	struct rawpath	 rp;
+};
+
 /*
- * Child, in its new mount namespace: walk the plan.  0, or -errno with
- * *at the op that failed.
+ * Child: one op of the plan on the place of its path, looked up once,
+ * beneath the root (rawpath.c), and used by fd.
+ */
+SANDBOX_CHILD static long
+sandbox_child_op(const struct sandbox *sb, const struct sb_op *op,
+    struct sb_walk *w)
+{
+	const char	*rel = op->path + sb->rootlen;
+	struct stat	 st;
+	long		 fd, rc = 0;
+	bool		 is_root = rel[0] == '\0' || (rel[0] == '/' &&
+			    rel[1] == '\0');
+
+	if (op->kind == SB_PUT && w->slot[op->slot] < 0)
+		return 0;		/* optional, missing */
+	if ((fd = rawpath_walk(w->root, is_root ? "/" : rel, w->owner,
+	    &w->rp)) < 0)
+		return fd;
+	fd = SYS(SYS_openat, w->rp.dir, w->rp.name, O_PATH | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd >= 0 && ((rc = SYS(SYS_fstat, fd, &st)) < 0 ||
+	    S_ISLNK(st.st_mode)))
+		rc = rc < 0 ? rc : -ELOOP;	/* one put there since */
+	if (fd < 0 || rc < 0)
+		goto out;
+	switch (op->kind) {
+	case SB_CLONE:
+		rc = SYS(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+		if (rc >= 0) {
+			w->slot[op->slot] = (int)rc;
+			w->dev[op->slot] = st.st_dev;
+			w->ino[op->slot] = st.st_ino;
+		}
+		break;
+	case SB_RO:
+		rc = sandbox_child_ro(fd, is_root);
+		break;
+	case SB_PUT:
+		/* The place its copy was taken from, or nothing. */
+		if (st.st_dev != w->dev[op->slot] ||
+		    st.st_ino != w->ino[op->slot])
+			rc = -ESTALE;
+		else
+			rc = sandbox_child_put(w->slot[op->slot], fd);
+		SYS(SYS_close, w->slot[op->slot]);
+		w->slot[op->slot] = -1;
+		break;
+	case SB_HIDE:
+		rc = sandbox_child_hide(fd, w->rp.dir);
+		break;
+	case SB_TMPFS:
+		if ((rc = sandbox_child_tmpfs("1777", MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV)) >= 0) {
+			long	m = rc;
+
+			rc = sandbox_child_put(m, fd);
+			SYS(SYS_close, m);
+		}
+		break;
+	case SB_DEV:
+		rc = sandbox_child_dev(fd);
+		break;
+	}
+out:
+	if (fd >= 0)
+		SYS(SYS_close, fd);
+	SYS(SYS_close, w->rp.dir);
+	return fd < 0 ? fd : rc < 0 ? rc : 0;
+}
+
+/*
+ * Child: root_directory made a mount of its own, bound on itself; its
+ * fd (the mount's root) in w->root.
+ */
+SANDBOX_CHILD static long
+sandbox_child_bind_root(const struct sandbox *sb, struct sb_walk *w)
+{
+	long	fd, tree, rc;
+
+	if ((fd = rawpath_open(w->root, sb->root, w->owner, O_PATH |
+	    O_DIRECTORY, &w->rp)) < 0)
+		return fd;
+	if ((tree = SYS(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)) < 0) {
+		SYS(SYS_close, fd);
+		return tree;
+	}
+	rc = sandbox_child_put(tree, fd);
+	SYS(SYS_close, fd);
+	if (rc < 0) {
+		SYS(SYS_close, tree);
+		return rc;
+	}
+	SYS(SYS_close, w->root);
+	w->root = (int)tree;
+	return 0;
+}
+
+/*
+ * Child, in its new mount namespace: walk the plan, each path looked up
+ * once beneath the service's root, a symlink on the way followed only
+ * if root or owner owns it.  0 with *root an O_PATH fd of
+ * root_directory's mount (-1 without one); or -errno with *at the op
+ * that failed and *uid the owner of a symlink not followed (or -1).
  */
 SANDBOX_CHILD long
-sandbox_child_mounts(const struct sandbox *sb, int *at)
+sandbox_child_mounts(const struct sandbox *sb, uid_t owner, int *at,
+    int32_t *uid, int *root)
 {
-	int		 slot[SB_SLOTS_MAX];
-	const struct sb_op *op;
+	struct sb_walk	 w;
 	size_t		 i;
 	long		 rc = 0;
 
+	*root = -1;
+	*uid = -1;
+	if (sb->nops == 0)
+		return 0;
+	w.owner = owner;
+	w.rp.uid = -1;
 	for (i = 0; i < SB_SLOTS_MAX; i++)
-		slot[i] = -1;
+		w.slot[i] = -1;
+	if ((rc = SYS(SYS_open, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		*at = 0;
+		return rc;
+	}
+	w.root = (int)rc;
 	for (i = 0; i < sb->nops && rc >= 0; i++) {
-		op = &sb->ops[i];
 		*at = (int)i;
-		switch (op->kind) {
-		case SB_SLAVE:
+		w.rp.uid = -1;
+		if (sb->ops[i].kind == SB_SLAVE)
 			rc = SYS(SYS_mount, NULL, "/", NULL, MS_REC | MS_SLAVE,
 			    NULL);
-			break;
-		case SB_BIND_SELF:
-			rc = SYS(SYS_mount, op->path, op->path, NULL, MS_BIND |
-			    MS_REC, NULL);
-			break;
-		case SB_CLONE:
-			rc = SYS(SYS_open_tree, AT_FDCWD, op->path,
-			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			    AT_RECURSIVE);
-			if (rc >= 0)
-				slot[op->slot] = (int)rc;
-			break;
-		case SB_RO:
-			rc = sandbox_child_ro(op->path, sb->root == NULL &&
-			    op->path[0] == '/' && op->path[1] == '\0');
-			break;
-		case SB_PUT:
-			if (slot[op->slot] < 0)
-				break;		/* optional, missing */
-			rc = SYS(SYS_move_mount, slot[op->slot], "", AT_FDCWD,
-			    op->path, MOVE_MOUNT_F_EMPTY_PATH);
-			SYS(SYS_close, slot[op->slot]);
-			slot[op->slot] = -1;
-			break;
-		case SB_HIDE:
-			rc = sandbox_child_hide(op->path, sb->scratch,
-			    sb->scratch_file);
-			break;
-		case SB_TMPFS:
-			rc = SYS(SYS_mount, "tmpfs", op->path, "tmpfs",
-			    MS_NOSUID | MS_NODEV, "mode=1777");
-			break;
-		case SB_DEV:
-			rc = sandbox_child_dev(op->path);
-			break;
-		}
-		if (rc == -ENOENT && op->optional)
+		else if (sb->ops[i].kind == SB_BIND_SELF)
+			rc = sandbox_child_bind_root(sb, &w);
+		else
+			rc = sandbox_child_op(sb, &sb->ops[i], &w);
+		if (rc == -ENOENT && sb->ops[i].optional)
 			rc = 0;
 	}
+	*uid = w.rp.uid;
 	for (i = 0; i < SB_SLOTS_MAX; i++)
-		if (slot[i] >= 0)
-			SYS(SYS_close, slot[i]);
-	return rc < 0 ? rc : 0;
+		if (w.slot[i] >= 0)
+			SYS(SYS_close, w.slot[i]);
+	if (rc < 0 || sb->root == NULL) {
+		SYS(SYS_close, w.root);
+		return rc < 0 ? rc : 0;
+	}
+	*root = w.root;
+	return 0;
 }
 
 /* Child: private_network's loopback, up. */
@@ -277,12 +437,22 @@ sandbox_child_sched(const struct sandbox *sb, int *stage)
 	return 0;
 }
 
-/* Child: root_directory, as its mounts made it: an O_PATH fd of it. */
+/*
+ * Child: root_directory without a mount namespace (no mounts to make):
+ * an O_PATH fd of it, looked up as the plan's paths are.
+ */
 SANDBOX_CHILD long
-sandbox_child_root_open(const struct sandbox *sb)
+sandbox_child_root_open(const struct sandbox *sb, uid_t owner)
 {
-	return SYS(SYS_openat, AT_FDCWD, sb->root, O_PATH | O_DIRECTORY |
-	    O_CLOEXEC);
+	struct rawpath	rp;
+	long		slash, fd;
+
+	if ((slash = SYS(SYS_open, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return slash;
+	fd = rawpath_open((int)slash, sb->root, owner, O_PATH | O_DIRECTORY,
+	    &rp);
+	SYS(SYS_close, slash);
+	return fd;
 }
 
 /* Child: into the root of fd (root_directory), before its workdir. */

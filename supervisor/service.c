@@ -226,21 +226,30 @@ service_sandbox_fail(struct service_spawn *sp)
 	const struct svc_def	*d = sp->old_def ? sp->old_def : s->def;
 	const struct sandbox	*sb = d->sb;
 	const struct sb_op	*op;
-	char			 msg[512];
+	char			 msg[512], why[128];
 
 	if (sb == NULL)
 		return;
 	if (sp->proc.stage == STAGE_LIMIT) {
-		snprintf(msg, sizeof(msg), "%s", sandbox_limit_key(sb,
-		    sp->proc.at));
+		snprintf(msg, sizeof(msg), "%s: %s", sandbox_limit_key(sb,
+		    sp->proc.at), strerror(sp->proc.err));
 	} else {
 		if (sp->proc.at < 0 || (size_t)sp->proc.at >= sb->nops)
 			return;
 		op = &sb->ops[sp->proc.at];
-		snprintf(msg, sizeof(msg), "%s %s", op->key ? op->key :
-		    "mount", op->path ? op->path : "/");
+		if (sp->proc.fail.what == ENV_SYMLINK)
+			snprintf(why, sizeof(why), "a symlink on its path is "
+			    "owned by uid %d; not followed",
+			    (int)sp->proc.fail.uid);
+		else if (sp->proc.err == ESTALE && op->kind == SB_PUT)
+			snprintf(why, sizeof(why), "it changed while the "
+			    "mounts were made; not mounted");
+		else
+			snprintf(why, sizeof(why), "%s", strerror(sp->proc.err));
+		snprintf(msg, sizeof(msg), "%s %s: %s", op->key ? op->key :
+		    "mount", op->path && op->path[0] ? op->path : "/", why);
 	}
-	log_err("%s: %s: %s", s->def->name, msg, strerror(sp->proc.err));
+	log_err("%s: %s", s->def->name, msg);
 	free(s->fail);
 	s->fail = strdup(msg);
 }

@@ -444,6 +444,29 @@ spawn_fail(int fd, int stage, long err)
 	spawn_fail_at(fd, stage, 0, err);
 }
 
+/*
+ * Child: an op of the mount plan failed (at: which); if a symlink owned
+ * by uid was not followed, say whose (as an env file's), then exit.
+ */
+__attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
+static void
+spawn_fail_mount(int fd, int at, long err, int32_t uid)
+{
+	struct spawn_report	rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.stage = STAGE_MOUNT;
+	rep.err = (int32_t)-err;
+	rep.at = at;
+	if (uid >= 0) {
+		rep.fail.what = ENV_SYMLINK;
+		rep.fail.uid = uid;
+	}
+	SYS(SYS_write, fd, &rep, sizeof(rep));
+	SYS(SYS_exit_group, 127);
+	__builtin_unreachable();
+}
+
 /* Child: an env file is wrong; say which, where and what, then exit. */
 __attribute__((noreturn, no_sanitize_address, no_sanitize("undefined")))
 static void
@@ -596,6 +619,7 @@ spawn_child(void *arg)
 	bool			 user = r->set_uid && r->uid != 0;
 	struct spawn_ns		 ns = r->ns, mine = SPAWN_NS_NONE;
 	int			 fd = p->wfd, i, top = fd, n = 0, root = -1;
+	int32_t			 uid;
 	int			 need[9 + SPAWN_PASS_MAX];
 	int			 ready_pipe = r->ready_pipe, exec_fd = r->exec_fd;
 	long			 rc;
@@ -700,12 +724,13 @@ spawn_child(void *arg)
 	} else if (sb != NULL) {
 		if (r->ns_keep && (rc = spawn_ns_open(sb, &mine)) < 0)
 			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
-		if ((rc = sandbox_child_mounts(sb, &i)) < 0)
-			spawn_fail_at(fd, STAGE_MOUNT, i, rc);
+		if ((rc = sandbox_child_mounts(sb, r->env_owner, &i, &uid,
+		    &root)) < 0)
+			spawn_fail_mount(fd, i, rc, uid);
 		if ((rc = sandbox_child_net(sb)) < 0)
 			spawn_fail(fd, STAGE_NETWORK, rc);
-		if (sb->root != NULL &&
-		    (rc = root = (int)sandbox_child_root_open(sb)) < 0)
+		if (sb->root != NULL && root < 0 && (rc = root =
+		    (int)sandbox_child_root_open(sb, r->env_owner)) < 0)
 			spawn_fail(fd, STAGE_ROOT, rc);
 		mine.root = root;
 		if (r->ns_keep && (rc = spawn_tell_ns(fd, &mine)) < 0)

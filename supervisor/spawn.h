@@ -68,7 +68,8 @@ struct spawn_req {
 	int		 exec_fd;	/* with exec_at: execveat() this */
 	bool		 exec_at;
 	char *const	*env_files;	/* read by the child (env.c); NULL */
-	uid_t		 env_owner;	/* the service's user, for them */
+	uid_t		 env_owner;	/* the service's user: whose symlinks
+					 * env files and mount paths follow */
 	int		 oom_score_adj;	/* if set_oom_score_adj */
 	bool		 set_oom_score_adj;
 	bool		 set_uid;

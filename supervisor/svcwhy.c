@@ -119,8 +119,8 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		break;
 	case WHY_EXEC:
 		if ((r->stage == STAGE_MOUNT || r->stage == STAGE_LIMIT) &&
-		    s->fail)
-			snprintf(out, n, "%s: %s", s->fail, strerror(r->code));
+		    s->fail)	/* the key, the path and why */
+			snprintf(out, n, "%s", s->fail);
 		else
 			snprintf(out, n, "%s: %s", spawn_stage_name(r->stage),
 			    strerror(r->code));

@@ -84,6 +84,8 @@
  *                      daemon's /dev/log, made anew): print "listening",
  *                      then append
  *                      each datagram to FILE as a line, for ever
+ *   swap=A:B           for ever: exchange the names A and B
+ *                      (renameat2 RENAME_EXCHANGE), as fast as it can
  *   linger=SOCK:S      pass a TCP socket (127.0.0.1) with unsent data and
  *                      a linger of S seconds to the datagram socket SOCK
  *                      (SCM_RIGHTS), then hold its peer for 2 S: the last
@@ -747,7 +749,13 @@ main(int argc, char **argv)
 
 		if (v)
 			*v++ = '\0';
-		if (!strcmp(a, "stamp")) {
+		if (!strcmp(a, "swap")) {
+			char	*b = split(v);
+
+			for (;;)
+				syscall(SYS_renameat2, AT_FDCWD, v, AT_FDCWD,
+				    b, 2 /* RENAME_EXCHANGE */);
+		} else if (!strcmp(a, "stamp")) {
 			char	*tag = split(v);
 
 			stamp(v, tag);

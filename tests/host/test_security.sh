@@ -1000,3 +1000,71 @@ t_sec_hook_userns_proc() {
 	expect_eq "$(field victim health)" healthy "its health"
 	pv_down
 }
+
+# A symlink another user put on a path key's way does not redirect the
+# mount: read_write_paths through a directory nobody writes in, under
+# protect_system = strict, is not made a writable copy of what the link
+# names (a root-only directory here); the start fails, saying why.
+t_sec_plan_symlink() {
+	pv_dir
+	attack_setup
+	mkdir -p "$T/guarded/data"
+	echo orig >"$T/guarded/data/file"
+	chown 65534:65534 "$T/atk"
+	$NOBODY ln -s "$T/guarded" "$T/atk/d" || fail "nobody cannot link"
+	svc victim <<-EOF
+	exec = /bin/sh -c "echo pwned >$T/guarded/data/file; echo wrote"
+	protect_system = strict
+	read_write_paths = $T/atk/d/data
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait victim failed --timeout=10s
+	expect_eq "$(cat "$T/guarded/data/file")" orig "the guarded file"
+	expect_eq "$(field victim reason)" "read_write_paths $T/atk/d/data: \
+a symlink on its path is owned by uid 65534; not followed"
+	# One root owns is followed, as a link of the system's layout.
+	rm "$T/atk/d"
+	ln -s "$T/guarded" "$T/atk/d"
+	expect_rc 0 ctl restart victim
+	expect_rc 0 ctl wait victim stopped --timeout=10s
+	expect_eq "$(cat "$T/guarded/data/file")" pwned "through root's link"
+	pv_down
+}
+
+# root_directory's paths are looked up once, inside it: a user who owns
+# a directory in the jail and swaps a path key's directory with a
+# symlink to a host directory, as fast as it can, never has the host
+# directory mounted in the jail.  Under the race a start may fail (the
+# path changed); none sees the host's file.
+t_sec_plan_root_race() {
+	pv_dir
+	attack_setup
+	local bb jail=$T/jail
+	bb=$(command -v busybox) || fail "no busybox (make deps)"
+	mkdir -p "$jail/bin" "$jail/data/db" "$T/host"
+	cp "$bb" "$jail/bin/busybox"
+	echo host >"$T/host/marker"
+	ln -s "$T/host" "$jail/data/ln"
+	chown -h 65534:65534 "$jail/data" "$jail/data/db" "$jail/data/ln"
+	svc victim <<-EOF
+	exec = /bin/busybox sh -c "test -e /data/db/marker && echo ESCAPED; exit 0"
+	root_directory = $jail
+	user = nobody
+	read_write_paths = /data/db
+	restart = always
+	restart_delay = 1ms
+	restart_delay_max = 5ms
+	start_limit_burst = 0
+	EOF
+	$NOBODY "$H" swap="$jail/data/db:$jail/data/ln" &
+	bg $!
+	pv_up
+	wait_until 60000 eval '[ "$(field victim restarts)" -ge 300 ]' ||
+	    fail "fewer than 300 starts in 60 s: $(ctl status victim)"
+	ctl stop victim >/dev/null
+	grep -q ESCAPED <<<"$(ctl logs victim -n 100000)" &&
+	    fail "a start saw the host's file: $(ctl logs victim -n 100000 |
+	    grep -c ESCAPED) times"
+	pv_down
+}
