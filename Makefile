@@ -8,8 +8,8 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
-		   output.c notifysock.c service.c hook.c health.c mainpid.c svcreload.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
-		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
+		   output.c notifysock.c service.c service_env.c hook.c health.c mainpid.c svcreload.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -191,7 +191,7 @@ $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
 		   $(B)/test/noclone3 $(B)/test/fuse-hang $(B)/test/sdlisten \
-		   $(B)/test/preload.so
+		   $(B)/test/preload.so $(B)/test/chownswap.so
 $(B)/test/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
@@ -199,6 +199,10 @@ $(B)/test/%: tests/helpers/%.c
 $(B)/test/preload.so: tests/helpers/preload.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -shared -fPIC -o $@ $<
+# A race's attacker in its window (t_sec_listen_chown).
+$(B)/test/chownswap.so: tests/helpers/chownswap.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 # A daemon as systemd's are written: Debian's libsystemd takes its fds.
 $(B)/test/sdlisten: tests/helpers/sdlisten.c
 	@mkdir -p $(@D)
@@ -209,15 +213,15 @@ $(B)/test/sdlisten: tests/helpers/sdlisten.c
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
 		   template http
-FUZZ_SRC_service = conf conf_tmpl conf_parse conf_harden conf_listen listen conf_key sandbox security st util
-FUZZ_SRC_tree	 = conf conf_tmpl conf_parse conf_harden conf_listen listen conf_key sandbox security st util
+FUZZ_SRC_service = conf conf_tmpl conf_parse conf_ids conf_harden conf_listen listen conf_key sandbox security st util
+FUZZ_SRC_tree	 = conf conf_tmpl conf_parse conf_ids conf_harden conf_listen listen conf_key sandbox security st util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notifymsg
 FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env rawpath util
-FUZZ_SRC_template = conf conf_tmpl conf_parse conf_harden conf_listen listen conf_key sandbox security st util
+FUZZ_SRC_template = conf conf_tmpl conf_parse conf_ids conf_harden conf_listen listen conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)

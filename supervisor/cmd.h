@@ -45,6 +45,7 @@ struct ctl_client {
 	uint8_t			 wait_state;
 	bool			 replied;	/* END queued: flush, close */
 	size_t			 inlen;
+	size_t			 unread;	/* sent after the request */
 	LIST_ENTRY(ctl_client)	 entry;
 	uint8_t			 in[CTL_HDR_SIZE + CTL_REQ_MAX];
 };

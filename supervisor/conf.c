@@ -128,6 +128,7 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->listen_backlog = 4096;	/* SOMAXCONN; the kernel caps it */
 	d->listen_mode = 0666;		/* systemd's SocketMode= */
 	d->max_connections = 64;	/* systemd's MaxConnections= */
+	d->trigger_interval = 2000;	/* systemd's TriggerLimitIntervalSec= */
 }
 
 /* Free one service definition. */
@@ -224,6 +225,11 @@ conf_free(struct conf *c)
 	free(c->sup.control_group);
 	free(c->sup.metrics_listen);
 	free(c->sup.syslog_socket);
+	strv_free(c->sup.metrics_users);
+	free(c->sup.metrics_uids);
+	c->sup.metrics_users = NULL;
+	c->sup.metrics_uids = NULL;
+	c->sup.nmetrics_uids = 0;
 	c->sup.control_group = c->sup.metrics_listen = NULL;
 	c->sup.syslog_socket = NULL;
 	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file =
@@ -464,6 +470,10 @@ static const struct {
 	{ "IOWeight", "io_weight" }, { "LimitCORE", "limit_core" },
 	{ "LimitNPROC", "limit_nproc" }, { "LimitMEMLOCK", "limit_memlock" },
 	{ "LimitSTACK", "limit_stack" }, { "LimitAS", "limit_as" },
+	{ "MaxConnections", "max_connections" },
+	{ "MaxConnectionsPerSource", "max_connections_per_source" },
+	{ "TriggerLimitIntervalSec", "trigger_limit_interval" },
+	{ "TriggerLimitBurst", "trigger_limit_burst" },
 };
 
 /* An unknown key: say so, with the key that was probably meant. */
@@ -755,7 +765,7 @@ int
 conf_parse_sup(struct conf *c, const char *file, const char *text)
 {
 	struct parse_ctx	p;
-	size_t			nerrs = c->nerrs;
+	size_t			nerrs = c->nerrs, i;
 
 	memset(&p, 0, sizeof(p));
 	p.c = c;
@@ -763,11 +773,13 @@ conf_parse_sup(struct conf *c, const char *file, const char *text)
 	p.obj = &c->sup;
 	p.section = SEC_SUPERVISOR;
 	conf_ini(&p, text, conf_key);
-	c->sup.given.w[0] |= p.given.w[0];
-	c->sup.given.w[1] |= p.given.w[1];
+	for (i = 0; i < KEYSET_WORDS; i++)
+		c->sup.given.w[i] |= p.given.w[i];
 	if (c->sup.control_group)
 		conf_group_find(&p, K_CONTROL_GROUP, c->sup.control_group,
 		    &c->sup.control_gid);
+	if (c->sup.metrics_users)
+		conf_users(&p, &c->sup);
 	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 

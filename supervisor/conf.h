@@ -165,6 +165,7 @@ enum conf_key_id {
 	K_HEALTH_RETRIES,
 	K_HEALTH_START_PERIOD,
 	K_METRICS_LISTEN,
+	K_METRICS_USERS,
 	K_SYSLOG_SOCKET,
 	K_SYSLOG_FACILITY,
 	K_SYSLOG_LEVEL,
@@ -211,6 +212,9 @@ enum conf_key_id {
 	K_ON_DEMAND,
 	K_ACCEPT,
 	K_MAX_CONNECTIONS,
+	K_MAX_CONNECTIONS_PER_SOURCE,
+	K_TRIGGER_LIMIT_INTERVAL,
+	K_TRIGGER_LIMIT_BURST,
 	K_FDSTORE_MAX,
 	K_PRESSURE_CRITICAL,
 	K_PRESSURE_MIN_AVAILABLE,
@@ -224,8 +228,9 @@ enum conf_key_id {
 enum conf_section { SEC_SERVICE, SEC_SUPERVISOR };
 
 /* A set of keys by K_ id: the ones a file gave. */
+#define KEYSET_WORDS	4
 struct keyset {
-	uint64_t	w[2];
+	uint64_t	w[KEYSET_WORDS];
 };
 
 static inline bool
@@ -396,6 +401,10 @@ struct svc_def {
 	uint32_t	  listen_backlog;
 	mode_t		  listen_mode;
 	uint32_t	  max_connections;	/* accept: instances at once */
+	uint32_t	  max_per_source;	/* ... of one address or uid;
+						 * 0: max_connections */
+	uint32_t	  trigger_interval;	/* ms: clients counted in ... */
+	uint32_t	  trigger_burst;	/* ... at most; 0: no limit */
 	uint32_t	  fdstore_max;		/* 0: no fd store */
 	uint32_t	  memory_pressure_threshold;	/* ms */
 	uint8_t		  memory_pressure_watch;	/* enum mp_watch */
@@ -414,6 +423,9 @@ struct sup_conf {
 					 * /proc/pressure/memory */
 	char		*control_group;	/* as written; NULL: none */
 	char		*metrics_listen; /* HOST:PORT; NULL: none */
+	char		**metrics_users; /* as written; NULL: anyone */
+	uid_t		*metrics_uids;	/* ... theirs */
+	size_t		 nmetrics_uids;
 	char		*syslog_socket;	/* NULL: /dev/log */
 	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
@@ -511,6 +523,10 @@ int		 conf_keys_load_table(struct st_r *r, enum conf_section sec,
 		     struct conf_keymap *m);
 int		 conf_keys_load(struct st_r *r, const struct conf_keymap *m,
 		     void *obj);
+void		 conf_keys_save_given(struct st_w *w, enum conf_section sec,
+		     const struct keyset *given);
+void		 conf_keys_load_given(struct st_r *r,
+		     const struct conf_keymap *m, struct keyset *given);
 const char	*kill_mode_name(enum kill_mode m);
 
 #endif

@@ -309,6 +309,26 @@ conf_key_copy(const struct conf_key *k, void *dst, const void *src)
 				return -ENOMEM;
 			free(*(char **)(void *)d);
 			*(char **)(void *)d = copy;
+		} else if (f->kind == F_STRV) {
+			char	**copy = strv_dup(*(char **const *)(const
+				    void *)s);
+
+			if (copy == NULL && *(char **const *)(const void *)s)
+				return -ENOMEM;
+			strv_free(*(char ***)(void *)d);
+			*(char ***)(void *)d = copy;
+		} else if (f->kind == F_GIDS) {
+			size_t	 n = field_count(src, f);
+			gid_t	*copy = calloc(n + 1, sizeof(gid_t));
+
+			if (copy == NULL)
+				return -ENOMEM;
+			if (n > 0)
+				memcpy(copy, *(gid_t *const *)(const void *)s,
+				    n * sizeof(gid_t));
+			free(*(gid_t **)(void *)d);
+			*(gid_t **)(void *)d = copy;
+			*(size_t *)(void *)((char *)dst + f->cnt) = n;
 		} else if (f->kind < ARRAY_SIZE(size) && size[f->kind]) {
 			memcpy(d, s, size[f->kind]);
 		} else {
@@ -419,6 +439,34 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
 		for (k = 0; k < key_nfields(key); k++)
 			field_save(w, &key->f[k], obj);
 	}
+}
+
+/*
+ * The keys of a section a file gave, in the order of the table (so that
+ * a binary whose keys are numbered otherwise reads them).
+ */
+void
+conf_keys_save_given(struct st_w *w, enum conf_section sec,
+    const struct keyset *given)
+{
+	size_t	i;
+
+	for (i = 0; i < K__COUNT; i++)
+		if (conf_keys[i].section == sec)
+			st_u8(w, keyset_has(given, (unsigned)i));
+}
+
+/* The inverse of conf_keys_save_given(), by the table m of the state. */
+void
+conf_keys_load_given(struct st_r *r, const struct conf_keymap *m,
+    struct keyset *given)
+{
+	uint32_t	i;
+
+	memset(given, 0, sizeof(*given));
+	for (i = 0; i < m->n && !st_bad(r); i++)
+		if (st_get_u8(r))
+			keyset_add(given, (unsigned)(m->k[i] - conf_keys));
 }
 
 /* The table of a state, as our keys; -EINVAL for a key we do not know

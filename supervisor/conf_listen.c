@@ -89,7 +89,10 @@ conf_listen_mode(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
-/* listen_backlog, max_connections, fdstore_max: a number in a range. */
+/*
+ * listen_backlog, max_connections, max_connections_per_source,
+ * trigger_limit_burst, fdstore_max: a number in a range.
+ */
 const char *
 conf_listen_number(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -100,8 +103,12 @@ conf_listen_number(struct parse_ctx *p, void *obj, const char *v)
 	if (p->key == &conf_keys[K_FDSTORE_MAX]) {
 		lo = 0;
 		hi = FDSTORE_MAX;
-	} else if (p->key == &conf_keys[K_MAX_CONNECTIONS]) {
+	} else if (p->key == &conf_keys[K_MAX_CONNECTIONS] ||
+	    p->key == &conf_keys[K_MAX_CONNECTIONS_PER_SOURCE]) {
 		hi = 65536;
+	} else if (p->key == &conf_keys[K_TRIGGER_LIMIT_BURST]) {
+		lo = 0;		/* no limit */
+		hi = UINT32_MAX;
 	}
 	if (parse_u64(v, hi, &n) < 0 || n < lo)
 		return bad(p, "%s: expected a number from %llu to %llu, not "
@@ -124,7 +131,7 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 {
 	static const int	needs[] = {
 		K_LISTEN_BACKLOG, K_LISTEN_OWNER, K_LISTEN_MODE, K_ON_DEMAND,
-		K_ACCEPT,
+		K_ACCEPT, K_TRIGGER_LIMIT_INTERVAL, K_TRIGGER_LIMIT_BURST,
 	};
 	struct listen_addr	a, b;
 	size_t			i, j, n = strv_len(d->listen);
@@ -155,6 +162,10 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 		    "%s: only a unix: socket has an owner and a mode",
 		    p->key_line[K_LISTEN_OWNER] ? "listen_owner" :
 		    "listen_mode");
+	/* systemd's TriggerLimitBurst=: 200 clients for accept, 20 starts
+	 * on demand, in trigger_limit_interval; 0 is none. */
+	if (!p->key_line[K_TRIGGER_LIMIT_BURST])
+		d->trigger_burst = d->accept ? 200 : 20;
 	/* An instance serves its client once: a reload finds it so too. */
 	if (d->accept && p->tmpl)
 		d->restart = RESTART_NEVER;
@@ -174,6 +185,19 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 	if (!d->accept && p->key_line[K_MAX_CONNECTIONS])
 		conf_error(p->c, p->file, p->key_line[K_MAX_CONNECTIONS],
 		    "max_connections: needs accept = yes");
+	if (!d->accept && p->key_line[K_MAX_CONNECTIONS_PER_SOURCE])
+		conf_error(p->c, p->file,
+		    p->key_line[K_MAX_CONNECTIONS_PER_SOURCE],
+		    "max_connections_per_source: needs accept = yes");
+	if (n > 0 && !d->accept && !d->on_demand &&
+	    (p->key_line[K_TRIGGER_LIMIT_INTERVAL] ||
+	    p->key_line[K_TRIGGER_LIMIT_BURST]))
+		conf_error(p->c, p->file, p->key_line[K_TRIGGER_LIMIT_BURST] ?
+		    p->key_line[K_TRIGGER_LIMIT_BURST] :
+		    p->key_line[K_TRIGGER_LIMIT_INTERVAL], "%s: needs accept "
+		    "or on_demand (a client triggers nothing else)",
+		    p->key_line[K_TRIGGER_LIMIT_BURST] ? "trigger_limit_burst" :
+		    "trigger_limit_interval");
 	if (d->on_demand && d->ready == READY_EXIT)
 		conf_error(p->c, p->file, p->key_line[K_ON_DEMAND], "on_demand: "
 		    "a task (ready = exit) runs once, not per client");

@@ -2,14 +2,11 @@
  * conf_parse.c - the values of the configuration's keys: one parser for
  * each kind of value, and the key table (conf_keys) that says which
  * parser each key takes, how it shows, and which fields it sets.  Users
- * and groups are read from /etc/passwd and /etc/group here, at load
- * time, never through NSS.  Reading the files is conf.c's.
+ * and groups are conf_ids.c's; reading the files is conf.c's.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +19,6 @@
 #include "conf.h"
 #include "conf_parse.h"
 
-#define GROUPS_MAX	64
 
 /* Format a value error into the context's buffer and return it. */
 const char *
@@ -658,6 +654,33 @@ s_cgroup_memory_high(struct parse_ctx *p, void *obj, const char *v)
 	    &((struct sup_conf *)obj)->cgroup_memory_high);
 }
 
+/*
+ * metrics_users: the users whose connections metrics_listen answers
+ * (found in passwd once the file is read: conf_users()).
+ */
+static const char *
+s_metrics_users(struct parse_ctx *p, void *obj, const char *v)
+{
+	char		***vp = &((struct sup_conf *)obj)->metrics_users;
+	char		 name[256];
+	const char	*why;
+	size_t		 n;
+
+	strv_free(*vp);
+	*vp = NULL;
+	while (*(v += strspn(v, " \t,")) != '\0') {
+		n = strcspn(v, " \t,");
+		if (n >= sizeof(name))
+			return bad(p, "metrics_users: a name too long");
+		memcpy(name, v, n);
+		name[n] = '\0';
+		if ((why = key_strv_add(vp, name)) != NULL)
+			return why;
+		v += n;
+	}
+	return NULL;
+}
+
 /* metrics_listen: HOST:PORT, [ADDR]:PORT, PORT (loopback), or none. */
 static const char *
 s_metrics_listen(struct parse_ctx *p, void *obj, const char *v)
@@ -767,6 +790,8 @@ static const char *const io_class_names[] = {
 #define SFN(m, n, k)	{ offsetof(struct svc_def, m), \
 			  offsetof(struct svc_def, n), k }
 #define GF(m, k)	{ offsetof(struct sup_conf, m), 0, k }
+#define GFN(m, n, k)	{ offsetof(struct sup_conf, m), \
+			  offsetof(struct sup_conf, n), k }
 #define SVC(n, fn, fl, show, nm, ...) \
 	{ n, SEC_SERVICE, fl, show, fn, nm, { __VA_ARGS__ } }
 #define SUP(n, fn, fl, show, nm, ...) \
@@ -782,7 +807,7 @@ static const char *const io_class_names[] = {
  * key is applied at once (KEY_LIVE) or reported as needing a restart of
  * pidvisor.  KEY_CONT: the value may go on over indented lines.
  */
-_Static_assert(K__COUNT <= 128, "struct keyset holds 128 keys");
+_Static_assert(K__COUNT <= 64 * KEYSET_WORDS, "a struct keyset holds them");
 
 const struct conf_key conf_keys[K__COUNT] = {
 	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
@@ -960,6 +985,9 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_DURATION, NULL, SF(health_start_period, F_U32)),
 	[K_METRICS_LISTEN] = SUP("metrics_listen", s_metrics_listen, KEY_LIVE,
 	    SHOW_STR, NULL, GF(metrics_listen, F_STR)),
+	[K_METRICS_USERS] = SUP("metrics_users", s_metrics_users, KEY_LIVE,
+	    SHOW_ARGV, NULL, GF(metrics_users, F_STRV),
+	    GFN(metrics_uids, nmetrics_uids, F_GIDS)),
 	[K_SYSLOG_SOCKET] = SUP("syslog_socket", s_syslog_socket, KEY_LIVE,
 	    SHOW_STR, NULL, GF(syslog_socket, F_STR)),
 	[K_SYSLOG_FACILITY] = SVC("syslog_facility", key_enum, 0, SHOW_ENUM,
@@ -1039,6 +1067,14 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(accept, F_BOOL)),
 	[K_MAX_CONNECTIONS] = SVC("max_connections", conf_listen_number,
 	    0, SHOW_NUMBER, NULL, SF(max_connections, F_U32)),
+	[K_MAX_CONNECTIONS_PER_SOURCE] = SVC("max_connections_per_source",
+	    conf_listen_number, 0, SHOW_NUMBER, NULL,
+	    SF(max_per_source, F_U32)),
+	[K_TRIGGER_LIMIT_INTERVAL] = SVC("trigger_limit_interval", key_dur, 0,
+	    SHOW_DURATION, NULL, SF(trigger_interval, F_U32)),
+	[K_TRIGGER_LIMIT_BURST] = SVC("trigger_limit_burst",
+	    conf_listen_number, 0, SHOW_NUMBER, NULL,
+	    SF(trigger_burst, F_U32)),
 	[K_FDSTORE_MAX] = SVC("fdstore_max", conf_listen_number, 0,
 	    SHOW_NUMBER, NULL, SF(fdstore_max, F_U32)),
 	[K_PRESSURE_CRITICAL] = SUP("pressure_critical", conf_pressure, 0,
@@ -1067,108 +1103,6 @@ const struct conf_key conf_keys[K__COUNT] = {
 #undef SUP
 #undef LIM
 
-/* Find a user in passwd: by name, or by number. */
-int
-conf_user(struct parse_ctx *p, struct svc_def *d)
-{
-	char		 path[4096], login[256] = "";
-	struct passwd	*pw;
-	struct group	*gr;
-	FILE		*f;
-	uint64_t	 n;
-	bool		 numeric = parse_u64(d->user, UINT32_MAX - 1, &n) == 0;
-	bool		 found = false;
-	gid_t		*g;
-
-	snprintf(path, sizeof(path), "%s/passwd", p->c->etc);
-	if ((f = fopen(path, "re")) != NULL) {
-		while ((pw = fgetpwent(f)) != NULL) {
-			if (numeric ? pw->pw_uid == n :
-			    strcmp(pw->pw_name, d->user) == 0) {
-				found = true;
-				d->uid = pw->pw_uid;
-				if (d->group == NULL)
-					d->gid = pw->pw_gid;
-				snprintf(login, sizeof(login), "%s",
-				    pw->pw_name);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	if (!found && !numeric) {
-		conf_error(p->c, p->file, p->key_line[K_USER], "user: no user "
-		    "'%s' in %s", d->user, path);
-		return -ENOENT;
-	}
-	if (!found) {
-		if (d->group == NULL) {
-			conf_error(p->c, p->file, p->key_line[K_USER], "user: "
-			    "uid %s has no entry in %s; set group too",
-			    d->user, path);
-			return -ENOENT;
-		}
-		d->uid = (uid_t)n;
-		d->set_uid = true;
-		return 0;
-	}
-	d->set_uid = d->set_gid = true;	/* an explicit group was set above */
-
-	/* Supplementary groups: every group that lists the user. */
-	snprintf(path, sizeof(path), "%s/group", p->c->etc);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while ((gr = fgetgrent(f)) != NULL && d->ngroups < GROUPS_MAX) {
-		char	**m;
-
-		for (m = gr->gr_mem; m && *m; m++) {
-			if (strcmp(*m, login) != 0)
-				continue;
-			g = realloc(d->groups, (d->ngroups + 1) * sizeof(*g));
-			if (g == NULL)
-				break;
-			d->groups = g;
-			d->groups[d->ngroups++] = gr->gr_gid;
-			break;
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-/*
- * Find a group in the group file, by name or by number, for key (group,
- * control_group): 0 with *gid, or -ENOENT, said at the key's line.
- */
-int
-conf_group_find(struct parse_ctx *p, enum conf_key_id key, const char *name,
-    gid_t *gid)
-{
-	char		 path[4096];
-	struct group	*gr = NULL;
-	FILE		*f;
-	uint64_t	 n;
-
-	if (parse_u64(name, UINT32_MAX - 1, &n) == 0) {
-		*gid = (gid_t)n;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/group", p->c->etc);
-	if ((f = fopen(path, "re")) != NULL) {
-		while ((gr = fgetgrent(f)) != NULL &&
-		    strcmp(gr->gr_name, name) != 0)
-			;
-		if (gr != NULL)
-			*gid = gr->gr_gid;
-		fclose(f);
-	}
-	if (gr == NULL) {
-		conf_error(p->c, p->file, p->key_line[key], "%s: no group "
-		    "'%s' in %s", conf_keys[key].name, name, path);
-		return -ENOENT;
-	}
-	return 0;
-}
 
 /* A service's group. */
 int

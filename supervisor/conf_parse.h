@@ -43,6 +43,7 @@ void		 conf_error(struct conf *c, const char *file, int line,
 const char	*bad(struct parse_ctx *p, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 int		 conf_user(struct parse_ctx *p, struct svc_def *d);
+int		 conf_users(struct parse_ctx *p, struct sup_conf *sc);
 /* conf.c's and conf_tmpl.c's, to each other. */
 int		 conf_parse_def(struct conf *c, const char *file,
 		    const char *name, const char *text, bool tmpl,

@@ -640,7 +640,7 @@ ctl_read(struct ctl_client *c)
 
 	if (c->replied || c->wait != WAIT_NONE || c->follow || c->events) {
 		/* A second request is not allowed; a hang-up ends a wait. */
-		if (sock_peer_gone(c->fd))
+		if (sock_peer_gone(c->fd, &c->unread))
 			ctl_client_free(c);
 		return;
 	}

@@ -6,17 +6,25 @@
  * So the responder is kept small enough to trust in PID 1: one request
  * per connection, its head at most HTTPD_REQ_MAX bytes in a fixed
  * buffer, parsed by http_parse() alone (fuzzed: tests/fuzz/fuzz_http.c),
- * at most HTTPD_CONNS_MAX connections (the next get a 503 and go), and
- * the whole exchange within client_timeout.  Nothing blocks: the reply
- * is sent as the socket takes it, then our side is shut and the
- * connection closed once the peer closes too (or the deadline comes),
- * so that no unread byte turns the close into a reset.
+ * at most HTTPD_CONNS_MAX connections and HTTPD_CONNS_PEER from one
+ * address (a new one takes the place of the oldest that has not sent
+ * its request yet, so idle connections cannot keep a scraper out; with
+ * none such, it gets a 503 and goes), and the whole exchange within
+ * client_timeout.  Nothing blocks: the reply is sent as the socket takes
+ * it, then our side is shut and the connection closed once the peer
+ * closes too, so that no unread byte turns the close into a reset; but
+ * within HTTPD_LINGER_MS, and at once past SOCK_UNREAD_MAX bytes sent
+ * after the request.  The body is built at most once every
+ * HTTPD_BODY_AGE: scrapes, however many, cannot hold the loop.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -31,6 +39,8 @@ struct httpd_conn {
 	struct buf		 out;
 	size_t			 outoff;
 	size_t			 inlen;
+	size_t			 unread;	/* sent after the request */
+	struct sockaddr_storage	 peer;
 	bool			 answered;	/* reading only for the end */
 	LIST_ENTRY(httpd_conn)	 entry;
 	char			 in[HTTPD_REQ_MAX];
@@ -134,6 +144,25 @@ httpd_conn_free(struct httpd_conn *c)
 	free(c);
 }
 
+/* The metrics, built now unless they were within HTTPD_BODY_AGE. */
+static int
+httpd_body(struct httpd *h)
+{
+	ev_tstamp	now = ev_now(h->loop);
+
+	if (h->built_at > 0 && now - h->built_at < HTTPD_BODY_AGE &&
+	    now >= h->built_at)
+		return 0;
+	buf_free(&h->built);
+	h->built_at = 0;
+	if (h->body(h->ctx, &h->built) < 0 || h->built.nomem) {
+		buf_free(&h->built);
+		return -1;
+	}
+	h->built_at = now;
+	return 0;
+}
+
 /* The status line and head of a reply; the body after it. */
 static void
 httpd_answer(struct httpd_conn *c, int status, bool head)
@@ -145,29 +174,28 @@ httpd_answer(struct httpd_conn *c, int status, bool head)
 		{ 503, "Service Unavailable" }, { 505, "HTTP Version Not "
 		"Supported" },
 	};
-	struct buf	body = { 0 };
+	struct buf	 body = { 0 };
+	const struct buf *own;
 	const char	*text = "Error";
 	size_t		 i;
 
 	for (i = 0; i < ARRAY_SIZE(st); i++)
 		if (st[i].code == status)
 			text = st[i].text;
-	if (status == 200 && c->h->body(c->h->ctx, &body) < 0) {
-		buf_free(&body);
-		status = 500;
-		text = "Internal Server Error";
-	}
+	if (status == 200 && httpd_body(c->h) < 0)
+		status = 500, text = "Internal Server Error";
 	if (status != 200)
 		buf_printf(&body, "%d %s\n", status, text);
-	if (status == 200)
+	else
 		c->h->served++;
+	own = status == 200 ? &c->h->built : &body;
 	buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n%s\r\n", status, text,
 	    status == 200 ? "text/plain; version=0.0.4; charset=utf-8" :
-	    "text/plain; charset=utf-8", body.len,
+	    "text/plain; charset=utf-8", own->len,
 	    status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	if (!head)
-		buf_add(&c->out, body.data, body.len);
+		buf_add(&c->out, own->data, own->len);
 	buf_free(&body);
 	c->answered = true;
 }
@@ -204,6 +232,12 @@ httpd_send(struct httpd_conn *c)
 	ev_io_stop(c->h->loop, &c->io);
 	ev_io_set(&c->io, c->fd, EV_READ);
 	ev_io_start(c->h->loop, &c->io);
+	if (ev_timer_remaining(c->h->loop, &c->timer) > HTTPD_LINGER_MS /
+	    1000.0) {
+		ev_timer_stop(c->h->loop, &c->timer);
+		ev_timer_set(&c->timer, HTTPD_LINGER_MS / 1000.0, 0.);
+		ev_timer_start(c->h->loop, &c->timer);
+	}
 }
 
 static void
@@ -221,7 +255,7 @@ httpd_on_io(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (c->answered) {
 		/* Sent and shut: what comes now is discarded, up to the end. */
-		if (sock_peer_gone(c->fd))
+		if (sock_peer_gone(c->fd, &c->unread))
 			httpd_conn_free(c);
 		return;
 	}
@@ -258,19 +292,159 @@ httpd_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
 		ev_io_start(loop, &h->w);
 }
 
+/*
+ * The user of the socket at the other end of a TCP connection to us,
+ * if it is on this machine: asked of the kernel (sock_diag) by the
+ * connection's addresses and ports, which it answers at once.  0 with
+ * *uid, or -errno (-ENOENT: no socket of this machine).
+ */
+static int
+httpd_peer_uid(int fd, uid_t *uid)
+{
+	struct sockaddr_storage	 me, peer;
+	struct sockaddr_in	*m4 = (void *)&me, *p4 = (void *)&peer;
+	struct sockaddr_in6	*m6 = (void *)&me, *p6 = (void *)&peer;
+	socklen_t		 ml = sizeof(me), pl = sizeof(peer);
+	struct {
+		struct nlmsghdr		nlh;
+		struct inet_diag_req_v2	req;
+	}			 q;
+	union {
+		struct nlmsghdr	nlh;
+		char		buf[512];
+	}			 a;
+	const struct inet_diag_msg *msg;
+	ssize_t			 n;
+	int			 nl, err;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0)
+		return -errno;
+	memset(&q, 0, sizeof(q));
+	q.nlh.nlmsg_len = sizeof(q);
+	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nlh.nlmsg_flags = NLM_F_REQUEST;
+	q.req.sdiag_family = (uint8_t)peer.ss_family;
+	q.req.sdiag_protocol = IPPROTO_TCP;
+	q.req.idiag_states = ~0U;
+	/* Its socket: from the peer's address and port, to ours. */
+	if (peer.ss_family == AF_INET) {
+		q.req.id.idiag_sport = p4->sin_port;
+		q.req.id.idiag_dport = m4->sin_port;
+		memcpy(q.req.id.idiag_src, &p4->sin_addr, 4);
+		memcpy(q.req.id.idiag_dst, &m4->sin_addr, 4);
+	} else if (peer.ss_family == AF_INET6) {
+		q.req.id.idiag_sport = p6->sin6_port;
+		q.req.id.idiag_dport = m6->sin6_port;
+		memcpy(q.req.id.idiag_src, &p6->sin6_addr, 16);
+		memcpy(q.req.id.idiag_dst, &m6->sin6_addr, 16);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	q.req.id.idiag_cookie[0] = q.req.id.idiag_cookie[1] =
+	    INET_DIAG_NOCOOKIE;
+	if ((nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) < 0)
+		return -errno;
+	n = send(nl, &q, sizeof(q), 0) < 0 ? -1 :
+	    recv(nl, &a, sizeof(a), MSG_DONTWAIT);
+	err = errno;
+	close(nl);
+	if (n < 0)
+		return -err;
+	if (n < (ssize_t)sizeof(a.nlh) || a.nlh.nlmsg_type == NLMSG_ERROR ||
+	    a.nlh.nlmsg_type != SOCK_DIAG_BY_FAMILY || (size_t)n <
+	    NLMSG_LENGTH(sizeof(*msg)))
+		return -ENOENT;
+	msg = NLMSG_DATA(&a.nlh);
+	*uid = msg->idiag_uid;
+	return 0;
+}
+
+/* May the connection fd have an answer (metrics_users)? */
+static bool
+httpd_user_ok(const struct httpd *h, int fd)
+{
+	uid_t	uid = (uid_t)-1;
+	size_t	i;
+
+	if (h->nusers == NULL || *h->nusers == 0)
+		return true;
+	if (httpd_peer_uid(fd, &uid) < 0)
+		return false;
+	for (i = 0; i < *h->nusers; i++)
+		if ((*h->users)[i] == uid)
+			return true;
+	return false;
+}
+
+/* Is a the address of b (the port aside)? */
+static bool
+httpd_same_peer(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in	*a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6	*a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&a6->sin6_addr, &b6->sin6_addr,
+		    sizeof(a6->sin6_addr)) == 0;
+	return true;
+}
+
+/*
+ * Room for a connection from peer: true if there is, or once the oldest
+ * connection that has not sent its request (from peer, if it is peer's
+ * share that is full) is dropped for it.
+ */
+static bool
+httpd_room(struct httpd *h, const struct sockaddr_storage *peer)
+{
+	struct httpd_conn	*c, *oldest = NULL;
+	unsigned		 mine = 0;
+	bool			 peer_full;
+
+	LIST_FOREACH(c, &h->conns, entry)
+		if (httpd_same_peer(&c->peer, peer))
+			mine++;
+	peer_full = mine >= HTTPD_CONNS_PEER;
+	if (!peer_full && h->nconns < HTTPD_CONNS_MAX)
+		return true;
+	LIST_FOREACH(c, &h->conns, entry)	/* newest first */
+		if (!c->answered && (!peer_full ||
+		    httpd_same_peer(&c->peer, peer)))
+			oldest = c;
+	if (oldest == NULL)
+		return false;
+	httpd_conn_free(oldest);
+	return true;
+}
+
 static void
 httpd_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
 	static const char	busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
 				    "Content-Length: 0\r\nConnection: close"
 				    "\r\n\r\n";
+	static const char	denied[] = "HTTP/1.1 403 Forbidden\r\n"
+				    "Content-Length: 0\r\nConnection: close"
+				    "\r\n\r\n";
 	struct httpd		*h = container_of(w, struct httpd, w);
 	struct httpd_conn	*c;
+	struct sockaddr_storage	 peer;
+	socklen_t		 len;
 	int			 fd, i;
 
 	(void)revents;
 	for (i = 0; i < 16; i++) {
-		fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		len = sizeof(peer);
+		memset(&peer, 0, sizeof(peer));
+		fd = accept4(h->fd, (struct sockaddr *)&peer, &len,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE ||
 		    errno == ENOBUFS || errno == ENOMEM)) {
 			ev_io_stop(loop, &h->w);
@@ -280,7 +454,13 @@ httpd_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		if (fd < 0)
 			return;
-		if (h->nconns >= HTTPD_CONNS_MAX ||
+		if (!httpd_user_ok(h, fd)) {
+			(void)!send(fd, denied, sizeof(denied) - 1,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+			continue;
+		}
+		if (!httpd_room(h, &peer) ||
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL |
 			    MSG_DONTWAIT);
@@ -289,6 +469,7 @@ httpd_on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		c->h = h;
 		c->fd = fd;
+		c->peer = peer;
 		ev_io_init(&c->io, httpd_on_io, fd, EV_READ);
 		c->io.data = c;
 		ev_timer_init(&c->timer, httpd_on_timer,
@@ -387,6 +568,8 @@ httpd_close(struct httpd *h)
 	free(h->spec);
 	h->spec = NULL;
 	h->addr[0] = '\0';
+	buf_free(&h->built);
+	h->built_at = 0;
 }
 
 /* For the next binary: the listening socket and what it was asked. */

@@ -3,6 +3,7 @@
 #define PIDVISOR_HTTPD_H
 
 #include <sys/queue.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -10,9 +11,12 @@
 
 #include "util.h"
 
-#define HTTPD_CONNS_MAX	4	/* at once; more get 503 */
+#define HTTPD_CONNS_MAX	16	/* at once ... */
+#define HTTPD_CONNS_PEER 4	/* ... and from one address */
 #define HTTPD_REQ_MAX	4096	/* a request's head, at most */
 #define HTTPD_RETRY_MS	100	/* out of fds: accept again after */
+#define HTTPD_LINGER_MS	1000	/* answered: its close awaited so long */
+#define HTTPD_BODY_AGE	1.0	/* s: a body built is served so long */
 
 struct httpd_conn;
 LIST_HEAD(httpd_conns, httpd_conn);
@@ -23,6 +27,8 @@ struct httpd {
 	int			(*body)(void *ctx, struct buf *b);
 	void			*ctx;
 	const uint32_t		*timeout_ms;	/* a whole exchange */
+	uid_t *const		*users;		/* whose connections it takes */
+	const size_t		*nusers;	/* ... 0: anyone's */
 	/* Its own. */
 	int			 fd;		/* -1: off */
 	char			*spec;		/* as configured */
@@ -32,6 +38,8 @@ struct httpd {
 	struct httpd_conns	 conns;
 	unsigned		 nconns;
 	uint64_t		 served;	/* 200s */
+	struct buf		 built;		/* the last body built ... */
+	ev_tstamp		 built_at;	/* ... at; 0: none */
 };
 
 /* 0: incomplete; else the status to answer (200: GET or HEAD /metrics). */

@@ -10,12 +10,16 @@
  * a resolver), "*" for any, or "localhost".  A stream socket listens
  * with listen_backlog; a unix socket is made with its mode and group
  * from its birth (umask, setfsgid), then given to its owner, so that no
- * moment exists in which others may connect to it.  A socket is made
+ * moment exists in which others may connect to it; its directory is
+ * held by fd, and where another user may change a directory on its
+ * path, it is born in a directory of ours and renamed into place, so
+ * that no other file can be where we chown it (listen_bind_aside()).  A socket is made
  * non-blocking; socks.c makes it blocking for a service that takes it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 
 #include "listen.h"
+#include "rawpath.h"
 #include "util.h"
 
 static const struct {
@@ -132,29 +137,214 @@ listen_path(const char *spec)
 }
 
 /*
- * A unix socket's path is free for us: nothing there, or a socket that
- * nobody listens on (a stale one of ours, after a crash), which goes.
+ * The directory of a unix socket's path, by fd, and the socket's name in
+ * it: looked up a component at a time (rawpath.c), a symlink followed
+ * only if root or we own it.  The fd, or -errno.
  */
 static int
-listen_path_free(const char *path, const struct sockaddr_un *un,
-    socklen_t len)
+listen_dir(const char *path, char *name, size_t n)
 {
-	struct stat	st;
-	int		fd, rc;
+	struct rawpath	 rp;
+	const char	*slash = strrchr(path, '/');
+	char		 dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int		 root, fd;
 
-	if (lstat(path, &st) < 0)
+	if (slash == NULL || strlen(slash + 1) >= n)
+		return -EINVAL;
+	snprintf(name, n, "%s", slash + 1);
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+	    (int)(slash - path), path);
+	if ((root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	fd = (int)rawpath_open(root, dir, geteuid(), O_PATH | O_DIRECTORY,
+	    &rp);
+	close(root);
+	return fd;
+}
+
+/* May a user but root or us change what st is (a sticky one aside)? */
+static bool
+listen_open_to_others(const struct stat *st)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return true;
+	return (st->st_mode & 022) && !(st->st_mode & S_ISVTX);
+}
+
+/*
+ * Is the path of a socket safe to bind by name: each directory on its
+ * way root's or ours and changed by no one else (sticky ones aside), no
+ * symlink, the last the directory dfd holds?  Then no one can move the
+ * name bind() makes, or put another file in its place before we chown.
+ */
+static bool
+listen_path_safe(const char *path, int dfd)
+{
+	char		 name[NAME_MAX + 1];
+	const char	*p = path, *q;
+	struct stat	 st, dst;
+	int		 dir, fd;
+	bool		 safe = false;
+
+	if (fstat(dfd, &dst) < 0 ||
+	    (dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	for (;;) {
+		if (fstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    listen_open_to_others(&st))
+			break;
+		while (*p == '/')
+			p++;
+		if ((q = strchr(p, '/')) == NULL) {	/* p: the socket */
+			safe = st.st_dev == dst.st_dev &&
+			    st.st_ino == dst.st_ino;
+			break;
+		}
+		if ((size_t)(q - p) >= sizeof(name))
+			break;
+		memcpy(name, p, (size_t)(q - p));
+		name[q - p] = '\0';
+		if ((fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			break;
+		close(dir);
+		dir = fd;
+		p = q;
+	}
+	close(dir);
+	return safe;
+}
+
+/*
+ * A unix socket's name in dfd is free for us: nothing there, or a socket
+ * that nobody listens on (a stale one of ours, after a crash), which
+ * goes.
+ */
+static int
+listen_path_free(int dfd, const char *name, const char *path)
+{
+	struct sockaddr_un	un = { .sun_family = AF_UNIX };
+	struct stat		st, again;
+	int			fd, rc;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
+	/* Through our fd of its directory, if that is short enough. */
+	if (snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d/%s",
+	    dfd, name) >= (int)sizeof(un.sun_path))
+		snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
 	/* Non-blocking: a full backlog must not hold us. */
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0)
 		return -errno;
-	rc = connect(fd, (const struct sockaddr *)un, len);
+	rc = connect(fd, (const struct sockaddr *)&un, sizeof(un));
 	rc = rc == 0 || errno == EAGAIN ? -EADDRINUSE : 0;
 	close(fd);
-	if (rc == 0 && unlink(path) < 0 && errno != ENOENT)
+	if (rc == 0 && fstatat(dfd, name, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    again.st_dev == st.st_dev && again.st_ino == st.st_ino &&
+	    unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
 		rc = -errno;
+	return rc;
+}
+
+/* Bind fd at the sun_path of un, its mode and group those of o. */
+static int
+listen_bind_un(int fd, const struct sockaddr_un *un, const struct listen_opts *o)
+{
+	mode_t	old;
+	int	ofsgid, rc;
+
+	/* Its mode and group from its birth; then its owner. */
+	old = umask(~o->mode & 0777);
+	ofsgid = fsgid_swap(o->gid);
+	rc = bind(fd, (const struct sockaddr *)un, sizeof(*un)) < 0 ?
+	    -errno : 0;
+	fsgid_swap((gid_t)ofsgid);
+	umask(old);
+	return rc;
+}
+
+/*
+ * Bind a unix socket at name in dfd, where someone but root or us may
+ * change a directory on the way: bound in a directory of our own made
+ * there (mode 0700), given to its owner there, and renamed into place
+ * (never over anything): no moment exists in which another user could
+ * put another file under the name we chown.  The socket's address
+ * (getsockname) is then the path it was born at, not its name.
+ */
+static int
+listen_bind_aside(int fd, int dfd, const char *name,
+    const struct listen_opts *o, struct stat *st)
+{
+	static unsigned		 seq;
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	struct stat		 ts;
+	char			 tmp[64];
+	int			 tfd, rc;
+
+	snprintf(tmp, sizeof(tmp), ".pidvisor-%d-%u", (int)getpid(), seq++);
+	if (mkdirat(dfd, tmp, 0700) < 0)
+		return -errno;
+	if ((tfd = openat(dfd, tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || fstat(tfd, &ts) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = ts.st_uid != geteuid() || (ts.st_mode & 077) ? -EPERM : 0;
+	snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d/s", tfd);
+	if (rc == 0)
+		rc = listen_bind_un(fd, &un, o);
+	if (rc == 0 && o->uid != geteuid() && fchownat(tfd, "s", o->uid,
+	    (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (rc == 0 && fstatat(tfd, "s", st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (rc == 0 && renameat2(tfd, "s", dfd, name, RENAME_NOREPLACE) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlinkat(tfd, "s", 0);
+out:
+	if (tfd >= 0)
+		close(tfd);
+	unlinkat(dfd, tmp, AT_REMOVEDIR);
+	return rc;
+}
+
+/*
+ * Bind a unix socket at path: by its name where no one but root or we
+ * may change a directory on the way (its address is its path), else
+ * aside (listen_bind_aside()).  Its owner given by fd, never by path.
+ * 0 with *st the socket file's, or -errno.
+ */
+static int
+listen_bind_path(int fd, const char *path, const struct listen_opts *o,
+    struct stat *st)
+{
+	char			 name[NAME_MAX + 1];
+	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
+	int			 dfd, rc;
+
+	if ((dfd = listen_dir(path, name, sizeof(name))) < 0)
+		return dfd;
+	if ((rc = listen_path_free(dfd, name, path)) < 0) {
+		close(dfd);
+		return rc;
+	}
+	if (!listen_path_safe(path, dfd)) {
+		rc = listen_bind_aside(fd, dfd, name, o, st);
+		close(dfd);
+		return rc;
+	}
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	rc = listen_bind_un(fd, &un, o);
+	if (rc == 0 && o->uid != geteuid() && fchownat(dfd, name, o->uid,
+	    (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (rc == 0 && fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	close(dfd);
 	return rc;
 }
 
@@ -205,19 +395,11 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	struct stat		 st;
 	struct listen_addr	 a;
 	const char		*path = listen_path(spec);
-	int			 fd, rc, one = 1, type, ofsgid = 0;
-	mode_t			 old;
+	int			 fd, rc = 0, one = 1, type;
 
 	if (listen_parse(spec, &a, err, n) < 0)
 		return -EINVAL;
 	type = listen_is_stream(spec) ? SOCK_STREAM : SOCK_DGRAM;
-	if (path && (rc = listen_path_free(path,
-	    (const struct sockaddr_un *)&a.sa, a.len)) < 0) {
-		snprintf(err, n, "listen %s: %s", spec, rc == -EEXIST ?
-		    "something that is not a socket is there" :
-		    strerror(-rc));
-		return rc;
-	}
 	memset(&st, 0, sizeof(st));
 	if ((fd = socket(a.sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0) {
@@ -226,26 +408,17 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	}
 	if (a.sa.ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (!path)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (path) {
-		/* Its mode and group from its birth; then its owner. */
-		old = umask(~o->mode & 0777);
-		ofsgid = fsgid_swap(o->gid);
-	}
-	rc = bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0 ? -errno : 0;
-	if (path) {
-		fsgid_swap((gid_t)ofsgid);
-		umask(old);
-	}
+	if (path)
+		rc = listen_bind_path(fd, path, o, &st);
+	else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+	    sizeof(one)), bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0)
+		rc = -errno;
 	if (rc == 0 && type == SOCK_STREAM && listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
-	if (rc == 0 && path && o->uid != geteuid() && fchownat(AT_FDCWD, path,
-	    o->uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0)
-		rc = -errno;
-	if (rc == 0 && path && lstat(path, &st) < 0)
-		rc = -errno;
 	if (rc < 0) {
+		if (path && rc != -EEXIST && rc != -EADDRINUSE)
+			listen_unlink(spec, &(struct file_id){ st.st_dev,
+			    st.st_ino });
 		close(fd);
 		goto fail;
 	}
@@ -256,17 +429,30 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	}
 	return fd;
 fail:
-	snprintf(err, n, "listen %s: %s%s", spec, strerror(-rc),
+	snprintf(err, n, "listen %s: %s%s", spec, rc == -EEXIST ?
+	    "something that is not a socket is there" : strerror(-rc),
 	    rc == -ENOENT && path ? " (its directory is missing)" : "");
 	return rc;
 }
 
-/* Remove the path of a unix socket we held, if it is still that one. */
+/*
+ * Remove the path of a unix socket we held, if it is still that one:
+ * by its name in its directory's fd.
+ */
 void
 listen_unlink(const char *spec, const struct file_id *id)
 {
 	const char	*path = listen_path(spec);
+	char		 name[NAME_MAX + 1];
+	struct stat	 st;
+	int		 dfd;
 
-	if (path)
-		unix_unlink(path, id);
+	if (path == NULL || id->ino == 0 ||
+	    (dfd = listen_dir(path, name, sizeof(name))) < 0)
+		return;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISSOCK(st.st_mode) && st.st_dev == id->dev &&
+	    st.st_ino == id->ino)
+		unlinkat(dfd, name, 0);
+	close(dfd);
 }

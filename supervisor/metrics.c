@@ -125,7 +125,7 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	    "GET /metrics answered (a re-exec keeps the count).",
 	    own->scrapes);
 	metrics_one(b, "pidvisor_metrics_connections", "gauge",
-	    "Connections to metrics_listen now (at most 4).",
+	    "Connections to metrics_listen now (at most 16).",
 	    own->http_conns);
 	metrics_one(b, "pidvisor_events_dropped_total", "counter",
 	    "Clients of `pidvisorctl events` dropped for not reading.",

@@ -98,6 +98,7 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 	X(struct spawn_ns, ns, NS)	/* its main's, for its hooks */	\
 	X(uint64_t, oom_kills, U64)	/* its cgroup's oom_kill, last seen */ \
 	X(bool, removing, BOOL)		/* gone from the configuration */ \
+	X(bool, quiet, BOOL)		/* an accept instance not logged */ \
 	X(bool, handed, BOOL)		/* MAINPID: maybe not our child */ \
 	X(ev_io, prev, WATCH)		/* the main before MAINPID=, alive */ \
 	/* MAINPID= rate and warnings: start afresh */			\
@@ -122,6 +123,9 @@ void		 service_free(struct sup *sup, struct service *ss);
 void		 service_loop_init(struct sup *sup);
 int		 service_env(struct sup *sup, struct service *ss);
 void		 service_env_free(struct service *ss);
+int		 service_env_socks(struct sup *sup, struct service *ss,
+		     struct service_spawn *sp, int *pass, int *n,
+		     char **slots);
 void		 service_prepare(struct sup *sup, struct service *ss);
 int		 service_spawn_req(struct sup *sup, struct service *ss,
 		     struct spawn_req *req);

@@ -56,8 +56,7 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	conf_keys_save_table(w, SEC_SUPERVISOR);
 	conf_keys_save_table(w, SEC_SERVICE);
 	conf_keys_save(w, SEC_SUPERVISOR, &c->sup);
-	st_u64(w, c->sup.given.w[0]);
-	st_u64(w, c->sup.given.w[1]);
+	conf_keys_save_given(w, SEC_SUPERVISOR, &c->sup.given);
 	st_u32(w, (uint32_t)c->ntmpls);
 	for (i = 0; i < c->ntmpls; i++) {
 		st_str(w, c->tmpls[i].name);
@@ -72,8 +71,7 @@ snapshot_write(struct sup *sup, struct st_w *w)
 		st_str(w, d->name);
 		st_str(w, d->file);
 		st_u8(w, d->dynamic);
-		st_u64(w, d->given.w[0]);
-		st_u64(w, d->given.w[1]);
+		conf_keys_save_given(w, SEC_SERVICE, &d->given);
 		conf_keys_save(w, SEC_SERVICE, d);
 	}
 	/* What the loop holds. */
@@ -122,8 +120,7 @@ snapshot_load_conf(struct sup *sup, struct sup_restore *rs)
 	    conf_keys_load_table(r, SEC_SERVICE, &svc_keys) < 0 ||
 	    conf_keys_load(r, &sup_keys, &c->sup) < 0)
 		return -EINVAL;
-	c->sup.given.w[0] = st_get_u64(r);
-	c->sup.given.w[1] = st_get_u64(r);
+	conf_keys_load_given(r, &sup_keys, &c->sup.given);
 	n = st_get_count(r, "templates");
 	if (n && (c->tmpls = calloc(n, sizeof(*c->tmpls))) == NULL) {
 		st_fail(r, "%s", strerror(ENOMEM));
@@ -152,8 +149,7 @@ snapshot_load_conf(struct sup *sup, struct sup_restore *rs)
 		st_get_str(r, &d->name);
 		st_get_str(r, &d->file);
 		d->dynamic = st_get_u8(r) != 0;
-		d->given.w[0] = st_get_u64(r);
-		d->given.w[1] = st_get_u64(r);
+		conf_keys_load_given(r, &svc_keys, &d->given);
 		conf_keys_load(r, &svc_keys, d);
 		if (!st_bad(r) && (d->name == NULL || d->file == NULL ||
 		    d->argv == NULL))

@@ -27,6 +27,7 @@
  * sockets are ours, and their close does not wait.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@
 static void	socks_on_client(struct ev_loop *, ev_io *, int);
 
 static void	socks_on_retry(struct ev_loop *, ev_timer *, int);
+static void	socks_on_unlogged(struct ev_loop *, ev_timer *, int);
 
 static struct socks *
 socks_get(struct service *ss)
@@ -52,6 +54,8 @@ socks_get(struct service *ss)
 		sk->conn = -1;
 		ev_timer_init(&sk->retry, socks_on_retry, 1., 0.);
 		sk->retry.data = ss;
+		ev_init(&sk->unlogged_w, socks_on_unlogged);
+		sk->unlogged_w.data = ss;
 		ss->socks = sk;
 	}
 	return sk;
@@ -342,6 +346,181 @@ socks_listener(struct sup *sup, const struct svc_def *d)
 	return s && svc_is_listener(s) ? service_of(s) : NULL;
 }
 
+/* Where the client of fd comes from (an accepted connection). */
+static void
+socks_src_of(int fd, struct socks_src *src)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)&ss;
+	struct ucred		 cred;
+	socklen_t		 len = sizeof(ss);
+
+	memset(src, 0, sizeof(*src));
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		memcpy(src->addr, &in->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6) {
+		memcpy(src->addr, &in6->sin6_addr, 16);
+	} else if (ss.ss_family == AF_UNIX) {
+		len = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+			return;
+		src->uid = cred.uid;
+	} else {
+		return;
+	}
+	src->family = (uint8_t)ss.ss_family;
+}
+
+static bool
+socks_src_same(const struct socks_src *a, const struct socks_src *b)
+{
+	return a->family != 0 && a->family == b->family && a->uid == b->uid &&
+	    memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
+}
+
+/*
+ * The instances of the listener ss alive now with a client from src:
+ * those of its template are NAME@..., together in the set's order.
+ */
+static uint32_t
+socks_src_count(struct sup *sup, struct service *ss,
+    const struct socks_src *src)
+{
+	const char	*name = ss->svc.def->name;
+	size_t		 len = strlen(name), lo = 0, hi = sup->set.n, mid;
+	uint32_t	 n = 0;
+	struct svc	*s;
+	struct socks	*isk;
+
+	while (lo < hi) {		/* the first name past NAME@ */
+		mid = (lo + hi) / 2;
+		s = sup->set.v[mid];
+		if (strncmp(s->def->name, name, len) < 0 ||
+		    (strncmp(s->def->name, name, len) == 0 &&
+		    strcmp(s->def->name + len, "@") < 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < sup->set.n; lo++) {
+		s = sup->set.v[lo];
+		if (strncmp(s->def->name, name, len) != 0 ||
+		    s->def->name[len] != '@')
+			break;
+		isk = service_of(s)->socks;
+		if (isk != NULL && isk->counted && socks_src_same(&isk->src,
+		    src))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A client of src: may it start an instance, within
+ * max_connections_per_source?  Refusals are said once a second.
+ */
+static bool
+socks_src_admit(struct sup *sup, struct service *ss,
+    const struct socks_src *src)
+{
+	const struct svc_def	*d = ss->svc.def;
+	struct socks		*sk = ss->socks;
+	int64_t			 now = mono_ms();
+
+	if (d->max_per_source == 0 || d->max_per_source >= d->max_connections ||
+	    socks_src_count(sup, ss, src) < d->max_per_source)
+		return true;
+	sk->refused++;
+	if (now - sk->refused_at >= 1000) {
+		log_warn("%s: %u client%s refused: max_connections_per_source "
+		    "(%u) from one %s", d->name, sk->refused, sk->refused == 1 ?
+		    "" : "s", d->max_per_source, src->family == AF_UNIX ?
+		    "user" : "address");
+		sk->refused_at = now;
+		sk->refused = 0;
+	}
+	return false;
+}
+
+/* Say how many instances of a second went unlogged. */
+static void
+socks_on_unlogged(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct service	*ss = w->data;
+	struct socks	*sk = ss->socks;
+
+	(void)loop;
+	(void)revents;
+	if (sk->unlogged > 0)
+		log_info("%s: %u instance%s not logged (at most %d a second)",
+		    ss->svc.def->name, sk->unlogged, sk->unlogged == 1 ? "" :
+		    "s", SOCKS_LOGGED_MAX);
+	sk->unlogged = 0;
+}
+
+/*
+ * Is the next instance of the listener ss one too many to log this
+ * second?  A storm of clients would otherwise write four lines each;
+ * how many went unlogged is said once the second is over.
+ */
+static bool
+socks_quiet(struct sup *sup, struct service *ss)
+{
+	struct socks	*sk = ss->socks;
+	int64_t		 now = mono_ms();
+
+	if (now - sk->logged_at >= 1000) {
+		sk->logged_at = now;
+		sk->logged = 0;
+	}
+	if (sk->logged < SOCKS_LOGGED_MAX) {
+		sk->logged++;
+		return false;
+	}
+	if (sk->unlogged++ == 0) {
+		ev_timer_set(&sk->unlogged_w, (double)(sk->logged_at + 1000 -
+		    now) / 1000., 0.);
+		ev_timer_start(sup->loop, &sk->unlogged_w);
+	}
+	return true;
+}
+
+/*
+ * One more client (or start on demand): false once trigger_limit_burst
+ * of them came within trigger_limit_interval.  Then, as systemd's socket
+ * unit, the service fails, and its sockets are closed: clients are
+ * refused until it is started again.
+ */
+static bool
+socks_trigger(struct sup *sup, struct service *ss)
+{
+	const struct svc_def	*d = ss->svc.def;
+	struct socks		*sk = ss->socks;
+	int64_t			 now = mono_ms();
+	char			 iv[32];
+
+	if (d->trigger_burst == 0 || d->trigger_interval == 0)
+		return true;
+	if (sk->trig_count == 0 || now - sk->trig_begin >
+	    (int64_t)d->trigger_interval) {
+		sk->trig_begin = now;
+		sk->trig_count = 0;
+	}
+	if (++sk->trig_count <= d->trigger_burst)
+		return true;
+	format_duration(iv, sizeof(iv), d->trigger_interval);
+	log_err("%s: trigger limit hit: more than %u %s in %s; its sockets "
+	    "are closed until it is started again", d->name, d->trigger_burst,
+	    d->accept ? "clients" : "starts", iv);
+	sk->trig_count = 0;
+	socks_watch(sup, ss, false);
+	svc_trigger_limit(&ss->svc);
+	return false;
+}
+
 /*
  * A client at the listener ss: accept it, and start an instance with
  * it, while fewer than max_connections run; the rest wait.
@@ -353,6 +532,7 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 	const struct svc_def	*d = ss->svc.def;
 	char			 name[SVC_NAME_MAX + 2];
 	struct buf		 err = { 0 };
+	struct socks_src	 src;
 	struct svc		*s;
 	int			 fd, i;
 
@@ -371,11 +551,20 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 			ev_timer_start(sup->loop, &sk->retry);
 			return;
 		}
+		if (!socks_trigger(sup, ss)) {
+			close(fd);
+			return;
+		}
+		socks_src_of(fd, &src);
+		if (!socks_src_admit(sup, ss, &src)) {
+			close(fd);
+			continue;
+		}
 		do
 			snprintf(name, sizeof(name), "%s@%u", d->name,
 			    ++sk->seq);
 		while (svc_find(&sup->set, name) != NULL);
-		s = sup_instance(sup, name, &err);
+		s = sup_instance(sup, name, &err, socks_quiet(sup, ss));
 		if (s == NULL || (isk = socks_get(service_of(s))) == NULL) {
 			log_err("%s: no instance for a client: %.*s", d->name,
 			    (int)strcspn(err.data ? err.data : "out of memory",
@@ -386,6 +575,7 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 		}
 		isk->conn = fd;
 		isk->counted = true;
+		isk->src = src;
 		sk->conns++;
 		svc_start(s);
 	}
@@ -417,6 +607,8 @@ socks_on_client(struct ev_loop *loop, ev_io *w, int revents)
 		return;
 	}
 	socks_watch(sup, ss, false);
+	if (!socks_trigger(sup, ss))
+		return;
 	log_info("%s: a client came", ss->svc.def->name);
 	svc_triggered(&ss->svc);
 }
@@ -466,6 +658,7 @@ socks_free(struct sup *sup, struct service *ss)
 		return;
 	socks_watch(sup, ss, false);
 	ev_timer_stop(sup->loop, &sk->retry);
+	ev_timer_stop(sup->loop, &sk->unlogged_w);
 	socks_close_listen(sk, NULL, 0);
 	socks_store_drop(ss);
 	if (sk->conn >= 0)
@@ -562,6 +755,30 @@ socks_store_drop(struct service *ss)
 }
 
 /* What ss holds, for the next binary (reexec.c). */
+static void
+socks_src_save(const struct socks_src *src, struct st_w *w)
+{
+	uint64_t	a[2];
+
+	memcpy(a, src->addr, sizeof(a));
+	st_u8(w, src->family);
+	st_u64(w, a[0]);
+	st_u64(w, a[1]);
+	st_u32(w, src->uid);
+}
+
+static void
+socks_src_load(struct socks_src *src, struct st_r *r)
+{
+	uint64_t	a[2];
+
+	src->family = st_get_u8(r);
+	a[0] = st_get_u64(r);
+	a[1] = st_get_u64(r);
+	memcpy(src->addr, a, sizeof(a));
+	src->uid = st_get_u32(r);
+}
+
 void
 socks_save(const struct socks *sk, struct st_w *w)
 {
@@ -582,6 +799,7 @@ socks_save(const struct socks *sk, struct st_w *w)
 	st_u32(w, sk ? sk->conns : 0);
 	st_u32(w, sk ? sk->seq : 0);
 	st_u8(w, sk ? sk->counted : 0);
+	socks_src_save(sk ? &sk->src : &(struct socks_src){ 0 }, w);
 }
 
 /* Take over what the binary before us held for ss. */
@@ -617,5 +835,6 @@ socks_load(struct sup *sup, struct service *ss, struct st_r *r)
 	sk->conns = st_get_u32(r);
 	sk->seq = st_get_u32(r);
 	sk->counted = st_get_u8(r) != 0;
+	socks_src_load(&sk->src, r);
 	return st_bad(r) ? -EINVAL : 0;
 }

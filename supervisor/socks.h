@@ -11,6 +11,16 @@
 #include "listen.h"
 #include "util.h"
 
+/*
+ * Where an accepted client comes from, for max_connections_per_source:
+ * its address (inet), or its user (unix, SO_PEERCRED).
+ */
+struct socks_src {
+	uint8_t		family;		/* 0: not known */
+	uint8_t		addr[16];
+	uint32_t	uid;
+};
+
 /* One fd held: a socket bound for listen (spec), or one it stored. */
 struct held_fd {
 	int		 fd;
@@ -32,7 +42,18 @@ struct socks {
 	int		 conn;		/* accept instance: its client until
 					 * its spawn is over; -1 */
 	bool		 counted;	/* ... counted in its listener's conns */
+	struct socks_src src;		/* ... where its client came from */
+	int64_t		 trig_begin;	/* clients (or starts on demand) ... */
+	uint32_t	 trig_count;	/* ... counted since, for the limit */
+	int64_t		 refused_at;	/* per source: last said, and ... */
+	uint32_t	 refused;	/* ... refused since */
+	int64_t		 logged_at;	/* instances logged: this second's */
+	uint32_t	 logged;	/* ... count, and ... */
+	uint32_t	 unlogged;	/* ... those not logged, said ... */
+	ev_timer	 unlogged_w;	/* ... at the second's end */
 };
+
+#define SOCKS_LOGGED_MAX	10	/* instances logged a second, at most */
 
 struct sup;
 struct service;

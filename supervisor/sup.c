@@ -133,7 +133,9 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 
 	if (from != s->state) {
 		svc_reason_format(s, why, sizeof(why));
-		if (s->state == SVC_STARTING || s->state == SVC_STOPPING)
+		if (service_of(s)->quiet)
+			;	/* one of a storm of instances (socks.c) */
+		else if (s->state == SVC_STARTING || s->state == SVC_STOPPING)
 			log_debug("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
 		else if (s->state == SVC_READY)
@@ -310,7 +312,8 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 
 		if (service_of(s)->removing && !svc_has_process(s) &&
 		    !hook_busy(service_of(s))) {
-			log_info("%s: removed", s->def->name);
+			if (!service_of(s)->quiet)
+				log_info("%s: removed", s->def->name);
 			service_free(sup, service_of(s));
 		} else {
 			sup->set.v[j++] = s;
@@ -351,10 +354,11 @@ sup_fdstore(void *ctx, struct svc *s, int *fds, size_t n, const char *name,
  * A service made by a command from its template: NAME@INSTANCE.  Its
  * errors (FILE:LINE) go to err; it joins the set, wanting down, and
  * stays across reloads while its template does.  NULL if there is no
- * such template, or the instance is wrong.
+ * such template, or the instance is wrong.  A quiet one (one of a
+ * storm of accept's) is not logged.
  */
 struct svc *
-sup_instance(struct sup *sup, const char *name, struct buf *err)
+sup_instance(struct sup *sup, const char *name, struct buf *err, bool quiet)
 {
 	const struct conf_tmpl	*t = conf_tmpl_of(&sup->conf, name);
 	struct conf		 nc;
@@ -398,7 +402,9 @@ sup_instance(struct sup *sup, const char *name, struct buf *err)
 	sup->set.v[sup->set.n++] = &ss->svc;
 	if (sup_relink(sup) < 0)
 		log_err("%s: %s", name, strerror(ENOMEM));
-	log_info("%s: made from %s", name, t->file);
+	ss->quiet = quiet;
+	if (!quiet)
+		log_info("%s: made from %s", name, t->file);
 	return &ss->svc;
 }
 
@@ -724,6 +730,8 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	sup->httpd.body = sup_metrics_body;
 	sup->httpd.ctx = sup;
 	sup->httpd.timeout_ms = &sup->conf.sup.client_timeout;
+	sup->httpd.users = &sup->conf.sup.metrics_uids;
+	sup->httpd.nusers = &sup->conf.sup.nmetrics_uids;
 	sup->start_ms = proc_start_ms();
 	sup->output.syslogfd = syslog_open();
 	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
@@ -888,7 +896,7 @@ sup_ctl_inherited(void *ctx, mode_t *mask, uint64_t *nofile,
 static struct svc *
 sup_ctl_instance(void *ctx, const char *name, struct buf *err)
 {
-	return sup_instance(ctx, name, err);
+	return sup_instance(ctx, name, err, false);
 }
 
 static void

@@ -127,7 +127,8 @@ void	sup_shutdown(struct sup *sup, unsigned int cmd);
 void	sup_changed(struct sup *sup, struct svc *s, enum svc_state from);
 int	sup_relink(struct sup *sup);
 int	confreload(struct sup *sup, struct buf *report);
-struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err);
+struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err,
+	    bool quiet);
 bool	sup_running(const struct sup *sup);
 const char *sup_cgroup_note(const struct sup *sup);
 int	sup_exit_status(const struct svc *s);

@@ -737,6 +737,21 @@ svc_triggered(struct svc *s)
 }
 
 /*
+ * Event: its clients came faster than trigger_limit_burst in
+ * trigger_limit_interval: it fails, as systemd's socket unit does, until
+ * it is started again.
+ */
+void
+svc_trigger_limit(struct svc *s)
+{
+	if (s->state != SVC_LISTENING)
+		return;
+	s->want_up = false;
+	svc_set_state(s, SVC_FAILED, svc_why(WHY_TRIGGER_LIMIT, 0));
+	svc_set_run(s->set);
+}
+
+/*
  * Event: the process exec'd (err 0), or reported that it could not, at
  * stage with errno err; it is exiting then, and that is why.
  */

@@ -76,6 +76,7 @@ enum svc_why {
 	WHY_ON_DEMAND,		/* listening until a client comes */
 	WHY_NO_MEMORY,		/* killed for memory, and no room for it
 				 * within pressure_calm_max */
+	WHY_TRIGGER_LIMIT,	/* too many clients in trigger_limit_interval */
 };
 
 /*
@@ -312,6 +313,7 @@ bool		 svc_is_task(const struct svc *s);
 bool		 svc_satisfies(const struct svc *s);
 bool		 svc_is_listener(const struct svc *s);
 void		 svc_triggered(struct svc *s);
+void		 svc_trigger_limit(struct svc *s);
 const char	*svc_state_name(enum svc_state st);
 void		 svc_reason_format(const struct svc *s, char *out, size_t n);
 const char	*spawn_stage_name(enum spawn_stage st);

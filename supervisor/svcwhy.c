@@ -182,6 +182,9 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		snprintf(out, n, "%s", svc_is_listener(s) ? "accepting" :
 		    "until a client comes");
 		break;
+	case WHY_TRIGGER_LIMIT:
+		snprintf(out, n, "trigger limit hit");
+		break;
 	case WHY_UNHEALTHY: {
 		char	how[128];
 

@@ -479,16 +479,20 @@ parse_u64(const char *s, uint64_t max, uint64_t *out)
 }
 
 /*
- * Read and drop what a peer sends (nothing more is wanted of it), one
- * read a call, so that a peer that floods cannot hold the loop: true once
- * it has closed, or the connection failed.
+ * Read and drop what a peer sends once nothing more is wanted of it (its
+ * request is answered, or under way), one read a call: true once it has
+ * closed, the connection failed, or it sent more than SOCK_UNREAD_MAX
+ * since (*unread counts): a peer that floods is dropped, and costs the
+ * loop a few reads, not a core for as long as it likes.
  */
 bool
-sock_peer_gone(int fd)
+sock_peer_gone(int fd, size_t *unread)
 {
 	char	junk[512];
 	ssize_t	n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
 
+	if (n > 0 && (*unread += (size_t)n) > SOCK_UNREAD_MAX)
+		return true;
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 

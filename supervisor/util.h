@@ -76,7 +76,8 @@ void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
 size_t	str_distance(const char *a, const char *b, size_t max);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
-bool	sock_peer_gone(int fd);
+#define SOCK_UNREAD_MAX	4096	/* bytes a peer may send after its request */
+bool	sock_peer_gone(int fd, size_t *unread);
 struct sockaddr_storage;
 int	parse_inet_addr(const char *s, struct sockaddr_storage *ss,
 	    socklen_t *len);

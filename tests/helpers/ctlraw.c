@@ -23,6 +23,13 @@
  *                            connect, print "connected", wait for a line
  *                            on standard input, then send the request
  *                            and print "CODE message" of the reply
+ *   ctlraw SOCKET junk MS [WORD...]
+ *                            send a request (events by default), then
+ *                            bytes, as fast as the server takes them,
+ *                            reading what it sends; print "dropped" once
+ *                            it has closed the connection (a send
+ *                            fails), or "kept" after MS
+ *   ctlraw PORT httpjunk MS  the same with GET /metrics to 127.0.0.1:PORT
  *   ctlraw SOCKET midreply   ask for status, read 16 bytes, close
  *   ctlraw SOCKET nul|utf8   a request with empty words (NULs in a
  *                            row), or a service name that is not UTF-8
@@ -36,6 +43,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VERSION	2
@@ -174,6 +183,38 @@ many(const char *path, int n, int ms, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Send junk on fd, reading whatever comes, until the server closes the
+ * connection (1) or ms pass (0).
+ */
+static int
+junk(int fd, int ms)
+{
+	static char	 b[4096];
+	struct pollfd	 p = { .fd = fd, .events = POLLIN | POLLOUT };
+	struct timespec	 t0, t;
+	long		 left;
+
+	memset(b, 'j', sizeof(b));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return 0;
+		/* Its end of the reply (a shutdown) is not the close. */
+		if ((p.revents & POLLIN) &&
+		    recv(fd, b + 2048, 2048, MSG_DONTWAIT) == 0)
+			p.events = POLLOUT;
+		if (p.revents & (POLLHUP | POLLERR))
+			return 1;
+		if ((p.revents & POLLOUT) && send(fd, b, 512, MSG_NOSIGNAL |
+		    MSG_DONTWAIT) < 0 && errno != EAGAIN)
+			return 1;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -210,6 +251,20 @@ main(int argc, char **argv)
 		printf("closed %d\n", closed);
 		return 0;
 	}
+	if (!strcmp(mode, "httpjunk")) {
+		struct sockaddr_in	a = { .sin_family = AF_INET };
+		static const char	get[] = "GET /metrics HTTP/1.1\r\n\r\n";
+
+		a.sin_port = htons((uint16_t)atoi(argv[1]));
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			return 2;
+		(void)!send(fd, get, sizeof(get) - 1, 0);
+		printf("%s\n", junk(fd, argc > 3 ? atoi(argv[3]) : 10000) ?
+		    "dropped" : "kept");
+		return 0;
+	}
 	if (!strcmp(mode, "many"))
 		return many(argv[1], argc > 3 ? atoi(argv[3]) : 100,
 		    argc > 4 ? atoi(argv[4]) : 10000, argc, argv);
@@ -233,6 +288,20 @@ main(int argc, char **argv)
 		frame(fd, VERSION, 1, (uint32_t)len, req, len);
 		shutdown(fd, SHUT_WR);
 		return reply(fd);
+	}
+	if (!strcmp(mode, "junk")) {
+		char	req[512];
+		size_t	len;
+
+		if (argc < 5) {
+			argv[argc] = "events";
+			argc++;
+		}
+		len = words(req, sizeof(req), argc, argv, 4);
+		frame(fd, VERSION, 1, (uint32_t)len, req, len);
+		printf("%s\n", junk(fd, argc > 3 ? atoi(argv[3]) : 10000) ?
+		    "dropped" : "kept");
+		return 0;
 	}
 	if (!strcmp(mode, "noread")) {
 		struct pollfd	p = { .fd = fd, .events = POLLRDHUP };

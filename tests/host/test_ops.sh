@@ -489,6 +489,7 @@ t_reload_settings() {
 	control_group = root
 	log_format = json
 	metrics_listen = 127.0.0.1:0
+	metrics_users = root
 	syslog_socket = $T/log.sock
 	EOF
 	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
@@ -562,4 +563,21 @@ Read-only file system; using /tmp/pidvisor-0/control.sock" "the log"
 	expect_eq "$(ns stat -c %a /tmp/pidvisor-0)" 755 "the fallback's mode"
 	expect_rc 0 ns /mnt/bin/pidvisorctl wait n ready --timeout=10s
 	pv_down
+}
+
+# SECURITY.md names a test for every attack of the attack tier, and
+# every host test it names exists (guest tests are named "guest").
+t_security_map() {
+	local t
+	for t in $(grep -ho '^t_sec_[a-z0-9_]*' "$ROOT"/tests/host/*.sh); do
+		grep -q "\`$t\`" "$ROOT/SECURITY.md" ||
+		    fail "SECURITY.md does not name $t"
+	done
+	for t in $(grep -o '`t_[a-z0-9_]*`' "$ROOT/SECURITY.md" | tr -d '`' |
+	    sort -u); do
+		grep -qh "^$t()" "$ROOT"/tests/host/*.sh "$ROOT"/tests/guest/*.sh \
+		    "$ROOT"/tests/container/*.sh ||
+		    grep -q "$t" "$ROOT"/tests/guest/*.sh ||
+		    fail "SECURITY.md names $t, which no test is"
+	done
 }

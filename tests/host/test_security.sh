@@ -1068,3 +1068,209 @@ t_sec_plan_root_race() {
 	    grep -c ESCAPED) times"
 	pv_down
 }
+
+# A client that goes on sending once answered does not keep PID 1
+# reading: an HTTP scraper's connection, and an events stream (which has
+# no deadline), are dropped past a few KiB.  Silent connections do not
+# keep a scraper out, and scrapes, however many, build the body at most
+# once a second.
+t_sec_reply_junk() {
+	local p
+	pv_dir
+	sup_ini <<-EOF
+	metrics_listen = 127.0.0.1:0
+	client_timeout = 60s
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	p=$(metrics_port)
+	[ -n "$p" ] || fail "no metrics port: $(cat "$T/log")"
+	expect_eq "$("$CTLRAW" "$p" httpjunk 10000)" dropped \
+	    "an HTTP client sending after its answer"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" junk 10000)" dropped \
+	    "an events client sending after its request"
+	expect_eq "$("$CTLRAW" "$T/ctl.sock" junk 10000 logs a -f)" dropped \
+	    "a logs -f client sending after its request"
+	# Silent connections from one address hold at most four places; a
+	# scraper's takes the place of the oldest.
+	local i
+	for i in $(seq 10 25); do
+		eval "exec $i<>/dev/tcp/127.0.0.1/$p" || fail "connect"
+	done
+	expect_eq "$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$p/metrics")" 200 "a scrape beside silent ones"
+	timeout 10 cat <&10 >/dev/null || fail "the oldest silent one was kept"
+	for i in $(seq 10 25); do
+		eval "exec $i<&-"
+	done
+	wait_until 10000 scrape_cached "$p" ||
+	    fail "every scrape built the body anew"
+	pv_down
+}
+
+# Two scrapes in a row that show the same count of scrapes: the second
+# was served the first's body.
+scrape_cached() {
+	local a b
+	a=$(curl -s -m 10 "http://127.0.0.1:$1/metrics" |
+	    sed -n 's/^pidvisor_scrapes_total //p')
+	b=$(curl -s -m 10 "http://127.0.0.1:$1/metrics" |
+	    sed -n 's/^pidvisor_scrapes_total //p')
+	[ -n "$a" ] && [ "$a" = "$b" ]
+}
+
+# A unix listen socket in a directory its user owns: that user cannot
+# have another file chowned to it by swapping the socket's name for a
+# hard link between bind() and the chown (the swap is made in that
+# window by a library preloaded into pidvisor).  It is born aside, in a
+# directory of pidvisor's, and renamed into place, never over a file.
+t_sec_listen_chown() {
+	pv_dir
+	attack_setup
+	echo keep >"$T/target"
+	chmod 0666 "$T/target"
+	chown 65534:65534 "$T/atk"
+	svc web <<-EOF
+	exec = $H serve
+	user = nobody
+	listen = unix:$T/atk/web.sock
+	listen_owner = nobody
+	listen_mode = 0600
+	restart = never
+	EOF
+	ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 \
+	    LD_PRELOAD=$ROOT/build/test/chownswap.so \
+	    PV_SWAP_AT=$T/atk/web.sock PV_SWAP_TO=$T/target pv_up
+	wait_until 10000 eval '[[ "$(field web state)" =~ ^(failed|ready|backoff)$ ]]' ||
+	    fail "web never got past its start: $(ctl status web)"
+	expect_eq "$(stat -c %U "$T/target")" root "the file swapped in"
+	pv_down
+	rm -f "$T/atk/web.sock" "$T/atk/web.sock.moved"
+	# Without the attacker, it is there, its user's, and answers.
+	pv_up
+	expect_rc 0 ctl wait web ready --timeout=10s
+	expect_eq "$(stat -c '%U %a %F' "$T/atk/web.sock")" "nobody 600 socket"
+	expect_eq "$(ask "UNIX-CONNECT:$T/atk/web.sock")" "pid $(field web pid)"
+	pv_down
+	[ -z "$(ls -A "$T/atk" | grep -v '^web.sock$')" ] ||
+	    fail "left in its directory: $(ls -A "$T/atk")"
+}
+
+# One user's connect-and-close loop at an accept listener: past
+# trigger_limit_burst clients in trigger_limit_interval the listener
+# fails and closes its sockets, as systemd's socket unit does, and the
+# instances' lines are logged at most ten a second.
+t_sec_accept_storm() {
+	local p n
+	pv_dir
+	p=$(free_port)
+	cat >"$T/conf/services/echo@.ini" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = tcp:127.0.0.1:$p
+	accept = yes
+	trigger_limit_burst = 50
+	trigger_limit_interval = 1h
+	EOF
+	pv_up
+	expect_rc 0 ctl wait echo listening --timeout=10s
+	$NOBODY bash -c "for i in \$(seq 300); do
+	    exec 3<>/dev/tcp/127.0.0.1/$p || exit 0; exec 3<&-; done" \
+	    2>/dev/null
+	expect_rc 0 ctl wait echo failed --timeout=10s
+	expect_eq "$(field echo reason)" "trigger limit hit"
+	grep -q "echo: trigger limit hit: more than 50 clients in 1h" \
+	    "$T/log" || fail "not said: $(tail "$T/log")"
+	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null &&
+	    fail "it still accepts"
+	n=$(grep -c "echo@[0-9]*:" "$T/log")
+	[ "$n" -le 100 ] || fail "$n lines of 50 instances"
+	expect_rc 0 ctl start echo
+	expect_rc 0 ctl wait echo listening --timeout=10s
+	(exec 3<>"/dev/tcp/127.0.0.1/$p") || fail "not accepting again"
+	pv_down
+	# The defaults are systemd's: 200 in 2 s with accept, 20 on demand.
+	sed -i '/^trigger_limit/d' "$T/conf/services/echo@.ini"
+	svc od <<-EOF
+	exec = $H serve
+	listen = tcp:127.0.0.1:$(free_port)
+	on_demand = yes
+	EOF
+	pv_up
+	expect_match "$(ctl show echo)" $'\ntrigger_limit_interval = 2s +# default\n'
+	expect_match "$(ctl show echo)" $'\ntrigger_limit_burst = 200 +# default\n'
+	expect_match "$(ctl show od)" $'\ntrigger_limit_burst = 20 +# default\n'
+	pv_down
+}
+
+# max_connections_per_source: a third client from the same address is
+# closed at once; once one of the two ends, the next is served.
+t_sec_accept_per_source() {
+	local p
+	pv_dir
+	p=$(free_port)
+	cat >"$T/conf/services/echo@.ini" <<-EOF
+	[service]
+	exec = $H reply
+	listen = tcp:127.0.0.1:$p
+	accept = yes
+	max_connections_per_source = 2
+	EOF
+	pv_up
+	expect_rc 0 ctl wait echo listening --timeout=10s
+	exec 4<>"/dev/tcp/127.0.0.1/$p" 5<>"/dev/tcp/127.0.0.1/$p"
+	wait_until 10000 eval '[ "$(ctl status --json | jq "[.[] |
+	    select(.name | startswith(\"echo@\"))] | length")" = 2 ]' ||
+	    fail "not two instances: $(ctl status)"
+	exec 6<>"/dev/tcp/127.0.0.1/$p"
+	expect_eq "$(timeout 10 cat <&6)" "" "the third client"
+	wait_until 10000 grep -q "echo: 1 client refused: \
+max_connections_per_source (2) from one address" "$T/log" ||
+	    fail "not said: $(tail "$T/log")"
+	echo one >&4
+	expect_match "$(timeout 10 head -1 <&4)" "^pid [0-9]+ one"
+	wait_until 10000 eval '[ "$(ctl status --json | jq "[.[] |
+	    select(.name | startswith(\"echo@\"))] | length")" = 1 ]' ||
+	    fail "the first instance stayed: $(ctl status)"
+	exec 7<>"/dev/tcp/127.0.0.1/$p"
+	echo four >&7
+	expect_match "$(timeout 10 head -1 <&7)" "^pid [0-9]+ four"
+	exec 4<&- 5<&- 6<&- 7<&-
+	pv_down
+}
+
+# metrics_listen answers every local user unless metrics_users says
+# whose connections it takes (the kernel names the user of the other
+# end of a loopback connection).
+t_sec_metrics_users() {
+	local p
+	pv_dir
+	sup_ini <<-EOF
+	metrics_listen = 127.0.0.1:0
+	metrics_users = root
+	EOF
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	p=$(metrics_port)
+	expect_eq "$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$p/metrics")" 200 "root"
+	expect_eq "$($NOBODY curl -s -m 10 -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$p/metrics")" 403 "nobody"
+	sed -i 's/^metrics_users = .*/metrics_users = nobody/' \
+	    "$T/conf/pidvisor.ini"
+	expect_rc 0 ctl reload
+	expect_match "$OUT" "metrics_users = nobody"
+	expect_eq "$($NOBODY curl -s -m 10 -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$p/metrics")" 200 "nobody, listed"
+	expect_eq "$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$p/metrics")" 403 "root, not listed"
+	sed -i 's/^metrics_users = .*/metrics_users = nosuchuser/' \
+	    "$T/conf/pidvisor.ini"
+	expect_rc 1 ctl reload
+	expect_match "$OUT" "pidvisor.ini:3: metrics_users: no user 'nosuchuser'"
+	pv_down
+}

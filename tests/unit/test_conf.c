@@ -570,6 +570,7 @@ static const struct {
 	{ SEC_SERVICE, "health_retries", "5" },
 	{ SEC_SERVICE, "health_start_period", "20s" },
 	{ SEC_SUPERVISOR, "metrics_listen", "[::1]:9464" },
+	{ SEC_SUPERVISOR, "metrics_users", "root" },
 	{ SEC_SUPERVISOR, "syslog_socket", "/run/log.sock" },
 	{ SEC_SERVICE, "syslog_facility", "local3" },
 	{ SEC_SERVICE, "syslog_level", "notice" },
@@ -616,6 +617,9 @@ static const struct {
 	{ SEC_SERVICE, "on_demand", "yes" },
 	{ SEC_SERVICE, "accept", "yes" },
 	{ SEC_SERVICE, "max_connections", "10" },
+	{ SEC_SERVICE, "max_connections_per_source", "3" },
+	{ SEC_SERVICE, "trigger_limit_interval", "10s" },
+	{ SEC_SERVICE, "trigger_limit_burst", "7" },
 	{ SEC_SERVICE, "fdstore_max", "4" },
 	{ SEC_SUPERVISOR, "pressure_critical", "some 200000 2000000" },
 	{ SEC_SUPERVISOR, "pressure_min_available", "5%" },
@@ -630,7 +634,8 @@ static bool
 tmpl_key(const struct conf_key *k)
 {
 	return !strcmp(k->name, "instances") || !strcmp(k->name, "accept") ||
-	    !strcmp(k->name, "max_connections");
+	    !strcmp(k->name, "max_connections") ||
+	    !strcmp(k->name, "max_connections_per_source");
 }
 
 /*
@@ -683,8 +688,12 @@ test_every_key_table(void **state)
 			    !strcmp(k->name, "on_demand") ||
 			    (tmpl_key(k) && strcmp(k->name, "instances"))))
 				buf_puts(&t, "listen = unix:/run/x.sock\n");
-			if (!strcmp(k->name, "max_connections"))
+			if (!strncmp(k->name, "max_connections", 15))
 				buf_puts(&t, "accept = yes\n");
+			/* A trigger limit limits clients of a socket. */
+			if (!strncmp(k->name, "trigger_limit_", 14))
+				buf_puts(&t, "listen = unix:/run/x.sock\n"
+				    "on_demand = yes\n");
 			buf_add(&t, "", 1);
 			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
 			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
