@@ -427,7 +427,7 @@ $(B)/bench/bench-httpd: bench/httpd.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
 $(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o $(B)/obj/env.o \
-    $(B)/obj/sandbox_child.o $(B)/obj/util.o
+    $(B)/obj/sandbox_child.o $(B)/obj/rawpath.o $(B)/obj/util.o
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -Isupervisor -o $@ $(filter-out %.h,$^)
 $(B)/bench/harness: bench/harness.c bench/bench.h supervisor/proto.h
