@@ -13,7 +13,9 @@ DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mre
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
-HDRS		 = $(wildcard supervisor/*.h)
+# Each object's headers, as the compiler saw them (-MMD -MP): touching
+# a header rebuilds only what includes it.
+DEP		 = -MMD -MP
 # What the daemon links: libev, inih, and for sandbox.c libseccomp, libcap.
 LIBS		 = -lev -linih -lseccomp -lcap
 
@@ -95,9 +97,9 @@ deps:
 	fi
 
 # The daemon and the client.
-$(B)/obj/%.o: supervisor/%.c $(HDRS)
+$(B)/obj/%.o: supervisor/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -c $< -o $@
+	$(CC) $(DEP) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(B)/bin/pidvisor: $(DAEMON_SRC:%.c=$(B)/obj/%.o)
 	@mkdir -p $(@D)
@@ -112,18 +114,18 @@ $(B)/bin/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
 	$(CC) $(CFLAGS) -o $@ $^
 
 # The same, with the sanitizers, for the tests.
-$(B)/asan/%.o: supervisor/%.c $(HDRS)
+$(B)/asan/%.o: supervisor/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
 # The daemon of the tests can fail an allocation on purpose.
-$(B)/asan/ctl.o: supervisor/ctl.c $(HDRS)
+$(B)/asan/ctl.o: supervisor/ctl.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
 
-$(B)/asan/fault.o: tests/helpers/fault.c $(HDRS)
+$(B)/asan/fault.o: tests/helpers/fault.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
 
 FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
 
@@ -136,13 +138,13 @@ $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 # The daemon for valgrind's memcheck: no sanitizers; the pidfd calls
 # valgrind lacks are made natively (sys.h); allocation failures can be
 # injected as in the sanitized one.
-$(B)/memcheck/%.o: supervisor/%.c $(HDRS)
+$(B)/memcheck/%.o: supervisor/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_FAULT -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_FAULT -c $< -o $@
 
-$(B)/memcheck/fault.o: tests/helpers/fault.c $(HDRS)
+$(B)/memcheck/fault.o: tests/helpers/fault.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -DPV_FAULT -Isupervisor -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g -DPV_FAULT -Isupervisor -c $< -o $@
 
 $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
     $(B)/memcheck/fault.o
@@ -175,12 +177,12 @@ REEXEC_TEST	 = $(B)/test/pidvisor-vx $(B)/test/pidvisor-crash \
 REEXEC_FLAGS_vx	 = -DSTATE_VERSION=99
 REEXEC_FLAGS_crash = -DPV_TEST_RESTORE_CRASH
 REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
-$(B)/asan/reexec-%.o: supervisor/reexec.c $(HDRS)
+$(B)/asan/reexec-%.o: supervisor/reexec.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
-$(B)/asan/snapshot-%.o: supervisor/snapshot.c $(HDRS)
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
+$(B)/asan/snapshot-%.o: supervisor/snapshot.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
 .SECONDARY: $(foreach v,vx crash hold,$(B)/asan/reexec-$(v).o \
     $(B)/asan/snapshot-$(v).o)
 $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)/asan/%.o)) \
@@ -333,12 +335,12 @@ $(B)/guest/fuse-hang: tests/helpers/fuse-hang.c
 # A pidvisor of another build (-O0, a version of its own), and one that
 # crashes while reading the state: what the guest's t_reexec goes to.
 OTHER_CFLAGS	 = -O0 -g -DPIDVISOR_VERSION='"0.1.0+other"'
-$(B)/other/%.o: supervisor/%.c $(HDRS)
+$(B)/other/%.o: supervisor/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(OTHER_CFLAGS) -c $< -o $@
-$(B)/other/snapshot-crash.o: supervisor/snapshot.c $(HDRS)
+	$(CC) $(DEP) $(WARN) $(OTHER_CFLAGS) -c $< -o $@
+$(B)/other/snapshot-crash.o: supervisor/snapshot.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
+	$(CC) $(DEP) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
 $(B)/guest/pidvisor-other: $(DAEMON_SRC:%.c=$(B)/other/%.o)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ $(LIBS) -lm
@@ -567,3 +569,6 @@ uninstall:
 clean:
 	find $(B) -mindepth 1 -maxdepth 1 ! -name linux-source-6.1 \
 	    ! -name kernel ! -name debian -exec rm -rf {} + 2>/dev/null || :
+
+-include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/memcheck/*.d \
+    $(B)/other/*.d)
