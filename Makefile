@@ -9,7 +9,7 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c hook.c health.c mainpid.c svcreload.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
-		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -173,8 +173,9 @@ $(B)/asan/test_ctl: tests/unit/test_ctl.c $(LIB) $(B)/asan/fault.o
 # another state version, one that crashes while reading the state, one
 # that holds while reading it (PIDVISOR_TEST_HOLD).
 REEXEC_TEST	 = $(B)/test/pidvisor-vx $(B)/test/pidvisor-crash \
-		   $(B)/test/pidvisor-hold
-REEXEC_FLAGS_vx	 = -DSTATE_VERSION=99
+		   $(B)/test/pidvisor-hold $(B)/test/pidvisor-prev \
+		   $(B)/test/pidvisor-field
+REEXEC_FLAGS_vx	 = -DSTATE_VERSION=99 -DSTATE_NAMED=99 -DSTATE_OLDEST=99
 REEXEC_FLAGS_crash = -DPV_TEST_RESTORE_CRASH
 REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
 $(B)/asan/reexec-%.o: supervisor/reexec.c
@@ -189,6 +190,24 @@ $(B)/test/pidvisor-%: $(filter-out %/reexec.o %/snapshot.o,$(DAEMON_SRC:%.c=$(B)
     $(B)/asan/fault.o $(B)/asan/reexec-%.o $(B)/asan/snapshot-%.o
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $(FAULT_WRAP) -o $@ $^ $(LIBS)
+
+# The landed release before this one (its state is version 6, read in
+# order), built from git; and a release one ahead of this one (its state
+# a version on, a field added and one dropped): what t_reexec_releases
+# takes over from and goes to and back.
+PREV_RELEASE	 = ba4044a
+$(B)/test/pidvisor-prev:
+	@rm -rf $(B)/prev && mkdir -p $(B)/prev $(@D)
+	git archive $(PREV_RELEASE) | tar -x -C $(B)/prev
+	$(MAKE) --no-print-directory -C $(B)/prev build/bin/pidvisor
+	cp $(B)/prev/build/bin/pidvisor $@
+FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=9
+$(B)/field/%.o: supervisor/%.c
+	@mkdir -p $(@D)
+	$(CC) $(DEP) $(WARN) $(FIELD_FLAGS) -c $< -o $@
+$(B)/test/pidvisor-field: $(DAEMON_SRC:%.c=$(B)/field/%.o)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LIBS)
 
 # Helpers the host tests run as services or beside them.
 HELPERS		 = $(B)/test/svc-helper $(B)/test/pidgrab $(B)/test/ctlraw \
@@ -571,4 +590,4 @@ clean:
 	    ! -name kernel ! -name debian -exec rm -rf {} + 2>/dev/null || :
 
 -include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/memcheck/*.d \
-    $(B)/other/*.d)
+    $(B)/other/*.d $(B)/field/*.d)

@@ -216,28 +216,35 @@ conf_free(struct conf *c)
 	c->ntmpls = 0;
 	strv_free(c->extra);
 	c->extra = NULL;
-	free(c->sup.control_socket);
-	free(c->sup.notify_dir);
-	free(c->sup.log_dir);
-	free(c->sup.cgroup_root);
-	free(c->sup.pressure_file);
-	free(c->sup.pressure_min_str);
-	free(c->sup.control_group);
-	free(c->sup.metrics_listen);
-	free(c->sup.syslog_socket);
-	strv_free(c->sup.metrics_users);
-	free(c->sup.metrics_uids);
-	c->sup.metrics_users = NULL;
-	c->sup.metrics_uids = NULL;
-	c->sup.nmetrics_uids = 0;
-	c->sup.control_group = c->sup.metrics_listen = NULL;
-	c->sup.syslog_socket = NULL;
-	c->sup.log_dir = c->sup.cgroup_root = c->sup.pressure_file =
-	    c->sup.pressure_min_str = NULL;
+	conf_sup_free_fields(&c->sup);
 	c->defs = NULL;
 	c->errs = NULL;
 	c->ndefs = c->nerrs = 0;
-	c->sup.control_socket = c->sup.notify_dir = NULL;
+}
+
+/* Free what a struct sup_conf holds (its strings and lists). */
+void
+conf_sup_free_fields(struct sup_conf *sc)
+{
+	free(sc->control_socket);
+	free(sc->notify_dir);
+	free(sc->log_dir);
+	free(sc->cgroup_root);
+	free(sc->pressure_file);
+	free(sc->pressure_min_str);
+	free(sc->control_group);
+	free(sc->metrics_listen);
+	free(sc->syslog_socket);
+	strv_free(sc->metrics_users);
+	free(sc->metrics_uids);
+	sc->metrics_users = NULL;
+	sc->metrics_uids = NULL;
+	sc->nmetrics_uids = 0;
+	sc->control_group = sc->metrics_listen = NULL;
+	sc->syslog_socket = NULL;
+	sc->log_dir = sc->cgroup_root = sc->pressure_file =
+	    sc->pressure_min_str = NULL;
+	sc->control_socket = sc->notify_dir = NULL;
 }
 
 /*

@@ -516,17 +516,16 @@ struct conf_keymap {
 	uint32_t		 n;
 };
 
-void		 conf_keys_save_table(struct st_w *w, enum conf_section sec);
+void		 conf_sup_free_fields(struct sup_conf *sc);
 void		 conf_keys_save(struct st_w *w, enum conf_section sec,
-		     const void *obj);
-int		 conf_keys_load_table(struct st_r *r, enum conf_section sec,
+		     const void *obj, const struct keyset *given);
+int		 conf_keys_load(struct st_r *r, enum conf_section sec,
+		     void *obj, struct keyset *given);
+int		 conf_keys_load_table6(struct st_r *r, enum conf_section sec,
 		     struct conf_keymap *m);
-int		 conf_keys_load(struct st_r *r, const struct conf_keymap *m,
+int		 conf_keys_load6(struct st_r *r, const struct conf_keymap *m,
 		     void *obj);
-void		 conf_keys_save_given(struct st_w *w, enum conf_section sec,
-		     const struct keyset *given);
-void		 conf_keys_load_given(struct st_r *r,
-		     const struct conf_keymap *m, struct keyset *given);
+void		 conf_keys_given6(struct st_r *r, struct keyset *given);
 const char	*kill_mode_name(enum kill_mode m);
 
 #endif

@@ -340,50 +340,55 @@ conf_key_copy(const struct conf_key *k, void *dst, const void *src)
 
 /* One field's value, by its kind (the key table says which). */
 static void
-field_save(struct st_w *w, const struct conf_field *f, const void *obj)
+field_save(struct st_w *w, const char *name, const struct conf_field *f,
+    const void *obj)
 {
 	const void	*p = field_at(obj, f);
 	size_t		 i, n;
 
 	switch (f->kind) {
 	case F_STR:
-		st_str(w, *(char *const *)p);
+		st_str(w, name, *(char *const *)p);
 		break;
 	case F_STRV:
-		st_strv(w, *(char *const *const *)p);
+		st_strv(w, name, *(char *const *const *)p);
 		break;
 	case F_DEPS: {
 		const struct svc_dep	*d = *(struct svc_dep *const *)p;
 
 		n = field_count(obj, f);
-		st_u32(w, (uint32_t)n);
+		st_begin(w, name);
+		st_u32(w, "n", (uint32_t)n);
 		for (i = 0; i < n; i++) {
-			st_str(w, d[i].name);
-			st_u32(w, (uint32_t)d[i].line);
+			st_str(w, "name", d[i].name);
+			st_u32(w, "line", (uint32_t)d[i].line);
 		}
+		st_end(w);
 		break;
 	}
 	case F_GIDS: {
 		const gid_t	*g = *(gid_t *const *)p;
 
 		n = field_count(obj, f);
-		st_u32(w, (uint32_t)n);
+		st_begin(w, name);
+		st_u32(w, "n", (uint32_t)n);
 		for (i = 0; i < n; i++)
-			st_u32(w, g[i]);
+			st_u32(w, "id", g[i]);
+		st_end(w);
 		break;
 	}
 	case F_BOOL:
-		st_u8(w, *(const bool *)p);
+		st_u8(w, name, *(const bool *)p);
 		break;
 	case F_U8:
-		st_u8(w, *(const uint8_t *)p);
+		st_u8(w, name, *(const uint8_t *)p);
 		break;
 	case F_I32:
 	case F_U32:
-		st_u32(w, *(const uint32_t *)p);
+		st_u32(w, name, *(const uint32_t *)p);
 		break;
 	case F_U64:
-		st_u64(w, *(const uint64_t *)p);
+		st_u64(w, name, *(const uint64_t *)p);
 		break;
 	}
 }
@@ -398,36 +403,17 @@ key_nfields(const struct conf_key *k)
 	return n;
 }
 
+static const char *const field_names[] = { "0", "1", "2", "3" };
+
 /*
- * The keys of a section, once per state: each by its name, with the
- * kinds of its fields.  A binary whose structs differ reads the values
- * that follow through it; one that does not know a key refuses.
+ * Every key of a section of obj (a struct svc_def or struct sup_conf),
+ * each a group of its name: whether the file gave it, and its fields
+ * by their place ("0", "1", ...).  A binary reads the keys it knows, by
+ * name, and keeps its default for a key the state does not have.
  */
 void
-conf_keys_save_table(struct st_w *w, enum conf_section sec)
-{
-	uint32_t	n = 0;
-	size_t		i, k;
-
-	for (i = 0; i < K__COUNT; i++)
-		n += conf_keys[i].section == sec;
-	st_u32(w, n);
-	for (i = 0; i < K__COUNT; i++) {
-		const struct conf_key	*key = &conf_keys[i];
-
-		if (key->section != sec)
-			continue;
-		st_str(w, key->name);
-		st_u8(w, (uint8_t)key_nfields(key));
-		for (k = 0; k < key_nfields(key); k++)
-			st_u8(w, key->f[k].kind);
-	}
-}
-
-/* Every key's fields of obj (a struct svc_def or struct sup_conf), in
- * the order of the table. */
-void
-conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
+conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
+    const struct keyset *given)
 {
 	size_t	i, k;
 
@@ -436,61 +422,147 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj)
 
 		if (key->section != sec)
 			continue;
+		st_begin(w, key->name);
+		st_u8(w, "given", keyset_has(given, (unsigned)i));
 		for (k = 0; k < key_nfields(key); k++)
-			field_save(w, &key->f[k], obj);
+			field_save(w, field_names[k], &key->f[k], obj);
+		st_end(w);
+	}
+}
+
+/* Read one field into obj, if the state has it (a default stays). */
+static void
+field_load(struct st_r *r, const char *name, const struct conf_field *f,
+    void *obj)
+{
+	void		*p = (char *)obj + f->off;
+	size_t		*cnt = (size_t *)(void *)((char *)obj + f->cnt);
+	uint32_t	 i, n = 0;
+	char		*str, **strv;
+
+	switch (f->kind) {
+	case F_STR:
+		if (st_get_str(r, name, &str)) {
+			free(*(char **)p);
+			*(char **)p = str;
+		}
+		break;
+	case F_STRV:
+		if (st_get_strv(r, name, &strv)) {
+			strv_free(*(char ***)p);
+			*(char ***)p = strv;
+		}
+		break;
+	case F_DEPS: {
+		struct svc_dep	*d;
+
+		if (!st_enter(r, name))
+			return;
+		if (st_get_count(r, "n", &n) && n > 0 &&
+		    (d = calloc(n, sizeof(*d))) != NULL) {
+			*(struct svc_dep **)p = d;
+			*cnt = n;
+			for (i = 0; i < n; i++) {
+				st_get_str(r, "name", &d[i].name);
+				st_get_i32(r, "line", &d[i].line);
+				if (d[i].name == NULL)
+					st_fail(r, "a dependency without a "
+					    "name");
+			}
+		} else if (n > 0) {
+			st_fail(r, "%s", strerror(ENOMEM));
+		}
+		st_leave(r);
+		break;
+	}
+	case F_GIDS: {
+		gid_t	*g;
+
+		if (!st_enter(r, name))
+			return;
+		if (st_get_count(r, "n", &n) && n > 0 &&
+		    (g = calloc(n + 1, sizeof(*g))) != NULL) {
+			free(*(gid_t **)p);
+			*(gid_t **)p = g;
+			*cnt = n;
+			for (i = 0; i < n; i++)
+				st_get_u32(r, "id", &g[i]);
+		} else if (n > 0) {
+			st_fail(r, "%s", strerror(ENOMEM));
+		}
+		st_leave(r);
+		break;
+	}
+	case F_BOOL:
+		st_get_bool(r, name, (bool *)p);
+		break;
+	case F_U8:
+		st_get_u8(r, name, (uint8_t *)p);
+		break;
+	case F_I32:
+	case F_U32:
+		st_get_u32(r, name, (uint32_t *)p);
+		break;
+	case F_U64:
+		st_get_u64(r, name, (uint64_t *)p);
+		break;
 	}
 }
 
 /*
- * The keys of a section a file gave, in the order of the table (so that
- * a binary whose keys are numbered otherwise reads them).
+ * The inverse of conf_keys_save(): each key of the section this binary
+ * knows, from its group; what the state does not have keeps its
+ * default, and a key this binary does not know (a newer one's) is left.
  */
-void
-conf_keys_save_given(struct st_w *w, enum conf_section sec,
-    const struct keyset *given)
-{
-	size_t	i;
-
-	for (i = 0; i < K__COUNT; i++)
-		if (conf_keys[i].section == sec)
-			st_u8(w, keyset_has(given, (unsigned)i));
-}
-
-/* The inverse of conf_keys_save_given(), by the table m of the state. */
-void
-conf_keys_load_given(struct st_r *r, const struct conf_keymap *m,
+int
+conf_keys_load(struct st_r *r, enum conf_section sec, void *obj,
     struct keyset *given)
 {
-	uint32_t	i;
+	size_t	i, k;
+	bool	g;
 
 	memset(given, 0, sizeof(*given));
-	for (i = 0; i < m->n && !st_bad(r); i++)
-		if (st_get_u8(r))
-			keyset_add(given, (unsigned)(m->k[i] - conf_keys));
+	for (i = 0; i < K__COUNT && !st_bad(r); i++) {
+		const struct conf_key	*key = &conf_keys[i];
+
+		if (key->section != sec || !st_enter(r, key->name))
+			continue;
+		g = false;
+		if (st_get_bool(r, "given", &g) && g)
+			keyset_add(given, (unsigned)i);
+		for (k = 0; k < key_nfields(key); k++)
+			field_load(r, field_names[k], &key->f[k], obj);
+		st_leave(r);
+	}
+	return st_bad(r) ? -EINVAL : 0;
 }
 
-/* The table of a state, as our keys; -EINVAL for a key we do not know
- * or of another shape. */
+/*
+ * Version 6 (read for one release): a table of the keys of a section
+ * (names and the kinds of their fields), as our keys; -EINVAL for a key
+ * we do not know or of another shape.
+ */
 int
-conf_keys_load_table(struct st_r *r, enum conf_section sec,
+conf_keys_load_table6(struct st_r *r, enum conf_section sec,
     struct conf_keymap *m)
 {
-	uint32_t	n = st_get_u32(r), i;
+	uint32_t	n = 0, i;
 
 	m->n = 0;
+	st_get_u32(r, "keys", &n);
 	if (n > K__COUNT && !st_bad(r))
 		st_fail(r, "%u keys, more than this binary has", n);
 	for (i = 0; i < n && !st_bad(r); i++) {
 		const struct conf_key	*key;
-		char			*name;
-		uint8_t			 nf, k;
+		char			*name = NULL;
+		uint8_t			 nf = 0, k, kind;
 
-		if (!st_get_str(r, &name) || name == NULL) {
+		if (!st_get_str(r, "name", &name) || name == NULL) {
 			st_fail(r, "a key without a name");
 			break;
 		}
 		key = conf_key_find(sec, name);
-		nf = st_get_u8(r);
+		st_get_u8(r, "fields", &nf);
 		if (key == NULL || nf != key_nfields(key)) {
 			st_fail(r, "key '%s' is %s to this binary", name,
 			    key ? "of another shape" : "unknown");
@@ -499,7 +571,8 @@ conf_keys_load_table(struct st_r *r, enum conf_section sec,
 		}
 		free(name);
 		for (k = 0; k < nf && !st_bad(r); k++)
-			if (st_get_u8(r) != key->f[k].kind)
+			if (st_get_u8(r, "kind", &kind) &&
+			    kind != key->f[k].kind)
 				st_fail(r, "key '%s' is of another kind here",
 				    key->name);
 		m->k[m->n++] = key;
@@ -507,83 +580,15 @@ conf_keys_load_table(struct st_r *r, enum conf_section sec,
 	return st_bad(r) ? -EINVAL : 0;
 }
 
-/* Read one field into obj; what was there (a default) is replaced. */
-static void
-field_load(struct st_r *r, const struct conf_field *f, void *obj)
-{
-	void		*p = (char *)obj + f->off;
-	size_t		*cnt = (size_t *)(void *)((char *)obj + f->cnt);
-	uint32_t	 i, n;
-
-	switch (f->kind) {
-	case F_STR:
-		free(*(char **)p);
-		st_get_str(r, (char **)p);
-		break;
-	case F_STRV:
-		strv_free(*(char ***)p);
-		st_get_strv(r, (char ***)p);
-		break;
-	case F_DEPS: {
-		struct svc_dep	*d;
-
-		if ((n = st_get_count(r, "dependencies")) == 0)
-			return;
-		if ((d = calloc(n, sizeof(*d))) == NULL) {
-			st_fail(r, "%s", strerror(ENOMEM));
-			return;
-		}
-		*(struct svc_dep **)p = d;
-		*cnt = n;
-		for (i = 0; i < n; i++) {
-			st_get_str(r, &d[i].name);
-			d[i].line = (int)st_get_u32(r);
-			if (d[i].name == NULL)
-				st_fail(r, "a dependency without a name");
-		}
-		break;
-	}
-	case F_GIDS: {
-		gid_t	*g;
-
-		if ((n = st_get_count(r, "groups")) == 0)
-			return;
-		if ((g = calloc(n, sizeof(*g))) == NULL) {
-			st_fail(r, "%s", strerror(ENOMEM));
-			return;
-		}
-		*(gid_t **)p = g;
-		*cnt = n;
-		for (i = 0; i < n; i++)
-			g[i] = st_get_u32(r);
-		break;
-	}
-	case F_BOOL:
-		*(bool *)p = st_get_u8(r) != 0;
-		break;
-	case F_U8:
-		*(uint8_t *)p = st_get_u8(r);
-		break;
-	case F_I32:
-	case F_U32:
-		*(uint32_t *)p = st_get_u32(r);
-		break;
-	case F_U64:
-		*(uint64_t *)p = st_get_u64(r);
-		break;
-	}
-}
-
-/* What conf_keys_save() wrote, through the table, into obj (its
- * defaults set already). */
+/* Version 6: every key's fields, in the order of its table m. */
 int
-conf_keys_load(struct st_r *r, const struct conf_keymap *m, void *obj)
+conf_keys_load6(struct st_r *r, const struct conf_keymap *m, void *obj)
 {
 	uint32_t	i;
 	size_t		k;
 
 	for (i = 0; i < m->n && !st_bad(r); i++)
 		for (k = 0; k < key_nfields(m->k[i]); k++)
-			field_load(r, &m->k[i]->f[k], obj);
+			field_load(r, field_names[k], &m->k[i]->f[k], obj);
 	return st_bad(r) ? -EINVAL : 0;
 }

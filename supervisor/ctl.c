@@ -982,23 +982,28 @@ ctl_state_save(struct ctl *ctl, struct st_w *w)
 	struct ctl_client	*c;
 	size_t			 i;
 
-	st_fd(w, ctl->fd);
-	st_u64(w, (uint64_t)ctl->id.dev);
-	st_u64(w, (uint64_t)ctl->id.ino);
-	st_fd(w, ctl->reexec_client ? ctl->reexec_client->fd : -1);
+	st_begin(w, "ctl");
+	st_fd(w, "fd", ctl->fd);
+	st_u64(w, "dev", (uint64_t)ctl->id.dev);
+	st_u64(w, "ino", (uint64_t)ctl->id.ino);
+	st_fd(w, "reexec_client", ctl->reexec_client ?
+	    ctl->reexec_client->fd : -1);
 	/* The clients of events, with what they have not read yet. */
-	st_u32(w, ctl->nevents);
+	st_u32(w, "nevents", ctl->nevents);
 	for (c = LIST_FIRST(&ctl->clients); c; c = LIST_NEXT(c, entry)) {
 		if (!c->events)
 			continue;
-		st_fd(w, c->fd);
-		st_u8(w, c->follow_json);
-		st_bytes(w, c->out.data + c->outoff,
+		st_begin(w, "events");
+		st_fd(w, "fd", c->fd);
+		st_u8(w, "json", c->follow_json);
+		st_bytes(w, "unread", c->out.data + c->outoff,
 		    (uint32_t)(c->out.len - c->outoff));
-		st_u32(w, c->nwait);
+		st_u32(w, "nwait", c->nwait);
 		for (i = 0; i < c->nwait; i++)
-			st_str(w, c->wait_svc[i]->def->name);
+			st_str(w, "service", c->wait_svc[i]->def->name);
+		st_end(w);
 	}
+	st_end(w);
 }
 
 /* A client of events, from the state of the binary before us. */
@@ -1006,15 +1011,19 @@ static void
 ctl_events_load(struct ctl *ctl, struct st_r *r)
 {
 	struct ctl_client	*c;
-	const void		*p;
-	uint32_t		 n, i, len;
+	const void		*p = NULL;
+	uint32_t		 n = 0, i, len = 0;
 	char			*name;
-	int			 fd = st_get_fd(r);
-	bool			 json = st_get_u8(r);
+	int			 fd = -1;
+	bool			 json = false;
 	struct svc		*s;
 
-	p = st_get_bytes(r, &len);
-	n = st_get_count(r, "events names");
+	if (!st_enter(r, "events"))
+		return;
+	st_get_fd(r, "fd", &fd);
+	st_get_bool(r, "json", &json);
+	st_get_bytes(r, "unread", &p, &len);
+	st_get_count(r, "nwait", &n);
 	if ((c = calloc(1, sizeof(*c))) != NULL) {
 		c->ctl = ctl;
 		c->fd = fd;
@@ -1025,11 +1034,12 @@ ctl_events_load(struct ctl *ctl, struct st_r *r)
 	}
 	for (i = 0; i < n && !st_bad(r); i++) {
 		name = NULL;
-		if (st_get_str(r, &name) && c != NULL && c->nwait <
+		if (st_get_str(r, "service", &name) && c != NULL && c->nwait <
 		    CTL_NAMES_MAX && (s = svc_find(ctl->set, name)) != NULL)
 			c->wait_svc[c->nwait++] = s;
 		free(name);
 	}
+	st_leave(r);
 	if (c == NULL || st_bad(r) || fd < 0 || (n > 0 && c->nwait == 0)) {
 		/* Out of memory, or its services are gone: it sees the end. */
 		if (c != NULL)
@@ -1057,16 +1067,22 @@ int
 ctl_state_load(struct ctl *ctl, struct st_r *r)
 {
 	struct ctl_client	*c;
-	uint32_t		 i, n;
-	int			 fd, cfd;
+	uint32_t		 i, n = 0;
+	uint64_t		 dev = 0, ino = 0;
+	int			 fd = -1, cfd = -1;
 
-	fd = st_get_fd(r);
-	ctl->id.dev = (dev_t)st_get_u64(r);
-	ctl->id.ino = (ino_t)st_get_u64(r);
-	cfd = st_get_fd(r);
-	n = st_get_count(r, "events clients");
+	if (!st_enter(r, "ctl"))
+		return st_bad(r) ? -EINVAL : 0;
+	st_get_fd(r, "fd", &fd);
+	st_get_u64(r, "dev", &dev);
+	st_get_u64(r, "ino", &ino);
+	ctl->id.dev = (dev_t)dev;
+	ctl->id.ino = (ino_t)ino;
+	st_get_fd(r, "reexec_client", &cfd);
+	st_get_count(r, "nevents", &n);
 	for (i = 0; i < n && !st_bad(r); i++)
 		ctl_events_load(ctl, r);
+	st_leave(r);
 	if (st_bad(r))
 		return -EINVAL;
 	ev_init(&ctl->retry_w, ctl_on_retry);

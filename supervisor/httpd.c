@@ -576,19 +576,25 @@ httpd_close(struct httpd *h)
 void
 httpd_state_save(const struct httpd *h, struct st_w *w)
 {
-	st_fd(w, h->fd);
-	st_str(w, h->spec ? h->spec : "");
-	st_u64(w, h->served);
+	st_begin(w, "httpd");
+	st_fd(w, "fd", h->fd);
+	st_str(w, "spec", h->spec ? h->spec : "");
+	st_u64(w, "served", h->served);
+	st_end(w);
 }
 
 int
 httpd_state_load(struct httpd *h, struct st_r *r)
 {
 	char	*spec = NULL;
-	int	 fd = st_get_fd(r);
+	int	 fd = -1;
 
-	st_get_str(r, &spec);
-	h->served = st_get_u64(r);
+	if (!st_enter(r, "httpd"))
+		return st_bad(r) ? -EINVAL : 0;
+	st_get_fd(r, "fd", &fd);
+	st_get_str(r, "spec", &spec);
+	st_get_u64(r, "served", &h->served);
+	st_leave(r);
 	if (st_bad(r)) {
 		free(spec);
 		if (fd >= 0)

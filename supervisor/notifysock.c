@@ -842,23 +842,35 @@ notifysock_close(struct notifysock *ns)
 void
 notifysock_state_save(const struct notifysock *ns, struct st_w *w)
 {
-	st_fd_kept(w, ns->fd);
-	st_u64(w, (uint64_t)ns->id.dev);
-	st_u64(w, (uint64_t)ns->id.ino);
-	st_u32(w, (uint32_t)ns->uid);
-	st_u32(w, (uint32_t)ns->gid);
+	st_begin(w, "nsock");
+	st_fd_kept(w, "fd", ns->fd);
+	st_u64(w, "dev", (uint64_t)ns->id.dev);
+	st_u64(w, "ino", (uint64_t)ns->id.ino);
+	st_u32(w, "uid", (uint32_t)ns->uid);
+	st_u32(w, "gid", (uint32_t)ns->gid);
+	st_end(w);
 }
 
 /* Take over the socket of the binary before us. */
 int
 notifysock_state_load(struct notifysock *ns, struct st_r *r)
 {
-	int	fd = st_get_fd_kept(r);
+	uint64_t	dev = 0, ino = 0;
+	uint32_t	uid = (uint32_t)ns->uid, gid = (uint32_t)ns->gid;
+	int		fd = -1;
 
-	ns->id.dev = (dev_t)st_get_u64(r);
-	ns->id.ino = (ino_t)st_get_u64(r);
-	ns->uid = (uid_t)st_get_u32(r);
-	ns->gid = (gid_t)st_get_u32(r);
+	if (!st_enter(r, "nsock"))
+		return st_bad(r) ? -EINVAL : 0;
+	st_get_fd_kept(r, "fd", &fd);
+	st_get_u64(r, "dev", &dev);
+	st_get_u64(r, "ino", &ino);
+	st_get_u32(r, "uid", &uid);
+	st_get_u32(r, "gid", &gid);
+	st_leave(r);
+	ns->id.dev = (dev_t)dev;
+	ns->id.ino = (ino_t)ino;
+	ns->uid = (uid_t)uid;
+	ns->gid = (gid_t)gid;
 	if (st_bad(r))
 		return -EINVAL;
 	if (fd >= 0)

@@ -329,16 +329,56 @@ output_free(struct svc_out *out)
 	free(out);
 }
 
+/*
+ * A line of the ring, as one record: its time, number, process, stream
+ * and text, packed (LINE_HEAD bytes, then the text).
+ */
+#define LINE_HEAD	(8 + 8 + 4 + 1)
+
 static void
 output_save_line(const struct svclog_line *l, void *arg)
 {
 	struct st_w	*w = arg;
+	char		 head[LINE_HEAD];
+	uint32_t	 pid = (uint32_t)l->pid;
 
-	st_i64(w, l->ts_ms);
-	st_u64(w, l->seq);
-	st_u32(w, (uint32_t)l->pid);
-	st_u8(w, l->stream);
-	st_bytes(w, l->text, l->len);
+	memcpy(head, &l->ts_ms, 8);
+	memcpy(head + 8, &l->seq, 8);
+	memcpy(head + 16, &pid, 4);
+	head[20] = (char)l->stream;
+	st_rec_parts(w, "line", head, LINE_HEAD, l->text, l->len);
+}
+
+/* A line saved by output_save_line() (or, by version 6, field by field). */
+static bool
+output_load_line(struct st_r *r, struct svclog_line *l)
+{
+	const char	*p;
+	const void	*t;
+	uint32_t	 n, pid = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!st_named(r)) {
+		st_get_i64(r, "ts", &l->ts_ms);
+		st_get_u64(r, "seq", &l->seq);
+		st_get_u32(r, "pid", &pid);
+		st_get_u8(r, "stream", &l->stream);
+		st_get_bytes(r, "text", &t, &l->len);
+		l->text = t;
+		l->pid = (pid_t)pid;
+		return !st_bad(r);
+	}
+	if (!st_get_bytes(r, "line", &t, &n) || t == NULL || n < LINE_HEAD)
+		return false;
+	p = t;
+	memcpy(&l->ts_ms, p, 8);
+	memcpy(&l->seq, p + 8, 8);
+	memcpy(&pid, p + 16, 4);
+	l->pid = (pid_t)pid;
+	l->stream = (uint8_t)p[20];
+	l->text = p + LINE_HEAD;
+	l->len = n - LINE_HEAD;
+	return true;
 }
 
 /*
@@ -349,27 +389,32 @@ output_save_line(const struct svclog_line *l, void *arg)
 void
 output_state_save(const struct svc_out *out, struct st_w *w)
 {
-	int	i;
+	static const char *const name[2] = { "stdout", "stderr" };
+	int			 i;
 
-	st_u8(w, out != NULL);
+	st_u8(w, "has_out", out != NULL);
 	if (out == NULL)
 		return;
+	st_begin(w, "out");
 	for (i = 0; i < 2; i++) {
-		st_fd_kept(w, out->io[i].fd);
-		st_fd_kept(w, out->wfd[i]);
-		st_bytes(w, out->split[i].part ? out->split[i].part : "",
-		    out->split[i].len);
-		st_u8(w, out->split[i].cut);
+		st_begin(w, name[i]);
+		st_fd_kept(w, "rfd", out->io[i].fd);
+		st_fd_kept(w, "wfd", out->wfd[i]);
+		st_bytes(w, "part", out->split[i].part ? out->split[i].part :
+		    "", out->split[i].len);
+		st_u8(w, "cut", out->split[i].cut);
+		st_end(w);
 	}
-	st_u32(w, (uint32_t)out->pid);
-	st_u64(w, out->seq);
-	st_u64(w, out->dropped);
-	st_u32(w, (uint32_t)ring_count(out->ring));
+	st_u32(w, "pid", (uint32_t)out->pid);
+	st_u64(w, "seq", out->seq);
+	st_u64(w, "dropped", out->dropped);
+	st_u32(w, "lines", (uint32_t)ring_count(out->ring));
 	ring_walk(out->ring, SIZE_MAX, output_save_line, w);
-	st_fd(w, out->file.fd);
-	st_u64(w, out->file.size);
-	st_u64(w, out->file.lost);
-	st_u8(w, out->file.partial);
+	st_fd(w, "file_fd", out->file.fd);
+	st_u64(w, "file_size", out->file.size);
+	st_u64(w, "file_lost", out->file.lost);
+	st_u8(w, "file_partial", out->file.partial);
+	st_end(w);
 }
 
 /* What output_state_save() wrote, for service s; *outp NULL if none. */
@@ -377,24 +422,36 @@ int
 output_state_load(struct output *o, struct svc *s, struct st_r *r,
     struct svc_out **outp)
 {
+	static const char *const name[2] = { "stdout", "stderr" };
 	struct svc_out	*out;
-	uint32_t	 n, i, len;
-	const char	*p;
-	int		 k;
+	uint32_t	 n = 0, i, len, pid = 0;
+	const void	*p;
+	int		 k, fd;
+	bool		 has = false;
 
 	*outp = NULL;
-	if (!st_get_u8(r))
+	if (!st_get_bool(r, "has_out", &has) || !has)
 		return st_bad(r) ? -EINVAL : 0;
+	if (!st_enter(r, "out")) {
+		st_fail(r, "%s: its output is missing", s->def->name);
+		return -EINVAL;
+	}
 	if ((out = calloc(1, sizeof(*out))) == NULL)
 		return -ENOMEM;
 	out->o = o;
 	out->svc = s;
+	out->file.fd = -1;
 	for (k = 0; k < 2; k++) {
-		ev_io_init(&out->io[k], output_on_read, st_get_fd_kept(r),
-		    EV_READ);
+		fd = out->wfd[k] = -1;
+		if (!st_enter(r, name[k]))
+			continue;
+		st_get_fd_kept(r, "rfd", &fd);
+		ev_io_init(&out->io[k], output_on_read, fd, EV_READ);
 		out->io[k].data = out;
-		out->wfd[k] = st_get_fd_kept(r);
-		p = st_get_bytes(r, &len);
+		st_get_fd_kept(r, "wfd", &out->wfd[k]);
+		p = NULL;
+		len = 0;
+		st_get_bytes(r, "part", &p, &len);
 		if (p && len > LOG_LINE_MAX)
 			st_fail(r, "%s: an unfinished line of %u bytes",
 			    s->def->name, len);
@@ -405,30 +462,32 @@ output_state_load(struct output *o, struct svc *s, struct st_r *r,
 				memcpy(out->split[k].part, p, len);
 			out->split[k].len = len;
 		}
-		out->split[k].cut = st_get_u8(r);
+		st_get_bool(r, "cut", &out->split[k].cut);
+		st_leave(r);
 	}
-	out->pid = (pid_t)st_get_u32(r);
-	out->seq = st_get_u64(r);
-	out->dropped = st_get_u64(r);
-	n = st_get_u32(r);
+	st_get_u32(r, "pid", &pid);
+	out->pid = (pid_t)pid;
+	st_get_u64(r, "seq", &out->seq);
+	st_get_u64(r, "dropped", &out->dropped);
+	st_get_u32(r, "lines", &n);
+	if (n > r->n)
+		st_fail(r, "%u lines, more than the state holds", n);
 	if (n && s->def->log.buffer && (out->ring = ring_new(s->def->log.buffer))
 	    == NULL)
 		st_fail(r, "%s", strerror(ENOMEM));
 	for (i = 0; i < n && !st_bad(r); i++) {
 		struct svclog_line	l;
 
-		l.ts_ms = st_get_i64(r);
-		l.seq = st_get_u64(r);
-		l.pid = (pid_t)st_get_u32(r);
-		l.stream = st_get_u8(r);
-		l.text = st_get_bytes(r, &l.len);
+		if (!output_load_line(r, &l))
+			break;
 		if (l.text && out->ring)
 			ring_push(out->ring, &l);
 	}
-	out->file.fd = st_get_fd(r);
-	out->file.size = st_get_u64(r);
-	out->file.lost = st_get_u64(r);
-	out->file.partial = st_get_u8(r);
+	st_get_fd(r, "file_fd", &out->file.fd);
+	st_get_u64(r, "file_size", &out->file.size);
+	st_get_u64(r, "file_lost", &out->file.lost);
+	st_get_bool(r, "file_partial", &out->file.partial);
+	st_leave(r);
 	if (st_bad(r) || out->io[0].fd < 0 || out->io[1].fd < 0) {
 		st_fail(r, "%s: its output pipes are missing", s->def->name);
 		for (k = 0; k < 2; k++)

@@ -157,78 +157,90 @@ pressure_state_save(const struct pressure *pr, struct st_w *w)
 {
 	unsigned	i;
 
-	st_i64(w, pr->last_event);
-	st_i64(w, pr->last_grant);
-	st_u32(w, pr->nkills);
-	st_u32(w, pr->nkills_req);
-	st_u32(w, pr->ntimeouts);
-	st_u32(w, KILL_HISTORY);
+	st_begin(w, "pressure");
+	st_i64(w, "last_event", pr->last_event);
+	st_i64(w, "last_grant", pr->last_grant);
+	st_u32(w, "nkills", pr->nkills);
+	st_u32(w, "nkills_req", pr->nkills_req);
+	st_u32(w, "ntimeouts", pr->ntimeouts);
+	st_u32(w, "history", KILL_HISTORY);
 	for (i = 0; i < KILL_HISTORY; i++) {
 		const struct kill_rec	*k = &pr->hist[i];
 
-		st_i64(w, k->when_ms);
-		st_u64(w, k->memory);
-		st_u64(w, k->rss);
-		st_u64(w, k->avail);
-		st_u64(w, k->swap_free);
-		st_i64(w, k->death_us);
-		st_i64(w, k->back_us);
-		st_i64(w, k->reaped_us);
-		st_u32(w, (uint32_t)k->priority);
-		st_u32(w, (uint32_t)k->reap_err);
-		st_u32(w, k->procs);
-		st_u32(w, k->thrash_pct);
-		st_u8(w, k->path);
-		st_u8(w, k->level);
-		st_str(w, k->name);
-		st_str(w, k->psi);
-		st_str(w, k->reason);
+		st_begin(w, "kill");
+		st_i64(w, "when_ms", k->when_ms);
+		st_u64(w, "memory", k->memory);
+		st_u64(w, "rss", k->rss);
+		st_u64(w, "avail", k->avail);
+		st_u64(w, "swap_free", k->swap_free);
+		st_i64(w, "death_us", k->death_us);
+		st_i64(w, "back_us", k->back_us);
+		st_i64(w, "reaped_us", k->reaped_us);
+		st_u32(w, "priority", (uint32_t)k->priority);
+		st_u32(w, "reap_err", (uint32_t)k->reap_err);
+		st_u32(w, "procs", k->procs);
+		st_u32(w, "thrash_pct", k->thrash_pct);
+		st_u8(w, "path", k->path);
+		st_u8(w, "level", k->level);
+		st_str(w, "name", k->name);
+		st_str(w, "psi", k->psi);
+		st_str(w, "reason", k->reason);
+		st_end(w);
 	}
+	st_end(w);
 }
 
 /* A string of the state into a field of n bytes. */
 static void
-pressure_state_str(struct st_r *r, char *out, size_t n)
+pressure_state_str(struct st_r *r, const char *name, char *out, size_t n)
 {
 	uint32_t	 len;
-	const char	*p;
+	const void	*p;
 
-	if ((p = st_get_bytes(r, &len)) != NULL)
-		snprintf(out, n, "%.*s", (int)len, p);
+	if (st_get_bytes(r, name, &p, &len) && p != NULL)
+		snprintf(out, n, "%.*s", (int)len, (const char *)p);
 }
 
 int
 pressure_state_load(struct pressure *pr, struct st_r *r)
 {
-	unsigned	i, n;
+	unsigned	i;
+	uint32_t	n = 0;
 
-	pr->last_event = st_get_i64(r);
-	pr->last_grant = st_get_i64(r);
-	pr->nkills = st_get_u32(r);
-	pr->nkills_req = st_get_u32(r);
-	pr->ntimeouts = st_get_u32(r);
-	if ((n = st_get_u32(r)) != KILL_HISTORY && !st_bad(r))
+	if (!st_enter(r, "pressure"))
+		return st_bad(r) ? -EINVAL : 0;
+	st_get_i64(r, "last_event", &pr->last_event);
+	st_get_i64(r, "last_grant", &pr->last_grant);
+	st_get_u32(r, "nkills", &pr->nkills);
+	st_get_u32(r, "nkills_req", &pr->nkills_req);
+	st_get_u32(r, "ntimeouts", &pr->ntimeouts);
+	st_get_count(r, "history", &n);
+	if (!st_named(r) && n != KILL_HISTORY && !st_bad(r))
 		st_fail(r, "a kill history of %u, not %d", n, KILL_HISTORY);
-	for (i = 0; i < KILL_HISTORY && !st_bad(r); i++) {
+	/* The newest KILL_HISTORY (a ring, as hist is); more are left. */
+	for (i = 0; i < n && i < KILL_HISTORY && !st_bad(r) &&
+	    st_enter(r, "kill"); i++) {
 		struct kill_rec	*k = &pr->hist[i];
 
-		k->when_ms = st_get_i64(r);
-		k->memory = st_get_u64(r);
-		k->rss = st_get_u64(r);
-		k->avail = st_get_u64(r);
-		k->swap_free = st_get_u64(r);
-		k->death_us = st_get_i64(r);
-		k->back_us = st_get_i64(r);
-		k->reaped_us = st_get_i64(r);
-		k->priority = (int32_t)st_get_u32(r);
-		k->reap_err = (int32_t)st_get_u32(r);
-		k->procs = st_get_u32(r);
-		k->thrash_pct = st_get_u32(r);
-		k->path = st_get_u8(r);
-		k->level = st_get_u8(r);
-		pressure_state_str(r, k->name, sizeof(k->name));
-		pressure_state_str(r, k->psi, sizeof(k->psi));
-		pressure_state_str(r, k->reason, sizeof(k->reason));
+		st_get_i64(r, "when_ms", &k->when_ms);
+		st_get_u64(r, "memory", &k->memory);
+		st_get_u64(r, "rss", &k->rss);
+		st_get_u64(r, "avail", &k->avail);
+		st_get_u64(r, "swap_free", &k->swap_free);
+		st_get_i64(r, "death_us", &k->death_us);
+		st_get_i64(r, "back_us", &k->back_us);
+		st_get_i64(r, "reaped_us", &k->reaped_us);
+		st_get_i32(r, "priority", &k->priority);
+		st_get_i32(r, "reap_err", &k->reap_err);
+		st_get_u32(r, "procs", &k->procs);
+		st_get_u32(r, "thrash_pct", &k->thrash_pct);
+		st_get_u8(r, "path", &k->path);
+		st_get_u8(r, "level", &k->level);
+		pressure_state_str(r, "name", k->name, sizeof(k->name));
+		pressure_state_str(r, "psi", k->psi, sizeof(k->psi));
+		pressure_state_str(r, "reason", k->reason, sizeof(k->reason));
+		st_leave(r);
 	}
+	st_leave(r);
 	return st_bad(r) ? -EINVAL : 0;
 }

@@ -142,8 +142,9 @@ reexec_check_says(const char *out, char *why, size_t n)
 		v = strtol(p, &end, 10);
 		if (end == p)
 			break;
-		if (v == STATE_VERSION)
+		if (v == STATE_VERSION || (*end == '+' && v <= STATE_VERSION))
 			return true;
+		end += *end == '+';
 	}
 	snprintf(why, n, "it reads state versions %.*s; this pidvisor writes "
 	    "version %d", (int)strcspn(out + 15, "\n"), out + 15,
@@ -732,9 +733,7 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
     char *argv0)
 {
 	struct stat	 st;
-	const void	*magic;
-	uint32_t	 n, version;
-	uint64_t	 len;
+	uint32_t	 version;
 	int		 seals;
 
 	memset(rs, 0, sizeof(*rs));
@@ -764,26 +763,7 @@ reexec_open(struct sup_restore *rs, int fd, int prev, const char *fallback,
 		st_fail(&rs->r, "state fd %d: mmap: %s", fd, strerror(errno));
 		return -EINVAL;
 	}
-	rs->r.p = rs->map;
-	rs->r.n = rs->len;
-	magic = st_get_bytes(&rs->r, &n);
-	version = st_get_u32(&rs->r);
-	len = st_get_u64(&rs->r);
-	if (st_bad(&rs->r) || n != 8 || memcmp(magic, STATE_MAGIC, 8) != 0) {
-		st_fail(&rs->r, "not a pidvisor state");
-		return -EINVAL;
-	}
-	if (version != STATE_VERSION) {
-		st_fail(&rs->r, "state version %u; this binary reads %d",
-		    version, STATE_VERSION);
-		return -EINVAL;
-	}
-	if (len != rs->len) {
-		st_fail(&rs->r, "the state is %zu bytes, its header says %llu",
-		    rs->len, (unsigned long long)len);
-		return -EINVAL;
-	}
-	return 0;
+	return st_r_open(&rs->r, rs->map, rs->len, &version);
 }
 
 /*
@@ -797,6 +777,7 @@ reexec_finish(struct sup *sup, struct sup_restore *rs)
 	char	msg[600];
 	double	ms = (double)(mono_us() - rs->t0_us) / 1000.;
 
+	st_r_close(&rs->r);
 	if (rs->map)
 		munmap(rs->map, rs->len);
 	close(rs->fd);
@@ -834,11 +815,16 @@ reexec_finish(struct sup *sup, struct sup_restore *rs)
 	rs->prev_version = rs->binary = rs->cg_base = rs->cg_why = NULL;
 }
 
-/* --state-versions: the versions of the state this binary reads. */
+/*
+ * --state-versions: the versions of the state this binary reads: 6
+ * (read in its order, for one release) and every named one from
+ * STATE_NAMED on ("8+": a newer release's too, which writes fields by
+ * name; what it knows that we do not, we leave).
+ */
 int
 reexec_versions(void)
 {
-	printf("pidvisor-state %d\n", STATE_VERSION);
+	printf("pidvisor-state %d %d+\n", STATE_OLDEST, STATE_NAMED);
 	return 0;
 }
 

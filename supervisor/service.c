@@ -1032,46 +1032,57 @@ service_watched(const ev_io *w)
 	return ev_is_active(w) ? w->fd : -1;
 }
 
-#define SERVICE_SAVE_SKIP(v)
-#define SERVICE_SAVE_SVC(v)	svc_save(&(v), w);
-#define SERVICE_SAVE_WATCH(v)	st_fd_kept(w, service_watched(&(v)));
-#define SERVICE_SAVE_OUT(v)	output_state_save((v), w);
-#define SERVICE_SAVE_NSOCK(v)	notifysock_state_save(&(v), w);
-#define SERVICE_SAVE_SOCKS(v)	socks_save((v), w);
-#define SERVICE_SAVE_FD(v)	st_fd_kept(w, (v));
-#define SERVICE_SAVE_NS(v)	st_fd_kept(w, (v).mnt);		\
-				st_fd_kept(w, (v).net);		\
-				st_fd_kept(w, (v).root);
-#define SERVICE_SAVE_U64(v)	st_u64(w, (v));
-#define SERVICE_SAVE_BOOL(v)	st_u8(w, (v) ? 1 : 0);
-#define SERVICE_SAVE(type, name, how)	SERVICE_SAVE_##how(ss->name)
+#define SERVICE_SAVE_SVC(n, v)	svc_save(&(v), w);
+#define SERVICE_SAVE_WATCH(n, v) st_fd_kept(w, n, service_watched(&(v)));
+#define SERVICE_SAVE_OUT(n, v)	output_state_save((v), w);
+#define SERVICE_SAVE_NSOCK(n, v) notifysock_state_save(&(v), w);
+#define SERVICE_SAVE_SOCKS(n, v) socks_save((v), w);
+#define SERVICE_SAVE_NS(n, v)	st_begin(w, n);				\
+				st_fd_kept(w, "mnt", (v).mnt);		\
+				st_fd_kept(w, "net", (v).net);		\
+				st_fd_kept(w, "root", (v).root);	\
+				st_end(w);
+#define SERVICE_SAVE_FD(n, v)	st_fd_kept(w, n, (v));
+#define SERVICE_SAVE_U64(n, v)	st_u64(w, n, (v));
+#define SERVICE_SAVE_BOOL(n, v)	st_u8(w, n, (v) ? 1 : 0);
+#define SERVICE_SAVE(name, how, since)	SERVICE_SAVE_##how(#name, ss->name)
 
 /*
- * A re-exec's state of a service, field by field as SERVICE_FIELDS says
+ * A re-exec's state of a service, field by field as SERVICE_STATE says
  * (service.h): what it is now, its fds and its output.
  */
 void
 service_save(const struct service *ss, struct st_w *w)
 {
-	SERVICE_FIELDS(SERVICE_SAVE)
+	st_begin(w, "service");
+	SERVICE_STATE(SERVICE_SAVE)
+	st_end(w);
 }
 
-#define SERVICE_LOAD_SKIP(v)
-#define SERVICE_LOAD_SVC(v)	if (svc_load(&(v), r) < 0) return -EINVAL;
-#define SERVICE_LOAD_WATCH(v)	service_watch(sup, &(v), st_get_fd_kept(r));
-#define SERVICE_LOAD_OUT(v)	if (output_state_load(&sup->output,	\
+#define SERVICE_LOAD_SVC(n, v)	if (svc_load(&(v), r) < 0) return -EINVAL;
+#define SERVICE_LOAD_WATCH(n, v) { int fd = -1;				\
+				st_get_fd_kept(r, n, &fd);		\
+				service_watch(sup, &(v), fd); }
+#define SERVICE_LOAD_OUT(n, v)	if (output_state_load(&sup->output,	\
 				    &ss->svc, r, &(v)) < 0) return -EINVAL;
-#define SERVICE_LOAD_NSOCK(v)	if (notifysock_state_load(&(v), r) < 0)	\
+#define SERVICE_LOAD_NSOCK(n, v) if (notifysock_state_load(&(v), r) < 0) \
 					return -EINVAL;
-#define SERVICE_LOAD_SOCKS(v)	if (socks_load(sup, ss, r) < 0)	\
+#define SERVICE_LOAD_SOCKS(n, v) if (socks_load(sup, ss, r) < 0)	\
 					return -EINVAL;
-#define SERVICE_LOAD_FD(v)	(v) = st_get_fd_kept(r);
-#define SERVICE_LOAD_NS(v)	(v).mnt = st_get_fd_kept(r);	\
-				(v).net = st_get_fd_kept(r);	\
-				(v).root = st_get_fd_kept(r);
-#define SERVICE_LOAD_U64(v)	(v) = st_get_u64(r);
-#define SERVICE_LOAD_BOOL(v)	(v) = st_get_u8(r) != 0;
-#define SERVICE_LOAD(type, name, how)	SERVICE_LOAD_##how(ss->name)
+#define SERVICE_LOAD_NS(n, v)	if (st_enter(r, n)) {			\
+					st_get_fd_kept(r, "mnt", &(v).mnt); \
+					st_get_fd_kept(r, "net", &(v).net); \
+					st_get_fd_kept(r, "root",	\
+					    &(v).root);			\
+					st_leave(r);			\
+				}
+#define SERVICE_LOAD_FD(n, v)	st_get_fd_kept(r, n, &(v));
+#define SERVICE_LOAD_U64(n, v)	st_get_u64(r, n, &(v));
+#define SERVICE_LOAD_BOOL(n, v)	st_get_bool(r, n, &(v));
+#define SERVICE_LOAD(name, how, since)					\
+	if (st_since(r, since)) {					\
+		SERVICE_LOAD_##how(#name, ss->name)			\
+	}
 
 /* Watch fd with w, if it is one. */
 static void
@@ -1094,7 +1105,12 @@ service_load(struct sup *sup, struct service *ss, struct st_r *r,
 {
 	struct svc	*s = &ss->svc;
 
-	SERVICE_FIELDS(SERVICE_LOAD)
+	if (!st_enter(r, "service")) {
+		st_fail(r, "%s: no state", s->def->name);
+		return -EINVAL;
+	}
+	SERVICE_STATE(SERVICE_LOAD)
+	st_leave(r);
 	if (st_bad(r))
 		return -EINVAL;
 	if (s->pidfd >= 0) {

@@ -62,57 +62,71 @@ enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 
 /*
  * A service as the supervisor holds it: the state plus its watchers.
- * Each field with how a re-exec's state holds it (service_save,
- * service_load), as SVC_FIELDS does for struct svc: SVC (svc_save),
- * WATCH (an ev_io: its fd, if it is watched), OUT (output.c's), NSOCK
- * (notifysock.c's), NS (spawn.h's fds), FD, U64, BOOL; or SKIP, and
- * why.
+ * A re-exec's state holds the fields SERVICE_STATE lists (service_save,
+ * service_load); each other field says how the next binary makes it.
  */
-#define SERVICE_FIELDS(X)						\
-	X(struct svc, svc, SVC)						\
-	/* the pidfd's watcher: started again on svc.pidfd */		\
-	X(ev_io, death, SKIP)						\
-	X(ev_io, ready, WATCH)		/* the read end of the fd:N pipe */ \
-	/* whatever svc.c armed: armed again from svc.deadline */	\
-	X(ev_timer, timer, SKIP)					\
-	/* made again from the definition in force */			\
-	X(char **, envp, SKIP)		/* NULL: the supervisor's environ */ \
-	X(char *, pid_slot, SKIP)	/* in envp: WATCHDOG_PID's digits */ \
-	X(const char *, path, SKIP)	/* PATH searched for exec */	\
-	X(char *, notify_path, SKIP)	/* NOTIFY_SOCKET */		\
-	/* a re-exec waits until none is in flight */			\
-	X(struct svcreload *, reload, SKIP) /* its reload_exec */	\
-	X(struct hookrun *, hooks[HOOK_SLOTS], SKIP) /* its hooks */	\
-	X(struct hookrun *, dying, SKIP) /* ... killed, not yet reaped */ \
-	/* health checks start afresh after a re-exec (health.c) */	\
-	X(ev_timer, health_w, SKIP)	/* the next check */		\
-	X(uint8_t, health, SKIP)	/* enum health_state */		\
-	X(uint32_t, health_fails, SKIP)	/* in a row */			\
-	X(int32_t, health_status, SKIP)	/* of the last failed check */ \
-	X(struct service_spawn *, spawn, SKIP) /* until it exec'd */	\
-	X(struct pidmap_node, pm, SKIP)	/* made again from svc.pid */	\
-	X(struct svc_out *, out, OUT)	/* NULL until it first runs */	\
-	X(struct notifysock, nsock, NSOCK) /* a notify service's socket */ \
-	X(struct socks *, socks, SOCKS)	/* fds held for it; NULL: none */ \
-	X(int, cgfd, FD)		/* its cgroup; -1: none yet */	\
-	X(struct spawn_ns, ns, NS)	/* its main's, for its hooks */	\
-	X(uint64_t, oom_kills, U64)	/* its cgroup's oom_kill, last seen */ \
-	X(bool, removing, BOOL)		/* gone from the configuration */ \
-	X(bool, quiet, BOOL)		/* an accept instance not logged */ \
-	X(bool, handed, BOOL)		/* MAINPID: maybe not our child */ \
-	X(ev_io, prev, WATCH)		/* the main before MAINPID=, alive */ \
-	/* MAINPID= rate and warnings: start afresh */			\
-	X(pid_t, mainpid_refused, SKIP)	/* MAINPID= refused last */	\
-	X(int64_t, mainpid_second, SKIP) /* this second's */		\
-	X(int64_t, mainpid_warned, SKIP) /* last warned at */		\
-	X(uint32_t, mainpid_count, SKIP)				\
-	X(uint32_t, mainpid_quiet, SKIP) /* not warned of since */	\
-	X(uint8_t, fate, SKIP)		/* confreload.c's, while it runs */ \
-	X(struct svc *, fate_via, SKIP)	/* ... and why it restarts */
-
 struct service {
-	SERVICE_FIELDS(SVC_MEMBER)
+	struct svc		 svc;		/* the state machine's */
+	/* the pidfd's watcher: started again on svc.pidfd */
+	ev_io			 death;
+	ev_io			 ready;		/* the read end of the fd:N pipe */
+	/* whatever svc.c armed: armed again from svc.deadline */
+	ev_timer		 timer;
+	/* made again from the definition in force */
+	char			**envp;		/* NULL: the supervisor's environ */
+	char			*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	const char		*path;		/* PATH searched for exec */
+	char			*notify_path;	/* NOTIFY_SOCKET */
+	/* a re-exec waits until none is in flight */
+	struct svcreload	*reload;	/* its reload_exec */
+	struct hookrun		*hooks[HOOK_SLOTS]; /* its hooks */
+	struct hookrun		*dying;		/* ... killed, not yet reaped */
+	/* health checks start afresh after a re-exec (health.c) */
+	ev_timer		 health_w;	/* the next check */
+	uint8_t			 health;	/* enum health_state */
+	uint32_t		 health_fails;	/* in a row */
+	int32_t			 health_status;	/* of the last failed check */
+	struct service_spawn	*spawn;		/* until it exec'd */
+	struct pidmap_node	 pm;		/* made again from svc.pid */
+	struct svc_out		*out;		/* NULL until it first runs */
+	struct notifysock	 nsock;		/* a notify service's socket */
+	struct socks		*socks;		/* fds held for it; NULL: none */
+	int			 cgfd;		/* its cgroup; -1: none yet */
+	struct spawn_ns		 ns;		/* its main's, for its hooks */
+	uint64_t		 oom_kills;	/* its cgroup's oom_kill, last seen */
+	bool			 removing;	/* gone from the configuration */
+	bool			 quiet;		/* an accept instance not logged */
+	bool			 handed;	/* MAINPID: maybe not our child */
+	ev_io			 prev;		/* the main before MAINPID=, alive */
+	/* MAINPID= rate and warnings: start afresh */
+	pid_t			 mainpid_refused; /* MAINPID= refused last */
+	int64_t			 mainpid_second; /* this second's */
+	int64_t			 mainpid_warned; /* last warned at */
+	uint32_t		 mainpid_count;
+	uint32_t		 mainpid_quiet;	/* not warned of since */
+	uint8_t			 fate;		/* confreload.c's, while it runs */
+	struct svc		*fate_via;	/* ... and why it restarts */
 };
+
+/*
+ * What a re-exec's state holds of struct service, in the order version
+ * 6 wrote it: the field, how (SVC: svc_save; WATCH: an ev_io's fd, if it
+ * is watched; OUT: output.c's; NSOCK: notifysock.c's; SOCKS: socks.c's;
+ * NS: spawn.h's fds; FD, U64, BOOL) and the version that first wrote it.
+ */
+#define SERVICE_STATE(X)						\
+	X(svc, SVC, 6)	X(ready, WATCH, 6) X(out, OUT, 6)		\
+	X(nsock, NSOCK, 6) X(socks, SOCKS, 6) X(cgfd, FD, 6)		\
+	X(ns, NS, 8)	X(oom_kills, U64, 6) X(removing, BOOL, 6)	\
+	X(quiet, BOOL, 8) X(handed, BOOL, 6) X(prev, WATCH, 6)
+
+/* ... and what it does not, each made again as its field says. */
+#define SERVICE_SKIPPED(X)						\
+	X(death) X(timer) X(envp) X(pid_slot) X(path) X(notify_path)	\
+	X(reload) X(hooks) X(dying) X(health_w) X(health)		\
+	X(health_fails) X(health_status) X(spawn) X(pm)			\
+	X(mainpid_refused) X(mainpid_second) X(mainpid_warned)		\
+	X(mainpid_count) X(mainpid_quiet) X(fate) X(fate_via)
 
 extern const struct svc_ops service_ops;
 

@@ -1,17 +1,18 @@
 /*
  * snapshot.c - what a re-exec hands the next binary: the supervisor as it
- * is, written to the state stream (st.h) and read back, in one order.
+ * is, written to the state stream (st.h) and read back.
  *
- * Version 3 (STATE_VERSION): the header; who wrote it and when; the
+ * The records, by name (STATE_VERSION): who wrote it and when; the
  * paths, log level, the RLIMIT_NOFILE we were given, container flag,
  * mounts and exit status; pidvisor.ini and every service definition in
- * force, key by key (conf_keys_save: the key table once, then each
- * definition's values in that order); templates and command instances;
- * the cgroup base; the control socket and its clients (ctl.c); the
- * killer's cool-downs and history (pressure.c); then every service as
- * SERVICE_FIELDS and SVC_FIELDS say (service.c, svc.c), its output
- * (output.c) and its notify socket (notifysock.c).  Each struct writes
- * and reads itself beside its definition; this file only orders them.
+ * force, key by key (conf_keys_save: a group per key); templates and
+ * command instances; the cgroup base; the control socket and its clients
+ * (ctl.c); the metrics listener (httpd.c); the killer's cool-downs and
+ * history (pressure.c); then every service as SERVICE_STATE and
+ * SVC_STATE say (service.c, svc.c), its output (output.c) and its notify
+ * socket (notifysock.c).  Each struct writes and reads itself beside its
+ * definition; this file only orders them.  Version 6's state has the
+ * same values in this order, without names (st.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,62 +31,104 @@ void
 snapshot_write(struct sup *sup, struct st_w *w)
 {
 	const struct conf	*c = &sup->conf;
-	uint64_t		 len;
 	size_t			 i;
 
-	st_bytes(w, STATE_MAGIC, 8);
-	st_u32(w, STATE_VERSION);
-	st_u64(w, 0);				/* the length, below */
+	st_head(w, STATE_VERSION);
 	/* Who we are. */
-	st_str(w, PIDVISOR_VERSION);
-	st_str(w, sup->rx.binary);
-	st_i64(w, sup->rx.t0_us);
-	st_i64(w, sup->rx.t_check_us);
-	st_i64(w, mono_us());			/* written at */
-	st_str(w, sup->confdir);
-	st_str(w, sup->ctl_path);
-	st_str(w, sup->notify_path);
-	st_u32(w, (uint32_t)sup->log_level);
-	st_u64(w, sup->nofile_cur);
-	st_u64(w, sup->nofile_max);
-	st_u8(w, sup->container);
-	st_u32(w, pid1_mounts_mask());
-	st_u8(w, sup->exit_set);
-	st_u32(w, (uint32_t)sup->exit_code);
+	st_str(w, "version", PIDVISOR_VERSION);
+	st_str(w, "binary", sup->rx.binary);
+	st_i64(w, "t0_us", sup->rx.t0_us);
+	st_i64(w, "t_check_us", sup->rx.t_check_us);
+	st_i64(w, "t_write_us", mono_us());
+	st_str(w, "confdir", sup->confdir);
+	st_str(w, "ctl_path", sup->ctl_path);
+	st_str(w, "notify_path", sup->notify_path);
+	st_u32(w, "log_level", (uint32_t)sup->log_level);
+	st_u64(w, "nofile_cur", sup->nofile_cur);
+	st_u64(w, "nofile_max", sup->nofile_max);
+	st_u8(w, "container", sup->container);
+	st_u32(w, "mounts", pid1_mounts_mask());
+	st_u8(w, "exit_set", sup->exit_set);
+	st_u32(w, "exit_code", (uint32_t)sup->exit_code);
 	/* The configuration in force (not what is on disk now). */
-	conf_keys_save_table(w, SEC_SUPERVISOR);
-	conf_keys_save_table(w, SEC_SERVICE);
-	conf_keys_save(w, SEC_SUPERVISOR, &c->sup);
-	conf_keys_save_given(w, SEC_SUPERVISOR, &c->sup.given);
-	st_u32(w, (uint32_t)c->ntmpls);
+	st_begin(w, "sup");
+	conf_keys_save(w, SEC_SUPERVISOR, &c->sup, &c->sup.given);
+	st_end(w);
+	st_u32(w, "ntmpls", (uint32_t)c->ntmpls);
 	for (i = 0; i < c->ntmpls; i++) {
-		st_str(w, c->tmpls[i].name);
-		st_str(w, c->tmpls[i].file);
-		st_str(w, c->tmpls[i].text);
+		st_begin(w, "tmpl");
+		st_str(w, "name", c->tmpls[i].name);
+		st_str(w, "file", c->tmpls[i].file);
+		st_str(w, "text", c->tmpls[i].text);
+		st_end(w);
 	}
-	st_strv(w, c->extra);
-	st_u32(w, (uint32_t)sup->set.n);
+	st_strv(w, "extra", c->extra);
+	st_u32(w, "ndefs", (uint32_t)sup->set.n);
 	for (i = 0; i < sup->set.n; i++) {
 		const struct svc_def	*d = sup->set.v[i]->def;
 
-		st_str(w, d->name);
-		st_str(w, d->file);
-		st_u8(w, d->dynamic);
-		conf_keys_save_given(w, SEC_SERVICE, &d->given);
-		conf_keys_save(w, SEC_SERVICE, d);
+		st_begin(w, "def");
+		st_str(w, "name", d->name);
+		st_str(w, "file", d->file);
+		st_u8(w, "dynamic", d->dynamic);
+		conf_keys_save(w, SEC_SERVICE, d, &d->given);
+		st_end(w);
 	}
 	/* What the loop holds. */
-	st_str(w, sup->cg.base);
-	st_str(w, sup->cg.why);
+	st_str(w, "cg_base", sup->cg.base);
+	st_str(w, "cg_why", sup->cg.why);
 	ctl_state_save(&sup->ctl, w);
 	httpd_state_save(&sup->httpd, w);
 	pressure_state_save(&sup->pr, w);
 	for (i = 0; i < sup->set.n; i++)
 		service_save(service_of(sup->set.v[i]), w);
-	st_u32(w, SNAPSHOT_END);
-	len = w->b.len;
-	if (!w->nomem)
-		memcpy(w->b.data + 4 + 8 + 4, &len, sizeof(len));
+	st_u32(w, "end", SNAPSHOT_END);
+	st_head_done(w);
+}
+
+/* The keys of pidvisor.ini: named, or version 6's table and values. */
+static int
+snapshot_load_keys(struct st_r *r, struct conf *c,
+    struct conf_keymap *svc_keys)
+{
+	struct conf_keymap	sup_keys;
+
+	if (st_named(r)) {
+		if (!st_enter(r, "sup")) {
+			st_fail(r, "no pidvisor.ini");
+			return -EINVAL;
+		}
+		conf_keys_load(r, SEC_SUPERVISOR, &c->sup, &c->sup.given);
+		st_leave(r);
+		return st_bad(r) ? -EINVAL : 0;
+	}
+	if (conf_keys_load_table6(r, SEC_SUPERVISOR, &sup_keys) < 0 ||
+	    conf_keys_load_table6(r, SEC_SERVICE, svc_keys) < 0 ||
+	    conf_keys_load6(r, &sup_keys, &c->sup) < 0)
+		return -EINVAL;
+	conf_keys_given6(r, &c->sup.given);
+	return st_bad(r) ? -EINVAL : 0;
+}
+
+/* A definition: its name, file, and keys. */
+static void
+snapshot_load_def(struct st_r *r, struct svc_def *d,
+    const struct conf_keymap *svc_keys)
+{
+	if (!st_enter(r, "def")) {
+		st_fail(r, "a definition is missing");
+		return;
+	}
+	st_get_str(r, "name", &d->name);
+	st_get_str(r, "file", &d->file);
+	st_get_bool(r, "dynamic", &d->dynamic);
+	if (st_named(r)) {
+		conf_keys_load(r, SEC_SERVICE, d, &d->given);
+	} else {
+		conf_keys_given6(r, &d->given);
+		conf_keys_load6(r, svc_keys, d);
+	}
+	st_leave(r);
 }
 
 /*
@@ -97,42 +140,49 @@ snapshot_load_conf(struct sup *sup, struct sup_restore *rs)
 {
 	struct st_r	*r = &rs->r;
 	struct conf	*c = &sup->conf;
-	struct conf_keymap sup_keys, svc_keys;
-	uint32_t	 n, i;
+	struct conf_keymap svc_keys;
+	uint32_t	 n = 0, i, u = 0;
+	bool		 b = false;
 
-	st_get_str(r, &rs->prev_version);
-	st_get_str(r, &rs->binary);
-	rs->t0_us = st_get_i64(r);
-	rs->t_check_us = st_get_i64(r);
-	rs->t_write_us = st_get_i64(r);
-	st_get_str(r, &rs->confdir);
+	st_get_str(r, "version", &rs->prev_version);
+	st_get_str(r, "binary", &rs->binary);
+	st_get_i64(r, "t0_us", &rs->t0_us);
+	st_get_i64(r, "t_check_us", &rs->t_check_us);
+	st_get_i64(r, "t_write_us", &rs->t_write_us);
+	st_get_str(r, "confdir", &rs->confdir);
 	sup->confdir = rs->confdir;
-	st_get_str(r, &sup->ctl_path);
-	st_get_str(r, &sup->notify_path);
-	sup->log_level = (int)st_get_u32(r);
-	rs->nofile_cur = st_get_u64(r);
-	rs->nofile_max = st_get_u64(r);
-	sup->container = st_get_u8(r) != 0;
-	pid1_mounts_adopt(st_get_u32(r));
-	sup->exit_set = st_get_u8(r) != 0;
-	sup->exit_code = (int)st_get_u32(r);
-	if (conf_keys_load_table(r, SEC_SUPERVISOR, &sup_keys) < 0 ||
-	    conf_keys_load_table(r, SEC_SERVICE, &svc_keys) < 0 ||
-	    conf_keys_load(r, &sup_keys, &c->sup) < 0)
+	st_get_str(r, "ctl_path", &sup->ctl_path);
+	st_get_str(r, "notify_path", &sup->notify_path);
+	if (st_get_u32(r, "log_level", &u))
+		sup->log_level = (int)u;
+	st_get_u64(r, "nofile_cur", &rs->nofile_cur);
+	st_get_u64(r, "nofile_max", &rs->nofile_max);
+	st_get_bool(r, "container", &sup->container);
+	u = 0;
+	st_get_u32(r, "mounts", &u);
+	pid1_mounts_adopt(u);
+	st_get_bool(r, "exit_set", &b);
+	sup->exit_set = b;
+	u = 0;
+	st_get_u32(r, "exit_code", &u);
+	sup->exit_code = (int)u;
+	if (snapshot_load_keys(r, c, &svc_keys) < 0)
 		return -EINVAL;
-	conf_keys_load_given(r, &sup_keys, &c->sup.given);
-	n = st_get_count(r, "templates");
+	st_get_count(r, "ntmpls", &n);
 	if (n && (c->tmpls = calloc(n, sizeof(*c->tmpls))) == NULL) {
 		st_fail(r, "%s", strerror(ENOMEM));
 		return -EINVAL;
 	}
-	for (i = 0; i < n && !st_bad(r); i++, c->ntmpls++) {
-		st_get_str(r, &c->tmpls[i].name);
-		st_get_str(r, &c->tmpls[i].file);
-		st_get_str(r, &c->tmpls[i].text);
+	for (i = 0; i < n && !st_bad(r) && st_enter(r, "tmpl"); i++) {
+		st_get_str(r, "name", &c->tmpls[i].name);
+		st_get_str(r, "file", &c->tmpls[i].file);
+		st_get_str(r, "text", &c->tmpls[i].text);
+		c->ntmpls++;
+		st_leave(r);
 	}
-	st_get_strv(r, &c->extra);
-	n = st_get_count(r, "services");
+	st_get_strv(r, "extra", &c->extra);
+	n = 0;
+	st_get_count(r, "ndefs", &n);
 	if (n && (c->defs = calloc(n, sizeof(*c->defs))) == NULL) {
 		st_fail(r, "%s", strerror(ENOMEM));
 		return -EINVAL;
@@ -146,19 +196,15 @@ snapshot_load_conf(struct sup *sup, struct sup_restore *rs)
 		}
 		c->defs[c->ndefs++] = d;
 		svc_def_defaults(d, &c->sup);
-		st_get_str(r, &d->name);
-		st_get_str(r, &d->file);
-		d->dynamic = st_get_u8(r) != 0;
-		conf_keys_load_given(r, &svc_keys, &d->given);
-		conf_keys_load(r, &svc_keys, d);
+		snapshot_load_def(r, d, &svc_keys);
 		if (!st_bad(r) && (d->name == NULL || d->file == NULL ||
 		    d->argv == NULL))
 			st_fail(r, "service %zu has no name, file or exec",
 			    c->ndefs);
 	}
 	if (!st_bad(r)) {
-		st_get_str(r, &rs->cg_base);
-		st_get_str(r, &rs->cg_why);
+		st_get_str(r, "cg_base", &rs->cg_base);
+		st_get_str(r, "cg_why", &rs->cg_why);
 	}
 	return st_bad(r) ? -EINVAL : 0;
 }
@@ -173,6 +219,7 @@ snapshot_load_rest(struct sup *sup, struct sup_restore *rs)
 {
 	struct st_r	*r = &rs->r;
 	int64_t		 now_us;
+	uint32_t	 end;
 	size_t		 i;
 
 #ifdef PV_TEST_RESTORE_CRASH
@@ -204,7 +251,9 @@ snapshot_load_rest(struct sup *sup, struct sup_restore *rs)
 		if (service_load(sup, service_of(sup->set.v[i]), r,
 		    now_us) < 0)
 			return -EINVAL;
-	if (st_get_u32(r) != SNAPSHOT_END || r->off != r->n)
+	end = 0;
+	if (!st_get_u32(r, "end", &end) || end != SNAPSHOT_END ||
+	    (!st_named(r) && r->off != r->n))
 		st_fail(r, "the state does not end where it should (byte %zu "
 		    "of %zu)", r->off, r->n);
 	return st_bad(r) ? -EINVAL : 0;

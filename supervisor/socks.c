@@ -761,80 +761,108 @@ socks_src_save(const struct socks_src *src, struct st_w *w)
 	uint64_t	a[2];
 
 	memcpy(a, src->addr, sizeof(a));
-	st_u8(w, src->family);
-	st_u64(w, a[0]);
-	st_u64(w, a[1]);
-	st_u32(w, src->uid);
+	st_begin(w, "src");
+	st_u8(w, "family", src->family);
+	st_u64(w, "addr0", a[0]);
+	st_u64(w, "addr1", a[1]);
+	st_u32(w, "uid", src->uid);
+	st_end(w);
 }
 
 static void
 socks_src_load(struct socks_src *src, struct st_r *r)
 {
-	uint64_t	a[2];
+	uint64_t	a[2] = { 0, 0 };
 
-	src->family = st_get_u8(r);
-	a[0] = st_get_u64(r);
-	a[1] = st_get_u64(r);
+	if (!st_enter(r, "src"))
+		return;
+	st_get_u8(r, "family", &src->family);
+	st_get_u64(r, "addr0", &a[0]);
+	st_get_u64(r, "addr1", &a[1]);
 	memcpy(src->addr, a, sizeof(a));
-	src->uid = st_get_u32(r);
+	st_get_u32(r, "uid", &src->uid);
+	st_leave(r);
 }
 
+/*
+ * For the next binary: the sockets held (and their paths' identities),
+ * the fd store, an accept listener's count and an instance's client.
+ */
 void
 socks_save(const struct socks *sk, struct st_w *w)
 {
 	uint32_t	i;
 
-	st_u32(w, sk ? sk->nlisten : 0);
+	st_begin(w, "socks");
+	st_u32(w, "nlisten", sk ? sk->nlisten : 0);
 	for (i = 0; sk && i < sk->nlisten; i++) {
-		st_fd_kept(w, sk->listen[i].fd);
-		st_str(w, sk->listen[i].spec);
-		st_u64(w, (uint64_t)sk->listen[i].id.dev);
-		st_u64(w, (uint64_t)sk->listen[i].id.ino);
+		st_begin(w, "listen");
+		st_fd_kept(w, "fd", sk->listen[i].fd);
+		st_str(w, "spec", sk->listen[i].spec);
+		st_u64(w, "dev", (uint64_t)sk->listen[i].id.dev);
+		st_u64(w, "ino", (uint64_t)sk->listen[i].id.ino);
+		st_end(w);
 	}
-	st_u32(w, sk ? sk->nstore : 0);
+	st_u32(w, "nstore", sk ? sk->nstore : 0);
 	for (i = 0; sk && i < sk->nstore; i++) {
-		st_fd_kept(w, sk->store[i].fd);
-		st_str(w, sk->store[i].name);
+		st_begin(w, "store");
+		st_fd_kept(w, "fd", sk->store[i].fd);
+		st_str(w, "name", sk->store[i].name);
+		st_end(w);
 	}
-	st_u32(w, sk ? sk->conns : 0);
-	st_u32(w, sk ? sk->seq : 0);
-	st_u8(w, sk ? sk->counted : 0);
+	st_u32(w, "conns", sk ? sk->conns : 0);
+	st_u32(w, "seq", sk ? sk->seq : 0);
+	st_u8(w, "counted", sk ? sk->counted : 0);
 	socks_src_save(sk ? &sk->src : &(struct socks_src){ 0 }, w);
+	st_end(w);
 }
 
 /* Take over what the binary before us held for ss. */
 int
 socks_load(struct sup *sup, struct service *ss, struct st_r *r)
 {
-	uint32_t	 nl = st_get_count(r, "listen fds"), ns, i;
+	uint32_t	 nl = 0, ns = 0, i;
+	uint64_t	 dev, ino;
 	struct socks	*sk;
 	struct held_fd	*h;
 
 	(void)sup;
+	if (!st_enter(r, "socks"))
+		return st_bad(r) ? -EINVAL : 0;
+	st_get_count(r, "nlisten", &nl);
 	if (st_bad(r))
 		return -EINVAL;
 	if ((sk = socks_get(ss)) == NULL)
 		return -ENOMEM;
 	if (nl > 0 && (sk->listen = calloc(nl, sizeof(*h))) == NULL)
 		return -ENOMEM;
-	for (i = 0; i < nl; i++) {
+	for (i = 0; i < nl && st_enter(r, "listen"); i++) {
 		h = &sk->listen[sk->nlisten++];
-		h->fd = st_get_fd_kept(r);
-		st_get_str(r, &h->spec);
-		h->id.dev = (dev_t)st_get_u64(r);
-		h->id.ino = (ino_t)st_get_u64(r);
+		h->fd = -1;
+		dev = ino = 0;
+		st_get_fd_kept(r, "fd", &h->fd);
+		st_get_str(r, "spec", &h->spec);
+		st_get_u64(r, "dev", &dev);
+		st_get_u64(r, "ino", &ino);
+		h->id.dev = (dev_t)dev;
+		h->id.ino = (ino_t)ino;
+		st_leave(r);
 	}
-	ns = st_get_count(r, "stored fds");
+	st_get_count(r, "nstore", &ns);
 	if (ns > 0 && (sk->store = calloc(ns, sizeof(*h))) == NULL)
 		return -ENOMEM;
-	for (i = 0; i < ns && !st_bad(r); i++) {
+	for (i = 0; i < ns && !st_bad(r) && st_enter(r, "store"); i++) {
 		h = &sk->store[sk->nstore++];
-		h->fd = st_get_fd_kept(r);
-		st_get_str(r, &h->name);
+		h->fd = -1;
+		st_get_fd_kept(r, "fd", &h->fd);
+		st_get_str(r, "name", &h->name);
+		st_leave(r);
 	}
-	sk->conns = st_get_u32(r);
-	sk->seq = st_get_u32(r);
-	sk->counted = st_get_u8(r) != 0;
-	socks_src_load(&sk->src, r);
+	st_get_u32(r, "conns", &sk->conns);
+	st_get_u32(r, "seq", &sk->seq);
+	st_get_bool(r, "counted", &sk->counted);
+	if (st_since(r, STATE_NAMED))
+		socks_src_load(&sk->src, r);
+	st_leave(r);
 	return st_bad(r) ? -EINVAL : 0;
 }

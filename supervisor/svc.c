@@ -174,6 +174,9 @@ svc_init(struct svc *s, struct svc_def *d, struct svc_set *set)
 	s->pidfd = -1;
 	s->delay = d->restart_delay;
 	s->state = SVC_STOPPED;
+#ifdef PV_TEST_FIELD
+	s->test_field = 42;
+#endif
 }
 
 /* Free what svc_init and svc_set_link allocated. */

@@ -164,88 +164,127 @@ struct svc_ops {
 };
 
 /*
- * The fields of a service's state, each with how a re-exec's state holds
- * it (svc_save, svc_load; st.h): U8, BOOL, I32, U32, I64, U64, STR
- * (owned), FD (a kept fd), REASON; or SKIP, and why.  struct svc is made
- * of this list and nothing else, so that no field can be added without
- * saying what a re-exec does with it (tests/unit/test_svc.c checks the
- * struct against it, and a round trip through the state).
+ * A service as the state machine sees it.  A re-exec's state holds the
+ * fields SVC_STATE lists (svc_save, svc_load); each other field says
+ * how the next binary makes it again.  tests/unit/test_svc.c checks that
+ * every field is one or the other, and a round trip through the state.
  */
-#define SVC_FIELDS(X)							\
-	/* made again from the configuration, by svc_set_link() */	\
-	X(struct svc_def *, def, SKIP)					\
-	X(struct svc_set *, set, SKIP)					\
-	X(struct svc **, reqs, SKIP)	/* what we require */		\
-	X(struct svc **, afters, SKIP)	/* what we come after */	\
-	X(struct svc **, req_by, SKIP)	/* what requires us */		\
-	X(struct svc **, after_by, SKIP) /* what comes after us */	\
-	X(char *, status_text, STR)	/* sd_notify STATUS= */		\
-	X(char *, fail, STR)		/* WHY_ENV_FILE: what is wrong */ \
-	X(int64_t, since, I64)		/* entered the current state */	\
-	X(int64_t, started_at, I64)	/* last spawn */		\
-	X(int64_t, ready_at, I64)	/* 0: not ready since spawn */	\
-	X(int64_t, due_at, I64)		/* BACKOFF: restart time */	\
-	X(int64_t, limit_begin, I64)					\
-	X(int64_t, exited_at, I64)	/* last exit, real ms; 0: none */ \
-	X(int64_t, ran_at, I64)		/* last spawn, real ms; 0: none */ \
-	X(int64_t, deadline, I64)	/* the timer's, mono ms; 0: none */ \
-	X(int64_t, watch_due, I64)	/* READY: the watchdog's; 0: none */ \
-	X(int64_t, reload_due, I64)	/* READY: a reload's end, at most */ \
-	X(uint64_t, mem_need, U64)	/* what it held when killed for	\
-					 * memory (pressure.c) */	\
-	X(uint64_t, mem_seen, SKIP)	/* what a kill would free, at the \
-					 * killer's last look; looked at \
-					 * afresh after a re-exec */	\
-	X(int32_t, exit_code, I32)	/* of the last process */	\
-	X(int32_t, exit_sig, I32)	/* 0: it exited */		\
-	X(int32_t, err, I32)		/* sd_notify ERRNO=; 0: none */	\
-	X(int, pidfd, FD)		/* -1: no process */		\
-	X(pid_t, pid, I32)		/* for display only */		\
-	X(uint32_t, nreqs, SKIP)	/* svc_set_link()'s */		\
-	X(uint32_t, nafters, SKIP)					\
-	X(uint32_t, nreq_by, SKIP)					\
-	X(uint32_t, nafter_by, SKIP)					\
-	X(uint32_t, restarts, U32)	/* automatic restarts */	\
-	X(uint32_t, starts, U32)	/* spawns, ever */		\
-	X(uint32_t, delay, U32)		/* next back-off, ms */		\
-	X(uint32_t, limit_count, U32)					\
-	X(uint32_t, mark, SKIP)		/* a walk's scratch */		\
-	X(uint32_t, reloads, U32)	/* reloads completed */		\
-	X(uint32_t, reload_fails, U32)	/* reloads that failed */	\
-	X(int32_t, reload_status, I32)	/* of the last failed one */	\
-	X(struct svc_reason, reason, REASON) /* why it is in its state */ \
-	X(struct svc_reason, last, REASON) /* how the last process ended */ \
-	X(struct svc_reason, pending, REASON) /* why we are killing it */ \
-	X(uint8_t, state, U8)		/* enum svc_state */		\
-	X(bool, want_up, BOOL)						\
-	X(bool, restart_req, BOOL)					\
-	X(bool, kill_sent, BOOL)					\
-	X(bool, due, BOOL)		/* BACKOFF: delay is over */	\
-	/* in the queue or held: saved as "to be stepped", and kicked */ \
-	X(bool, queued, SKIP)						\
-	X(bool, held, SKIP)		/* waiting for a spawn */	\
-	/* spawned, exec not yet seen: a re-exec waits for none */	\
-	X(bool, execing, SKIP)						\
-	X(bool, mem_wait, BOOL)		/* BACKOFF: held for memory */	\
-	X(bool, mem_waived, BOOL)	/* a command: do not hold */	\
-	X(bool, ready_seen, BOOL)	/* STARTING: ready, settling */	\
-	X(bool, reloading, BOOL)	/* READY: RELOADING=1 was sent */ \
-	X(bool, reload_asked, BOOL)	/* READY: a reload is under way */ \
-	X(bool, reload_ready, BOOL)	/* ... which READY=1 ends */	\
-	/* a re-exec waits until no hook runs */			\
-	X(uint8_t, hook, SKIP)		/* enum hook_kind, of the steps */ \
-	X(bool, died_clean, SKIP)	/* STOP_POST: how the main ended */ \
-	X(bool, died_stopped, SKIP)	/* ... stopped by request */	\
-	/* STARTING: start_pre_exec done, its spawn waits for room */	\
-	X(bool, pre_done, BOOL)						\
-	X(bool, triggered, BOOL)	/* LISTENING: a client came */	\
-	X(TAILQ_ENTRY(svc), q, SKIP)	/* the queue's link */
-
-#define SVC_MEMBER(type, name, how)	type name;
-
 struct svc {
-	SVC_FIELDS(SVC_MEMBER)
+	/* made again from the configuration, by svc_set_link() */
+	struct svc_def		*def;
+	struct svc_set		*set;
+	struct svc		**reqs;		/* what we require */
+	struct svc		**afters;	/* what we come after */
+	struct svc		**req_by;	/* what requires us */
+	struct svc		**after_by;	/* what comes after us */
+	char			*status_text;	/* sd_notify STATUS= */
+	char			*fail;		/* WHY_ENV_FILE: what is wrong */
+	int64_t			 since;		/* entered the current state */
+	int64_t			 started_at;	/* last spawn */
+	int64_t			 ready_at;	/* 0: not ready since spawn */
+	int64_t			 due_at;	/* BACKOFF: restart time */
+	int64_t			 limit_begin;
+	int64_t			 exited_at;	/* last exit, real ms; 0: none */
+	int64_t			 ran_at;	/* last spawn, real ms; 0: none */
+	int64_t			 deadline;	/* the timer's, mono ms; 0: none */
+	int64_t			 watch_due;	/* READY: the watchdog's; 0: none */
+	int64_t			 reload_due;	/* READY: a reload's end, at most */
+	uint64_t		 mem_need;	/* what it held when killed for
+						 * memory (pressure.c) */
+	uint64_t		 mem_seen;	/* what a kill would free, at the
+						 * killer's last look; looked at
+						 * afresh after a re-exec */
+	int32_t			 exit_code;	/* of the last process */
+	int32_t			 exit_sig;	/* 0: it exited */
+	int32_t			 err;		/* sd_notify ERRNO=; 0: none */
+	int			 pidfd;		/* -1: no process */
+	pid_t			 pid;		/* for display only */
+	uint32_t		 nreqs;		/* svc_set_link()'s */
+	uint32_t		 nafters;
+	uint32_t		 nreq_by;
+	uint32_t		 nafter_by;
+	uint32_t		 restarts;	/* automatic restarts */
+	uint32_t		 starts;	/* spawns, ever */
+	uint32_t		 delay;		/* next back-off, ms */
+	uint32_t		 limit_count;
+	uint32_t		 mark;		/* a walk's scratch */
+	uint32_t		 reloads;	/* reloads completed */
+	uint32_t		 reload_fails;	/* reloads that failed */
+	int32_t			 reload_status;	/* of the last failed one */
+	struct svc_reason	 reason;	/* why it is in its state */
+	struct svc_reason	 last;		/* how the last process ended */
+	struct svc_reason	 pending;	/* why we are killing it */
+	uint8_t			 state;		/* enum svc_state */
+	bool			 want_up;
+	bool			 restart_req;
+	bool			 kill_sent;
+	bool			 due;		/* BACKOFF: delay is over */
+	/* in the queue or held: saved as "to be stepped", and kicked */
+	bool			 queued;
+	bool			 held;		/* waiting for a spawn */
+	/* spawned, exec not yet seen: a re-exec waits for none */
+	bool			 execing;
+	bool			 mem_wait;	/* BACKOFF: held for memory */
+	bool			 mem_waived;	/* a command: do not hold */
+	bool			 ready_seen;	/* STARTING: ready, settling */
+	bool			 reloading;	/* READY: RELOADING=1 was sent */
+	bool			 reload_asked;	/* READY: a reload is under way */
+	bool			 reload_ready;	/* ... which READY=1 ends */
+	/* a re-exec waits until no hook runs */
+	uint8_t			 hook;		/* enum hook_kind, of the steps */
+	bool			 died_clean;	/* STOP_POST: how the main ended */
+	bool			 died_stopped;	/* ... stopped by request */
+	/* STARTING: start_pre_exec done, its spawn waits for room */
+	bool			 pre_done;
+	bool			 triggered;	/* LISTENING: a client came */
+	TAILQ_ENTRY(svc)	 q;		/* the queue's link */
+#ifdef PV_TEST_FIELD
+	/* A release one ahead (tests/host/test_reexec.sh): a field added
+	 * (42 unless the state says), reloads no longer kept. */
+	uint32_t		 test_field;
+#endif
 };
+
+/*
+ * What a re-exec's state holds of struct svc, in the order version 6
+ * wrote it: the field, how (U8, BOOL, I32, U32, I64, U64, STR (owned),
+ * FD (a kept fd), REASON) and the version that first wrote it.
+ */
+#define SVC_STATE(X)							\
+	X(status_text, STR, 6)	X(fail, STR, 6)	X(since, I64, 6)	\
+	X(started_at, I64, 6)	X(ready_at, I64, 6) X(due_at, I64, 6)	\
+	X(limit_begin, I64, 6)	X(exited_at, I64, 6) X(ran_at, I64, 6)	\
+	X(deadline, I64, 6)	X(watch_due, I64, 6)			\
+	X(reload_due, I64, 6)	X(mem_need, U64, 6)			\
+	X(exit_code, I32, 6)	X(exit_sig, I32, 6) X(err, I32, 6)	\
+	X(pidfd, FD, 6)		X(pid, I32, 6)	X(restarts, U32, 6)	\
+	X(starts, U32, 6)	X(delay, U32, 6) X(limit_count, U32, 6)	\
+	SVC_RELOADS(X)		X(reload_fails, U32, 6)			\
+	X(reload_status, I32, 6) X(reason, REASON, 6)			\
+	X(last, REASON, 6)	X(pending, REASON, 6) X(state, U8, 6)	\
+	X(want_up, BOOL, 6)	X(restart_req, BOOL, 6)			\
+	X(kill_sent, BOOL, 6)	X(due, BOOL, 6)	X(mem_wait, BOOL, 6)	\
+	X(mem_waived, BOOL, 6)	X(ready_seen, BOOL, 6)			\
+	X(reloading, BOOL, 6)	X(reload_asked, BOOL, 6)		\
+	X(reload_ready, BOOL, 6) X(pre_done, BOOL, 6)			\
+	X(triggered, BOOL, 6) SVC_STATE_TEST(X)
+
+#ifdef PV_TEST_FIELD
+#define SVC_STATE_TEST(X)	X(test_field, U32, 9)
+#define SVC_RELOADS(X)
+#define SVC_SKIPPED_TEST(X)	X(reloads)
+#else
+#define SVC_STATE_TEST(X)
+#define SVC_RELOADS(X)		X(reloads, U32, 6)
+#define SVC_SKIPPED_TEST(X)
+#endif
+
+/* ... and what it does not, each made again as its field says. */
+#define SVC_SKIPPED(X)							\
+	X(def) X(set) X(reqs) X(afters) X(req_by) X(after_by)		\
+	X(mem_seen) X(nreqs) X(nafters) X(nreq_by) X(nafter_by) X(mark)	\
+	X(queued) X(held) X(execing) X(hook) X(died_clean)		\
+	X(died_stopped) X(q) SVC_SKIPPED_TEST(X)
 
 TAILQ_HEAD(svc_queue, svc);
 

@@ -205,7 +205,7 @@ t_reexec_refused() {
 	expect_rc 1 ctl reexec --binary /bin/false
 	expect_match "$OUT" "not a pidvisor that can take over"
 	expect_rc 1 ctl reexec --binary "$ROOT/build/test/pidvisor-vx"
-	expect_match "$OUT" "it reads state versions 99; this pidvisor writes version [0-9]+"
+	expect_match "$OUT" "it reads state versions 99 99\\+; this pidvisor writes version [0-9]+"
 	# One that another user could swap between the check and the exec.
 	install -m 0777 "$PV" "$T/open"
 	expect_rc 1 ctl reexec --binary "$T/open"
@@ -291,4 +291,89 @@ t_reexec_clients() {
 	[ "$(field dies pid)" != "$pid" ] || fail "dies kept its PID"
 	expect_eq "$(field dies exit_signal)" KILL "how the first dies died"
 	pv_down
+}
+
+# Across releases: the landed release before this one (its state is
+# version 6, read in order) hands over to this one; this one to a
+# release one ahead (a field added, with its default where the state
+# has none; a field dropped, left where it is), and that one back to
+# this one (a downgrade): every PID, state and line kept each time.
+t_reexec_releases() {
+	local prev=$ROOT/build/test/pidvisor-prev
+	local ahead=$ROOT/build/test/pidvisor-field before fds
+	pv_dir
+	svc plain <<-EOF
+	exec = $H sleep=forever
+	EOF
+	svc fd <<-EOF
+	exec = $H ready-fd=3 sleep=forever
+	ready = fd:3
+	EOF
+	svc notify <<-EOF
+	exec = $H notify=READY=1 sleep=forever
+	ready = notify
+	EOF
+	svc task <<-EOF
+	exec = $H exit=0
+	ready = exit
+	EOF
+	svc printer <<-EOF
+	exec = /bin/sh -c "i=0; while echo \$i; do i=\$((i+1)); sleep 0.01; done"
+	EOF
+	svc web <<-EOF
+	exec = $H serve
+	listen = tcp:127.0.0.1:$(free_port)
+	EOF
+	PV=$prev pv_up
+	wait_until 20000 reexec_up 5 || fail "not all ready: $(ctl status)"
+	wait_until 20000 eval '[ "$(ctl logs printer -n 1000 | wc -l)" -ge 100 ]' ||
+	    fail "printer printed nothing"
+	before=$(reexec_snapshot)
+	expect_rc 0 ctl reexec --binary "$ROOT/build/asan/pidvisor"
+	expect_match "$OUT" "took over 6 services"
+	expect_eq "$(reexec_snapshot)" "$before" "after 0.x (state 6) -> this"
+	# (Each release keeps fds of its own; from here on they must stay.)
+	fds=$(pv_fds)
+	reexec_lines_check
+	# A release ahead: reloads it does not keep, a field it adds.
+	expect_rc 0 ctl reexec --binary "$ahead"
+	expect_match "$OUT" "took over 6 services"
+	expect_eq "$(reexec_snapshot)" "$before" "after this -> a release ahead"
+	grep -q "plain: test_field 42" "$T/log" ||
+	    fail "the field it added has no default: $(tail "$T/log")"
+	# ... and back: what it wrote that we do not know is left.
+	expect_rc 0 ctl reexec --binary "$ROOT/build/asan/pidvisor"
+	expect_match "$OUT" "took over 6 services"
+	expect_eq "$(reexec_snapshot)" "$before" "after a release ahead -> this"
+	expect_eq "$(pv_fds)" "$fds" "its fds"
+	reexec_lines_check
+	expect_rc 0 ctl restart plain --wait --timeout=10s
+	pv_down
+}
+
+# The names of the state's records (st.h), as the writers in supervisor/
+# give them: the list of STATE_VERSION in tests/unit/state_fields.txt.
+# A record added, renamed or dropped without a new version fails here.
+state_names() {
+	local v=$1
+	{
+		grep -ho 'st_\(u8\|u32\|u64\|i64\|str\|strv\|bytes\|fd\|fd_kept\|begin\|rec_parts\)(w, "[a-z0-9_]*"' \
+		    "$ROOT"/supervisor/*.c | sed 's/.*"\(.*\)"/\1/'
+		grep -ho 'X([a-z_]*, [A-Z0-9]*, [0-9]*)' \
+		    "$ROOT/supervisor/svc.h" "$ROOT/supervisor/service.h" |
+		    awk -F'[(, )]+' -v v="$v" '$4 <= v { print $2 }'
+	} | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+t_state_fields() {
+	local v want have
+	v=$(sed -n 's/^#define STATE_VERSION	\([0-9]*\).*/\1/p' \
+	    "$ROOT/supervisor/st.h")
+	[ -n "$v" ] || fail "no STATE_VERSION in st.h"
+	want=$(sed -n "s/^$v: //p" "$ROOT/tests/unit/state_fields.txt")
+	[ -n "$want" ] || fail "tests/unit/state_fields.txt has no version $v"
+	have=$(state_names "$v")
+	[ "$have" = "$want" ] || fail "the state's records changed without a \
+new STATE_VERSION: $(diff <(tr ' ' '\n' <<<"$want") <(tr ' ' '\n' <<<"$have") |
+	    grep '^[<>]' | tr '\n' ' ')"
 }

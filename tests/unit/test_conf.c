@@ -1322,7 +1322,6 @@ test_state_roundtrip(void **state)
 	struct st_w	 w = { 0 };
 	struct st_r	 r;
 	struct sup_conf	 sc;
-	struct conf_keymap km, sm;
 	size_t		 cut, i;
 	char		*errs;
 
@@ -1347,53 +1346,67 @@ test_state_roundtrip(void **state)
 	free(errs);
 	d = conf_find(&c, "web");
 	assert_non_null(d);
-	conf_keys_save_table(&w, SEC_SERVICE);
-	conf_keys_save_table(&w, SEC_SUPERVISOR);
-	conf_keys_save(&w, SEC_SERVICE, d);
-	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup);
+	st_head(&w, STATE_VERSION);
+	st_begin(&w, "svc");
+	conf_keys_save(&w, SEC_SERVICE, d, &d->given);
+	st_end(&w);
+	st_begin(&w, "sup");
+	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup, &c.sup.given);
+	st_end(&w);
+	st_head_done(&w);
 	assert_false(w.nomem);
 	memset(&sc, 0, sizeof(sc));
-	for (cut = 0; cut <= w.b.len; cut++) {
-		memset(&r, 0, sizeof(r));
-		r.p = (const unsigned char *)w.b.data;
-		r.n = cut;
+	/* Cut anywhere (its header saying so): never read past the end. */
+	for (cut = 24; cut <= w.b.len; cut++) {
+		uint64_t	len = cut;
+		uint32_t	v;
+
+		memcpy(w.b.data + 16, &len, sizeof(len));
 		e = calloc(1, sizeof(*e));
 		assert_non_null(e);
 		svc_def_defaults(e, &c.sup);
 		e->name = strdup("web");
 		e->file = strdup("web.ini");
-		i = conf_keys_load_table(&r, SEC_SERVICE, &km) == 0 &&
-		    conf_keys_load_table(&r, SEC_SUPERVISOR, &sm) == 0 &&
-		    conf_keys_load(&r, &km, e) == 0 &&
-		    conf_keys_load(&r, &sm, &sc) == 0;
-		if (cut < w.b.len) {
-			assert_false(i);
-			assert_true(st_bad(&r));
-		} else {
+		i = st_r_open(&r, w.b.data, cut, &v) == 0 &&
+		    st_enter(&r, "svc") &&
+		    conf_keys_load(&r, SEC_SERVICE, e, &e->given) == 0;
+		st_leave(&r);
+		i = i && st_enter(&r, "sup") &&
+		    conf_keys_load(&r, SEC_SUPERVISOR, &sc, &sc.given) == 0;
+		st_r_close(&r);
+		if (cut == w.b.len) {
 			assert_true(i);
-			assert_int_equal(r.off, r.n);
 			assert_true(svc_def_equal(d, e));
 			assert_string_equal(e->env_files[0], "-/etc/default/web");
 			assert_int_equal(e->ready_fd, 5);
 			assert_int_equal(e->ngroups, d->ngroups);
 			assert_int_equal(e->memory_max, 64 << 20);
+			assert_true(keyset_has(&e->given, K_MEMORY_MAX));
+			assert_false(keyset_has(&e->given, K_CONSOLE));
 			for (i = 0; i < K__COUNT; i++)
 				if (conf_keys[i].section == SEC_SUPERVISOR)
 					assert_true(conf_key_equal(&conf_keys[i],
 					    &c.sup, &sc));
 		}
 		svc_def_free(e);
-		memset(&sc, 0, sizeof(sc));	/* no string in it here */
+		conf_sup_free_fields(&sc);
 	}
-	/* A key this binary does not know. */
+	/* A key this binary does not know (a newer one's) is left, and the
+	 * key it has not got (an older one's) keeps its default. */
 	memcpy(memmem(w.b.data, w.b.len, "restart", 7), "restarT", 7);
-	memset(&r, 0, sizeof(r));
-	r.p = (const unsigned char *)w.b.data;
-	r.n = w.b.len;
 	e = calloc(1, sizeof(*e));
 	assert_non_null(e);
-	assert_int_equal(conf_keys_load_table(&r, SEC_SERVICE, &km), -EINVAL);
-	assert_string_equal(r.err, "key 'restarT' is unknown to this binary");
+	svc_def_defaults(e, &c.sup);
+	{
+		uint32_t	v;
+
+		assert_int_equal(st_r_open(&r, w.b.data, w.b.len, &v), 0);
+	}
+	assert_true(st_enter(&r, "svc"));
+	assert_int_equal(conf_keys_load(&r, SEC_SERVICE, e, &e->given), 0);
+	st_r_close(&r);
+	assert_int_equal(e->restart, RESTART_ALWAYS);
+	assert_int_equal(e->ready_fd, 5);
 	svc_def_free(e);
 	st_w_free(&w);
 	conf_free(&c);
