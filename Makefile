@@ -7,15 +7,18 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
-DAEMON_SRC	 = main.c sup.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
-		   output.c notifysock.c service.c service_env.c hook.c health.c mainpid.c svcreload.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
+DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
+		   output.c notifysock.c service.c service_env.c service_kill.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svchook.c svcset.c svcwhy.c conf.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching
-# a header rebuilds only what includes it.
+# a header rebuilds only what includes it.  No built-in rules: a rule
+# to make a .d file from a .o by linking it is not one we want.
 DEP		 = -MMD -MP
+MAKEFLAGS	+= --no-builtin-rules
+.SUFFIXES:
 # What the daemon links: libev, inih, and for sandbox.c libseccomp, libcap.
 LIBS		 = -lev -linih -lseccomp -lcap
 
@@ -589,5 +592,6 @@ clean:
 	find $(B) -mindepth 1 -maxdepth 1 ! -name linux-source-6.1 \
 	    ! -name kernel ! -name debian -exec rm -rf {} + 2>/dev/null || :
 
+$(B)/%.d: ;
 -include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/memcheck/*.d \
     $(B)/other/*.d $(B)/field/*.d)

@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "pressure.h"
 #include "spawn.h"
+#include "sandbox.h"
 
 
 /*

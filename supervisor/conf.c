@@ -29,7 +29,6 @@
 #include <ini.h>
 
 #include "conf.h"
-#include "security.h"
 #include "conf_parse.h"
 
 
@@ -172,14 +171,11 @@ svc_def_free(struct svc_def *d)
 	strv_free(d->listen);
 	free(d->listen_lines);
 	free(d->listen_owner);
-	if (d->sb != NULL)
-		sandbox_free(d->sb);
-	free(d->sb);
 	free(d);
 }
 
 /* Keep a warning: what is not wrong, but is likely not what was meant. */
-static void
+void
 conf_warn(struct conf *c, const char *fmt, ...)
 {
 	char	msg[600];
@@ -895,20 +891,6 @@ out:
 	free(color);
 }
 
-struct conf_warn_at {
-	struct conf		*c;
-	const struct svc_def	*d;
-};
-
-/* security_warn()'s: a warning about a service, at its file. */
-static void
-conf_warn_def(void *arg, const char *msg)
-{
-	struct conf_warn_at	*w = arg;
-
-	conf_warn(w->c, "%s: %s: %s", w->d->file, w->d->name, msg);
-}
-
 /*
  * Checks across files: every dependency exists, no cycles; warnings of
  * protections that undo each other.
@@ -923,12 +905,11 @@ conf_check(struct conf *c)
 	for (i = 0; i < c->ndefs; i++) {
 		struct svc_def	*d = c->defs[i];
 
-		struct conf_warn_at w = { c, d };
-
 		if (i > 0 && strcmp(c->defs[i - 1]->name, d->name) == 0)
 			conf_error(c, d->file, 0, "service '%s' is defined "
 			    "twice (by %s too)", d->name, c->defs[i - 1]->file);
-		security_warn(d, conf_warn_def, &w);
+		if (c->check_def != NULL)
+			c->check_def(c, d);
 
 		for (j = 0; j < d->nrequires + d->nafter; j++) {
 			struct svc_dep	*e = conf_edge(d, j);

@@ -8,7 +8,6 @@
 #include <sys/un.h>
 #include <sys/types.h>
 
-#include "sandbox.h"
 #include "util.h"
 
 #define SVC_NAME_MAX	64
@@ -293,6 +292,12 @@ struct conf_key {
 
 extern const struct conf_key conf_keys[K__COUNT];
 
+/* The limit_* keys but limit_nofile (sandbox.c's sb_rlimits). */
+#define CONF_RLIMITS	15
+
+enum protect_system { PROTECT_NO, PROTECT_YES, PROTECT_FULL, PROTECT_STRICT };
+enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
+
 /* One service as the configuration defines it; never changed once loaded. */
 struct svc_def {
 	char		 *name;
@@ -372,7 +377,7 @@ struct svc_def {
 	struct {
 		uint64_t	cur, max;	/* RLIM_INFINITY: infinity */
 		bool		set;
-	}		  limit[SB_RLIMITS];	/* limit_* */
+	}		  limit[CONF_RLIMITS];	/* limit_* */
 	uint32_t	  cpu_quota;	/* us per cpu_period; 0: not set */
 	uint32_t	  cpu_period;	/* us */
 	uint32_t	  cpu_weight;	/* 0: not set */
@@ -390,8 +395,6 @@ struct svc_def {
 	bool		  private_tmp;
 	bool		  private_network;
 	bool		  private_devices;
-	struct sandbox	 *sb;		/* made of those at its first spawn
-					 * (service.c); freed with it */
 	/* The fds pidvisor holds for it (socks.c). */
 	char		**listen;	/* as written, in order */
 	int		 *listen_lines;	/* ... the line of each */
@@ -483,6 +486,9 @@ struct conf {
 	char		**warns;	/* "FILE: what", NULL-ended, or NULL */
 	bool		  nomem;	/* out of memory: not all is known */
 	const char	 *etc;		/* where passwd and group are read */
+	/* Checks of a definition a layer above makes at conf_check(), its
+	 * warnings by conf_warn() (security_conf_check); NULL: none. */
+	void		(*check_def)(struct conf *c, const struct svc_def *d);
 };
 
 void		 conf_init(struct conf *c);
@@ -499,6 +505,8 @@ int		 conf_instance(struct conf *c, const struct conf_tmpl *t,
 		     const char *name, struct svc_def **out);
 const struct conf_tmpl *conf_tmpl_of(const struct conf *c, const char *name);
 void		 conf_errors(struct conf *c, struct buf *out);
+void		 conf_warn(struct conf *c, const char *fmt, ...)
+		     __attribute__((format(printf, 2, 3)));
 bool		 conf_name_valid(const char *s);
 void		 svc_def_free(struct svc_def *d);
 bool		 svc_def_equal(const struct svc_def *a, const struct svc_def *b);

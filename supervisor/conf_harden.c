@@ -12,6 +12,7 @@
 
 #include "conf.h"
 #include "conf_parse.h"
+#include "sandbox.h"
 
 /* no_new_privs, private_tmp, private_network, private_devices. */
 const char *

@@ -12,6 +12,7 @@
 
 #include "conf.h"
 #include "st.h"
+#include "sandbox.h"
 
 /* Where a field of a key is, in the object it belongs to. */
 static const void *

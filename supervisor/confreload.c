@@ -1,7 +1,7 @@
 /*
  * confreload.c - apply a changed configuration to the running supervisor
- * (`pidvisorctl reload`, SIGHUP).  A service's own reload is
- * svcreload.c's.
+ * (`pidvisorctl reload`, SIGHUP).  A service's own reload is hook.c's
+ * (hook_reload_start()).
  *
  * The whole tree is parsed again.  If anything in it is wrong, nothing
  * changes.  Otherwise the difference is applied: new services start (if
@@ -20,6 +20,7 @@
 
 #include "pressure.h"
 #include "sup.h"
+#include "security.h"
 
 /*
  * Supervisor-wide settings: each key of [supervisor] that changed is
@@ -82,12 +83,13 @@ confreload_swap(struct sup *sup, struct service *ss, struct svc_def *d)
 		svc_def_free(ss->svc.def);
 	}
 	ss->svc.def = d;
+	service_sandbox_drop(ss);	/* made again at its next spawn */
 	if (ss->cgfd >= 0) {		/* new limits at its next start */
 		close(ss->cgfd);
 		ss->cgfd = -1;
 	}
 	service_env_free(ss);
-	return service_env(sup, ss);
+	return service_env(&sup->core, ss);
 }
 
 enum { R_ADDED, R_CHANGED, R_UNCHANGED, R_REMOVED, R_RESTARTED };
@@ -140,7 +142,8 @@ confreload_socks(struct sup *sup, struct conf *nc,
 		if (conf_def_is_conn(d) || !now ||
 		    (d->listen == NULL && (ss == NULL || ss->socks == NULL)))
 			continue;
-		if (socks_prepare(ss, d, &held[i].v, &held[i].n, err,
+		if (socks_prepare(ss ? &ss->svc : NULL, d, &held[i].v,
+		    &held[i].n, err,
 		    sizeof(err)) < 0) {
 			buf_printf(report, "%s:%d: %s\n", d->file,
 			    d->listen_lines[held[i].n], err);
@@ -154,9 +157,8 @@ confreload_socks(struct sup *sup, struct conf *nc,
 		return 0;
 	for (i = 0; i < nc->ndefs; i++)
 		if (held[i].made)
-			socks_abort(svc_find(&sup->set, nc->defs[i]->name) ?
-			    service_of(svc_find(&sup->set,
-			    nc->defs[i]->name)) : NULL, held[i].v, held[i].n);
+			socks_abort(svc_find(&sup->set, nc->defs[i]->name),
+			    held[i].v, held[i].n);
 	buf_puts(report, "reload refused, nothing changed\n");
 	log_err("reload refused, nothing changed: a listen socket could not "
 	    "be bound");
@@ -224,6 +226,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 			}
 		}
 	}
+	nc.check_def = security_conf_check;
 	if (conf_load(&nc, sup->confdir) < 0) {
 		conf_errors(&nc, report);
 		log_err("reload refused, nothing changed: %zu error%s",
@@ -273,7 +276,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 
 		nc.defs[i] = NULL;
 		if ((s = svc_find(&sup->set, d->name)) == NULL) {
-			if ((ss = service_new(sup, d)) == NULL) {
+			if ((ss = service_new(&sup->core, d)) == NULL) {
 				socks_abort(NULL, held[i].v, held[i].n);
 				svc_def_free(d);
 				continue;
@@ -287,7 +290,7 @@ confreload_apply(struct sup *sup, struct buf *report)
 			confreload_swap(sup, ss, d);
 		}
 		if (held[i].made)
-			socks_commit(sup, ss, held[i].v, held[i].n);
+			socks_commit(&ss->svc, held[i].v, held[i].n);
 		v[n++] = &ss->svc;
 	}
 	for (i = 0; i < sup->set.n; i++) {
@@ -332,12 +335,12 @@ confreload_apply(struct sup *sup, struct buf *report)
 		case R_REMOVED:
 			svc_stop(s);
 			if (!svc_has_process(s))
-				ev_prepare_start(sup->loop, &sup->gc_w);
+				ev_prepare_start(sup->core.loop, &sup->core.gc_w);
 			break;
 		}
 	}
 	free(held);
-	service_kill_modes_check(sup);
+	service_kill_modes_check(&sup->core);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
 	    "restarted with them, %zu unchanged", count[R_ADDED],
 	    count[R_CHANGED], count[R_REMOVED], count[R_RESTARTED],

@@ -1,46 +1,48 @@
 /*
  * health.c - health checks (Docker's HEALTHCHECK, a Kubernetes liveness
  * probe, s6-notifyoncheck): while a service runs, its health_exec runs
- * every health_interval, as a process of the service (hook.c), never on
- * the loop, killed at its health_timeout.  health_retries failures in a
+ * every health_interval, as a process of the service (the service layer
+ * runs it as a hook: core->check), never on the loop, killed at its
+ * health_timeout.  health_retries failures in a
  * row, once past health_start_period, make it unhealthy: svc.c stops it
  * and its restart policy says what next.  ready = health: it is ready
  * when a check first passes.
  */
 #include <errno.h>
+#include <string.h>
 
+#include "core.h"
 #include "health.h"
-#include "hook.h"
-#include "service.h"
-#include "sup.h"
 
 static void	health_on_timer(struct ev_loop *, ev_timer *, int);
 
-/* A new service: no check yet. */
+/* A new service, s: no check yet. */
 void
-health_init(struct service *ss)
+health_init(struct health *h, struct core *core, struct svc *s)
 {
-	ev_init(&ss->health_w, health_on_timer);
-	ss->health = HEALTH_NONE;
-	ss->health_fails = 0;
+	memset(h, 0, sizeof(*h));
+	ev_init(&h->w, health_on_timer);
+	h->core = core;
+	h->svc = s;
+	h->state = HEALTH_NONE;
 }
 
 /* The next check in ms from now. */
 static void
-health_arm(struct sup *sup, struct service *ss, uint32_t ms)
+health_arm(struct health *h, uint32_t ms)
 {
-	ev_timer_stop(sup->loop, &ss->health_w);
-	ev_timer_set(&ss->health_w, ms / 1000., 0.);
-	ev_timer_start(sup->loop, &ss->health_w);
+	ev_timer_stop(h->core->loop, &h->w);
+	ev_timer_set(&h->w, ms / 1000., 0.);
+	ev_timer_start(h->core->loop, &h->w);
 }
 
 /* Until it first passes: soon, and again soon. */
 static uint32_t
-health_pace(const struct service *ss)
+health_pace(const struct health *h)
 {
-	const struct svc_def	*d = ss->svc.def;
+	const struct svc_def	*d = h->svc->def;
 
-	if (ss->health == HEALTH_STARTING && d->health_interval >
+	if (h->state == HEALTH_STARTING && d->health_interval >
 	    HEALTH_START_PACE)
 		return HEALTH_START_PACE;
 	return d->health_interval;
@@ -53,14 +55,14 @@ health_pace(const struct service *ss)
  * them 56 ms at p90 (1.1 ms unchecked); spread, see docs/performance.md.
  */
 static uint32_t
-health_first(const struct service *ss)
+health_first(const struct health *h)
 {
-	const unsigned char	*p = (const unsigned char *)ss->svc.def->name;
-	uint32_t		 h = 2166136261u, pace = health_pace(ss);
+	const unsigned char	*p = (const unsigned char *)h->svc->def->name;
+	uint32_t		 x = 2166136261u, pace = health_pace(h);
 
 	for (; *p; p++)
-		h = (h ^ *p) * 16777619u;	/* FNV-1a */
-	return pace / 2 + (uint32_t)((uint64_t)pace * (h % 1024) / 1024);
+		x = (x ^ *p) * 16777619u;	/* FNV-1a */
+	return pace / 2 + (uint32_t)((uint64_t)pace * (x % 1024) / 1024);
 }
 
 /*
@@ -68,42 +70,43 @@ health_first(const struct service *ss)
  * spawned, and end with it (a check that runs then is killed).
  */
 void
-health_changed(struct sup *sup, struct service *ss, enum svc_state from)
+health_changed(struct health *h, enum svc_state from)
 {
-	struct svc	*s = &ss->svc;
+	struct svc	*s = h->svc;
 	bool		 running = s->pidfd >= 0 &&
 			    (s->state == SVC_STARTING || s->state == SVC_READY);
 
 	if (s->def->health_exec == NULL || from == s->state)
 		return;
-	if (running && ss->health == HEALTH_NONE) {
-		ss->health = HEALTH_STARTING;
-		ss->health_fails = 0;
-		health_arm(sup, ss, s->def->ready == READY_HEALTH ? 0 :
-		    health_first(ss));
-	} else if (!running && ss->health != HEALTH_NONE) {
-		health_end(sup, ss);
+	if (running && h->state == HEALTH_NONE) {
+		h->state = HEALTH_STARTING;
+		h->fails = 0;
+		health_arm(h, s->def->ready == READY_HEALTH ? 0 :
+		    health_first(h));
+	} else if (!running && h->state != HEALTH_NONE) {
+		health_end(h);
 	}
 }
 
 static void
 health_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct sup	*sup = ev_userdata(loop);
-	struct service	*ss = container_of(w, struct service, health_w);
+	struct health	*h = container_of(w, struct health, w);
 	int		 rc;
 
+	(void)loop;
 	(void)revents;
-	if (ss->hooks[HOOK_SLOT_HEALTH] != NULL)
+	if (h->running)
 		return;		/* one at a time: its own end re-arms */
 	/* A re-exec waits for quiet: no new check meanwhile (the next
 	 * binary begins them afresh). */
-	if (sup->rx.phase == RX_QUIESCE) {
-		health_arm(sup, ss, health_pace(ss));
+	if (h->core->quiesce) {
+		health_arm(h, health_pace(h));
 		return;
 	}
-	if ((rc = hook_start(sup, ss, HOOK_HEALTH)) < 0)
-		health_result(sup, ss, rc);
+	h->running = true;
+	if ((rc = h->core->check(h->core, h->svc, true)) < 0)
+		health_result(h, rc);
 }
 
 /*
@@ -111,45 +114,48 @@ health_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
  * -ETIMEDOUT or -errno failed).
  */
 void
-health_result(struct sup *sup, struct service *ss, int status)
+health_result(struct health *h, int status)
 {
-	struct svc		*s = &ss->svc;
+	struct svc		*s = h->svc;
 	const struct svc_def	*d = s->def;
 	bool			 early;
 
-	if (ss->health == HEALTH_NONE)
+	h->running = false;
+	if (h->state == HEALTH_NONE)
 		return;
 	if (status == 0) {
-		bool	news = ss->health != HEALTH_HEALTHY;
+		bool	news = h->state != HEALTH_HEALTHY;
 
-		ss->health_fails = 0;
-		ss->health = HEALTH_HEALTHY;
+		h->fails = 0;
+		h->state = HEALTH_HEALTHY;
 		if (s->state == SVC_STARTING && d->ready == READY_HEALTH)
 			svc_ready(s);
 		else if (news)		/* for those who wait on status */
-			sup_changed(sup, s, (enum svc_state)s->state);
+			h->core->changed(h->core, s, (enum svc_state)s->state);
 	} else if (s->state == SVC_READY) {
 		/* The start period's failures do not count. */
 		early = mono_ms() - s->started_at < d->health_start_period;
-		if (!early && ++ss->health_fails >= d->health_retries) {
-			ss->health = HEALTH_UNHEALTHY;
-			ss->health_status = status;
+		if (!early && ++h->fails >= d->health_retries) {
+			h->state = HEALTH_UNHEALTHY;
+			h->status = status;
 			svc_unhealthy(s, status);
 			return;
 		}
 	}
-	if (ss->health != HEALTH_NONE)
-		health_arm(sup, ss, health_pace(ss));
+	if (h->state != HEALTH_NONE)
+		health_arm(h, health_pace(h));
 }
 
 /* The checks end: the timer, and a check that runs. */
 void
-health_end(struct sup *sup, struct service *ss)
+health_end(struct health *h)
 {
-	ev_timer_stop(sup->loop, &ss->health_w);
-	hook_cancel(sup, ss, HOOK_SLOT_HEALTH);
-	ss->health = HEALTH_NONE;
-	ss->health_fails = 0;
+	ev_timer_stop(h->core->loop, &h->w);
+	if (h->running)
+		h->core->check(h->core, h->svc, false);
+	h->running = false;
+	h->state = HEALTH_NONE;
+	h->fails = 0;
 }
 
 /* As status says it. */

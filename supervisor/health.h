@@ -2,10 +2,14 @@
 #ifndef PIDVISOR_HEALTH_H
 #define PIDVISOR_HEALTH_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
 #include "svc.h"
 
-struct sup;
-struct service;
+struct core;
 
 /* What status says of a service's health. */
 enum health_state {
@@ -21,11 +25,22 @@ enum health_state {
  */
 #define HEALTH_START_PACE	1000	/* ms */
 
-void		 health_init(struct service *ss);
-void		 health_changed(struct sup *sup, struct service *ss,
-		     enum svc_state from);
-void		 health_result(struct sup *sup, struct service *ss, int status);
-void		 health_end(struct sup *sup, struct service *ss);
+/* A service's checks (a part of struct service). */
+struct health {
+	ev_timer	 w;		/* the next check */
+	struct core	*core;
+	struct svc	*svc;
+	uint8_t		 state;		/* enum health_state */
+	bool		 running;	/* a check runs (core->check) */
+	uint32_t	 fails;		/* in a row */
+	int32_t		 status;	/* of the last failed check */
+};
+
+void		 health_init(struct health *h, struct core *core,
+		     struct svc *s);
+void		 health_changed(struct health *h, enum svc_state from);
+void		 health_result(struct health *h, int status);
+void		 health_end(struct health *h);
 const char	*health_name(enum health_state h);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * hook.c - the commands run around a service: start_pre_exec,
  * start_post_exec, stop_exec, stop_post_exec (svc.c waits on them),
- * on_failure_exec, and health_exec (health.c's).  Each is spawned as
+ * on_failure_exec, health_exec (health.c's), and reload_exec (a
+ * service's own reload, `pidvisorctl reload NAME`: hook_reload_start()).  Each is spawned as
  * the service runs (its user, cgroup, environment and log), with
  * $MAINPID while there is a main process, never run on the loop; one
  * that outlives its time-out is killed.  The commands of a kind run one
@@ -17,8 +18,9 @@
 
 #include "health.h"
 #include "hook.h"
+#include "sandbox.h"
 #include "service.h"
-#include "sup.h"
+#include "core.h"
 
 /* The slot a kind runs in. */
 static int
@@ -139,10 +141,10 @@ hook_words(const char *line, pid_t mainpid)
  * systemd names the last two).
  */
 static char **
-hook_env(struct sup *sup, struct service *ss, int kind)
+hook_env(struct core *core, struct service *ss, int kind)
 {
 	struct svc	*s = &ss->svc;
-	char *const	*base = ss->envp ? ss->envp : sup->base_env;
+	char *const	*base = ss->envp ? ss->envp : core->base_env;
 	char		**v = NULL, line[512], why[256];
 	size_t		  i;
 
@@ -186,7 +188,7 @@ static void	hook_on_timer(struct ev_loop *, ev_timer *, int);
 
 /* Spawn the next command of the chain.  0, or -errno. */
 static int
-hook_spawn(struct sup *sup, struct hookrun *hr)
+hook_spawn(struct core *core, struct hookrun *hr)
 {
 	struct service		*ss = hr->ss;
 	struct spawn_req	 req;
@@ -203,7 +205,7 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 		return -ENOMEM;
 	hr->next++;
 	spawn_proc_init(&hr->proc);
-	if ((rc = service_spawn_req(sup, ss, &req)) < 0)
+	if ((rc = service_spawn_req(core, ss, &req)) < 0)
 		return rc;
 	req.argv = hr->argv;
 	req.envp = hr->envp;
@@ -212,16 +214,18 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 	req.ns = ss->ns;
 	if ((rc = spawn_start(&hr->proc, &req, &res)) < 0)
 		return rc;
+	sandbox_unref(hr->sb);		/* its child reads it until exec */
+	hr->sb = req.sb != NULL ? sandbox_ref(ss->sb) : NULL;
 	hr->pid = res.pid;
 	hr->timed_out = false;
-	pidmap_add(&sup->pids, &hr->pm, res.pid);
+	pidmap_add(core->pids, &hr->pm, res.pid);
 	ev_io_init(&hr->io, hook_on_exec, hr->proc.errfd, EV_READ);
-	ev_io_start(sup->loop, &hr->io);
+	ev_io_start(core->loop, &hr->io);
 	ev_io_init(&hr->death, hook_on_death, spawn_fd_keep(res.pidfd),
 	    EV_READ);
-	ev_io_start(sup->loop, &hr->death);
+	ev_io_start(core->loop, &hr->death);
 	ev_timer_init(&hr->timer, hook_on_timer, hr->timeout / 1000., 0.);
-	ev_timer_start(sup->loop, &hr->timer);
+	ev_timer_start(core->loop, &hr->timer);
 	return 0;
 }
 
@@ -229,6 +233,7 @@ hook_spawn(struct sup *sup, struct hookrun *hr)
 static void
 hook_free(struct hookrun *hr)
 {
+	sandbox_unref(hr->sb);
 	strv_free(hr->cmds);
 	strv_free(hr->argv);
 	strv_free(hr->envp);
@@ -241,7 +246,7 @@ hook_free(struct hookrun *hr)
  * of the same slot that runs is killed first.
  */
 int
-hook_start(struct sup *sup, struct service *ss, int kind)
+hook_start(struct core *core, struct service *ss, int kind)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char *const		*cmds = hook_cmds(d, kind);
@@ -250,7 +255,7 @@ hook_start(struct sup *sup, struct service *ss, int kind)
 
 	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL)
 		return 1;
-	hook_cancel(sup, ss, slot);
+	hook_cancel(core, ss, slot);
 	if ((hr = calloc(1, sizeof(*hr))) == NULL)
 		return -ENOMEM;
 	hr->ss = ss;
@@ -258,12 +263,12 @@ hook_start(struct sup *sup, struct service *ss, int kind)
 	hr->pm.kind = PM_HOOK;
 	hr->timeout = hook_timeout(d, kind);
 	if ((cmds != NULL && (hr->cmds = strv_dup(cmds)) == NULL) ||
-	    (hr->envp = hook_env(sup, ss, kind)) == NULL) {
+	    (hr->envp = hook_env(core, ss, kind)) == NULL) {
 		hook_free(hr);
 		return -ENOMEM;
 	}
-	service_prepare(sup, ss);
-	if ((rc = hook_spawn(sup, hr)) < 0) {
+	service_prepare(core, ss);
+	if ((rc = hook_spawn(core, hr)) < 0) {
 		log_warn("%s: %s: %s", d->name, hook_name(kind),
 		    strerror(-rc));
 		hook_free(hr);
@@ -275,7 +280,7 @@ hook_start(struct sup *sup, struct service *ss, int kind)
 
 /* The chain is over, with status: tell whoever waits on it. */
 static void
-hook_done(struct sup *sup, struct service *ss, int kind, int status)
+hook_done(struct core *core, struct service *ss, int kind, int status)
 {
 	char	how[128];
 
@@ -290,30 +295,30 @@ hook_done(struct sup *sup, struct service *ss, int kind, int status)
 	case HOOK_ON_FAILURE:
 		break;
 	case HOOK_HEALTH:
-		health_result(sup, ss, status);
+		health_result(&ss->health, status);
 		break;
 	default:
 		svc_hook_done(&ss->svc, kind, status);
-		service_unhold(sup);
+		service_unhold(core);
 	}
 	if (ss->removing && !svc_has_process(&ss->svc) && !hook_busy(ss))
-		ev_prepare_start(sup->loop, &sup->gc_w);
+		ev_prepare_start(core->loop, &core->gc_w);
 }
 
 /* The command is gone (reaped): the chain goes on, or ends. */
 static void
-hook_over(struct sup *sup, struct hookrun *hr, int status)
+hook_over(struct core *core, struct hookrun *hr, int status)
 {
 	struct service	*ss = hr->ss;
 	int		 kind = hr->kind, slot = hook_slot(kind);
 
-	ev_io_stop(sup->loop, &hr->io);
-	ev_io_stop(sup->loop, &hr->death);
-	ev_timer_stop(sup->loop, &hr->timer);
+	ev_io_stop(core->loop, &hr->io);
+	ev_io_stop(core->loop, &hr->death);
+	ev_timer_stop(core->loop, &hr->timer);
 	spawn_poll(&hr->proc);
 	spawn_proc_free(&hr->proc);	/* off its stack */
 	close(hr->death.fd);
-	pidmap_del(&sup->pids, &hr->pm);
+	pidmap_del(core->pids, &hr->pm);
 	hr->pid = 0;
 	if (hr->cancelled) {
 		struct hookrun	**pp;
@@ -326,21 +331,21 @@ hook_over(struct sup *sup, struct hookrun *hr, int status)
 		hook_free(hr);
 		if (ss->removing && !svc_has_process(&ss->svc) &&
 		    !hook_busy(ss))
-			ev_prepare_start(sup->loop, &sup->gc_w);
+			ev_prepare_start(core->loop, &core->gc_w);
 		return;
 	}
 	if (status == 0 && hr->cmds != NULL && hr->cmds[hr->next] != NULL) {
-		if ((status = hook_spawn(sup, hr)) == 0)
+		if ((status = hook_spawn(core, hr)) == 0)
 			return;
 	}
 	ss->hooks[slot] = NULL;
 	hook_free(hr);
-	hook_done(sup, ss, kind, status);
+	hook_done(core, ss, kind, status);
 }
 
 /* Reap a hook's command through its pidfd, if it exited. */
 void
-hook_reap(struct sup *sup, struct hookrun *hr)
+hook_reap(struct core *core, struct hookrun *hr)
 {
 	siginfo_t	si;
 	int		status;
@@ -358,7 +363,7 @@ hook_reap(struct sup *sup, struct hookrun *hr)
 		status = si.si_status;
 	else
 		status = 128 + si.si_status;
-	hook_over(sup, hr, status);
+	hook_over(core, hr, status);
 }
 
 static void
@@ -395,11 +400,11 @@ hook_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
  * silence (nothing is told).
  */
 void
-hook_cancel(struct sup *sup, struct service *ss, int slot)
+hook_cancel(struct core *core, struct service *ss, int slot)
 {
 	struct hookrun	*hr = ss->hooks[slot];
 
-	(void)sup;
+	(void)core;
 	if (hr == NULL)
 		return;
 	ss->hooks[slot] = NULL;
@@ -423,18 +428,18 @@ hook_busy(const struct service *ss)
 
 /* Forget a chain, running or not. */
 static void
-hook_forget(struct sup *sup, struct hookrun *hr)
+hook_forget(struct core *core, struct hookrun *hr)
 {
-	ev_io_stop(sup->loop, &hr->io);
-	ev_io_stop(sup->loop, &hr->death);
-	ev_timer_stop(sup->loop, &hr->timer);
+	ev_io_stop(core->loop, &hr->io);
+	ev_io_stop(core->loop, &hr->death);
+	ev_timer_stop(core->loop, &hr->timer);
 	spawn_poll(&hr->proc);
 	if (hr->proc.over)
 		spawn_proc_free(&hr->proc);
 	else
 		spawn_release(&hr->proc);	/* it may be on it */
 	close(hr->death.fd);
-	pidmap_del(&sup->pids, &hr->pm);
+	pidmap_del(core->pids, &hr->pm);
 	hook_free(hr);
 }
 
@@ -443,7 +448,7 @@ hook_forget(struct sup *sup, struct hookrun *hr)
  * (a command left running is the end's to kill, as any process).
  */
 void
-hook_end_all(struct sup *sup, struct service *ss)
+hook_end_all(struct core *core, struct service *ss)
 {
 	size_t	i;
 
@@ -453,10 +458,173 @@ hook_end_all(struct sup *sup, struct service *ss)
 		if ((hr = ss->hooks[i]) == NULL)
 			continue;
 		ss->hooks[i] = NULL;
-		hook_forget(sup, hr);
+		hook_forget(core, hr);
 	}
 	while ((hr = ss->dying) != NULL) {
 		ss->dying = hr->dying;
-		hook_forget(sup, hr);
+		hook_forget(core, hr);
 	}
+}
+
+/* A reload_exec is over (exited, or never ran): tell the state machine. */
+void
+hook_reload_end(struct core *core, struct service *ss, int status)
+{
+	struct hook_reload	*rl = ss->reload;
+
+	ev_io_stop(core->loop, &rl->io);
+	ev_io_stop(core->loop, &rl->death);
+	spawn_poll(&rl->proc);
+	if (status != -ECANCELED || rl->proc.over)
+		spawn_proc_free(&rl->proc);	/* off its stack */
+	else
+		spawn_release(&rl->proc);	/* at exit: it may be on it */
+	if (rl->death.fd >= 0)
+		close(rl->death.fd);
+	pidmap_del(core->pids, &rl->pm);
+	sandbox_unref(rl->sb);
+	strv_free(rl->argv);
+	free(rl);
+	ss->reload = NULL;
+	svc_reload_done(&ss->svc, status);
+}
+
+/* The reload_exec child's report: it exec'd, or why it could not. */
+static void
+hook_reload_on_exec(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct hook_reload	*rl = container_of(w, struct hook_reload, io);
+
+	(void)revents;
+	if (spawn_poll(&rl->proc))
+		ev_io_stop(loop, w);
+}
+
+/* Reap a reload_exec process through its pidfd, if it exited. */
+void
+hook_reload_reap(struct core *core, struct service *ss)
+{
+	struct hook_reload	*rl = ss->reload;
+	siginfo_t		 si;
+	int			 status;
+
+	memset(&si, 0, sizeof(si));
+	if (rl == NULL || waitid(P_PIDFD, (id_t)rl->death.fd, &si, WEXITED |
+	    WNOHANG | __WALL) < 0 || si.si_pid == 0)
+		return;
+	spawn_poll(&rl->proc);
+	if (rl->proc.err)
+		status = -rl->proc.err;		/* it never ran */
+	else if (si.si_code == CLD_EXITED)
+		status = si.si_status;
+	else
+		status = 128 + si.si_status;
+	if (status != 0)
+		log_warn("%s: reload_exec %s %d", ss->svc.def->name, status < 0 ?
+		    "could not run: errno" : "ended with", status < 0 ? -status :
+		    status);
+	hook_reload_end(core, ss, status);
+}
+
+/*
+ * The reload is over without its reload_exec (its deadline passed, or
+ * the service left READY): kill the command; its death is reaped as
+ * any other, and counts for nothing.
+ */
+void
+hook_reload_cancel(struct service *ss)
+{
+	struct hook_reload	*rl = ss->reload;
+
+	if (rl->killed)
+		return;
+	rl->killed = true;
+	log_warn("%s: reload_exec (pid %d) outlived its reload: killed",
+	    ss->svc.def->name, (int)rl->pid);
+	pidfd_signal(rl->death.fd, SIGKILL);
+}
+
+static void
+hook_reload_on_death(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct hook_reload	*rl = container_of(w, struct hook_reload, death);
+
+	(void)revents;
+	hook_reload_reap(ev_userdata(loop), rl->ss);
+}
+
+/*
+ * Reload a ready service: run its reload_exec, or send its
+ * reload_signal to its main process.  A notify service is reloaded once
+ * its READY=1 comes (after RELOADING=1); svc.c counts reloads, and ctl.c
+ * waits on them.  0; -errno with why in err.
+ */
+int
+hook_reload_start(struct core *core, struct svc *s, char *err, size_t n)
+{
+	struct service		*ss = service_of(s);
+	const struct svc_def	*d = s->def;
+	struct hook_reload	*rl;
+	struct spawn_req	 req;
+	struct spawn_result	 res;
+	int			 rc;
+
+	if (svc_is_task(s) || s->state != SVC_READY) {
+		snprintf(err, n, "%s is %s%s", d->name, svc_state_name(s->state),
+		    svc_is_task(s) ? ": a task has nothing to reload" :
+		    ", not ready: nothing to reload");
+		return -ESRCH;
+	}
+	if (ss->reload != NULL || s->reload_asked) {
+		snprintf(err, n, "%s: a reload is under way", d->name);
+		return -EBUSY;
+	}
+	if (d->reload_exec == NULL) {
+		if ((rc = pidfd_signal(s->pidfd, d->reload_signal)) < 0) {
+			snprintf(err, n, "%s: signal: %s", d->name,
+			    strerror(-rc));
+			return rc;
+		}
+		svc_reload_asked(s, d->ready == READY_NOTIFY);
+		if (d->ready != READY_NOTIFY)
+			svc_reload_done(s, 0);	/* nothing tells us more */
+		return 0;
+	}
+	if (pidfd_signal(s->pidfd, 0) < 0) {
+		snprintf(err, n, "%s: its main process is gone", d->name);
+		return -ESRCH;
+	}
+	if ((rl = calloc(1, sizeof(*rl))) == NULL ||
+	    (rl->argv = hook_mainpid(d->reload_exec, s->pid)) == NULL) {
+		free(rl);
+		snprintf(err, n, "%s: %s", d->name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	spawn_proc_init(&rl->proc);
+	if ((rc = service_spawn_req(core, ss, &req)) == 0) {
+		req.argv = rl->argv;
+		req.ns = ss->ns;
+		rc = spawn_start(&rl->proc, &req, &res);
+		if (rc == 0 && req.sb != NULL)
+			rl->sb = sandbox_ref(ss->sb);
+	}
+	if (rc != 0) {
+		strv_free(rl->argv);
+		free(rl);
+		snprintf(err, n, "%s: reload_exec: %s", d->name, strerror(-rc));
+		return rc;
+	}
+	rl->pid = res.pid;
+	rl->ss = ss;
+	rl->fails = s->reload_fails;
+	rl->pm.kind = PM_RELOAD;
+	pidmap_add(core->pids, &rl->pm, res.pid);
+	ev_io_init(&rl->io, hook_reload_on_exec, rl->proc.errfd, EV_READ);
+	ev_io_start(core->loop, &rl->io);
+	ev_io_init(&rl->death, hook_reload_on_death, spawn_fd_keep(res.pidfd),
+	    EV_READ);
+	ev_io_start(core->loop, &rl->death);
+	ss->reload = rl;
+	svc_reload_asked(s, false);
+	return 0;
 }

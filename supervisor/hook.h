@@ -11,7 +11,8 @@
 #include "pidmap.h"
 #include "spawn.h"
 
-struct sup;
+struct core;
+struct sandbox;
 struct service;
 
 /*
@@ -32,6 +33,7 @@ struct hookrun {
 	char			**cmds;		/* command lines, or NULL */
 	char			**argv;		/* the one that runs */
 	char			**envp;		/* the service's, and ours */
+	struct sandbox		*sb;		/* what its child reads */
 	struct service		*ss;
 	uint32_t		 timeout;	/* ms, each; 0: none */
 	uint32_t		 next;		/* in cmds */
@@ -43,10 +45,29 @@ struct hookrun {
 };
 
 char	**hook_mainpid(char *const *argv, pid_t pid);
-int	hook_start(struct sup *sup, struct service *ss, int kind);
-void	hook_cancel(struct sup *sup, struct service *ss, int slot);
-void	hook_reap(struct sup *sup, struct hookrun *hr);
+int	hook_start(struct core *core, struct service *ss, int kind);
+void	hook_cancel(struct core *core, struct service *ss, int slot);
+void	hook_reap(struct core *core, struct hookrun *hr);
 bool	hook_busy(const struct service *ss);
-void	hook_end_all(struct sup *sup, struct service *ss);
+void	hook_end_all(struct core *core, struct service *ss);
+
+/* A reload_exec process, while it runs. */
+struct hook_reload {
+	struct spawn_proc	 proc;
+	ev_io			 io;		/* its spawn report */
+	ev_io			 death;		/* its pidfd */
+	struct pidmap_node	 pm;
+	char			**argv;		/* $MAINPID put in */
+	struct sandbox		*sb;		/* what its child reads */
+	struct service		*ss;		/* whose it is */
+	pid_t			 pid;
+	uint32_t		 fails;		/* svc.reload_fails at start */
+	bool			 killed;	/* hook_reload_cancel() */
+};
+
+int	hook_reload_start(struct core *core, struct svc *s, char *err, size_t n);
+void	hook_reload_reap(struct core *core, struct service *ss);
+void	hook_reload_end(struct core *core, struct service *ss, int status);
+void	hook_reload_cancel(struct service *ss);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "proto.h"
 #include "sup.h"
+#include "security.h"
 
 static void
 usage(FILE *f)
@@ -145,6 +146,7 @@ check(const char *confdir)
 	int		rc;
 
 	conf_init(&c);
+	c.check_def = security_conf_check;
 	rc = conf_load(&c, confdir);
 	conf_errors(&c, &errs);
 	if (errs.len)

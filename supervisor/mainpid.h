@@ -2,15 +2,29 @@
 #ifndef PIDVISOR_MAINPID_H
 #define PIDVISOR_MAINPID_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
-
-#include <ev.h>
 
 #include "svc.h"
 
-struct svc	*mainpid_lookup(void *ctx, pid_t pid);
-void		 mainpid_set(void *ctx, struct svc *s, pid_t pid);
-void		 mainpid_on_prev_death(struct ev_loop *loop, ev_io *w,
-		     int revents);
+struct cgroups;
+
+/* MAINPID= of a service: how often it is looked at, said (service.h). */
+struct mainpid {
+	pid_t		 refused;	/* MAINPID= refused last */
+	int64_t		 second;	/* this second's */
+	int64_t		 warned;	/* last warned at */
+	uint32_t	 count;
+	uint32_t	 quiet;		/* not warned of since */
+};
+
+bool		 mainpid_allowed(struct mainpid *m, pid_t pid);
+void		 mainpid_refused(struct mainpid *m, const char *name,
+		     pid_t pid, const char *why, bool remember);
+const char	*mainpid_belongs(const struct svc *s,
+		     const struct cgroups *cg, pid_t pid);
+bool		 mainpid_held(const struct svc *s, bool handed);
+bool		 pidfd_exited(int fd);
 
 #endif

@@ -26,7 +26,6 @@
 #include "reaper.h"
 #include "service.h"
 #include "sup.h"
-#include "svcreload.h"
 
 
 /*
@@ -48,11 +47,11 @@ reaper_reap(struct sup *sup)
 	pid_t			 pid;
 	int			 n;
 
-	ev_timer_stop(sup->loop, &sup->reap_w);
+	ev_timer_stop(sup->core.loop, &sup->reap_w);
 	for (n = 0;; n++) {
 		if (n == REAPER_TURN) {
 			ev_timer_set(&sup->reap_w, 0., 0.);
-			ev_timer_start(sup->loop, &sup->reap_w);
+			ev_timer_start(sup->core.loop, &sup->reap_w);
 			return;
 		}
 		memset(&si, 0, sizeof(si));
@@ -62,8 +61,8 @@ reaper_reap(struct sup *sup)
 		    __WALL) < 0 || si.si_pid == 0)
 			break;
 		pid = si.si_pid;
-		if ((ss = service_by_pid(sup, pid)) != NULL) {
-			if (!service_reap(sup, ss))
+		if ((ss = service_by_pid(&sup->core, pid)) != NULL) {
+			if (!service_reap(&sup->core, ss))
 				break;
 			continue;
 		}
@@ -80,15 +79,15 @@ reaper_reap(struct sup *sup)
 			struct hookrun	*hr = container_of(e, struct hookrun,
 					    pm);
 
-			hook_reap(sup, hr);
+			hook_reap(&sup->core, hr);
 			if (pidmap_get(&sup->pids, pid) == e)
 				break;
 			continue;
 		}
 		if (e != NULL) {
 			/* A reload_exec: through its pidfd too. */
-			ss = container_of(e, struct svcreload, pm)->ss;
-			svcreload_reap(sup, ss);
+			ss = container_of(e, struct hook_reload, pm)->ss;
+			hook_reload_reap(&sup->core, ss);
 			if (ss->reload != NULL)
 				break;
 			continue;

@@ -82,20 +82,14 @@ reexec_abort(struct sup *sup, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_err("reexec: %s", msg);
-	ev_timer_stop(sup->loop, &rx->timer);
-	ev_prepare_stop(sup->loop, &rx->turn);
+	ev_timer_stop(sup->core.loop, &rx->timer);
+	ev_prepare_stop(sup->core.loop, &rx->turn);
 	rx->phase = RX_IDLE;
+	sup->core.quiesce = false;
 	reexec_forget(rx);
 	ctl_reexec_undo(&sup->ctl);	/* the spare, if the exec was near */
 	ctl_reexec_end(&sup->ctl, CTL_EFAIL, msg);
-	service_unhold(sup);
-}
-
-/* Does a re-exec hold back new spawns (it waits for quiet)? */
-bool
-sup_reexec_holds(const struct sup *sup)
-{
-	return sup->rx.phase == RX_QUIESCE;
+	service_unhold(&sup->core);
 }
 
 /* The check child is over: close what it had. */
@@ -104,8 +98,8 @@ reexec_check_end(struct sup *sup)
 {
 	struct sup_rx	*rx = &sup->rx;
 
-	ev_io_stop(sup->loop, &rx->death);
-	ev_timer_stop(sup->loop, &rx->timer);
+	ev_io_stop(sup->core.loop, &rx->death);
+	ev_timer_stop(sup->core.loop, &rx->timer);
 	spawn_poll(&rx->proc);
 	if (rx->proc.over)
 		spawn_proc_free(&rx->proc);
@@ -189,9 +183,10 @@ sup_reexec_reaped(struct sup *sup)
 	/* It can read us: wait for quiet, then go. */
 	rx->t_check_us = mono_us();
 	rx->phase = RX_QUIESCE;
+	sup->core.quiesce = true;
 	ev_timer_set(&rx->timer, RX_QUIESCE_TIMEOUT, 0.);
-	ev_timer_start(sup->loop, &rx->timer);
-	ev_prepare_start(sup->loop, &rx->turn);
+	ev_timer_start(sup->core.loop, &rx->timer);
+	ev_prepare_start(sup->core.loop, &rx->turn);
 }
 
 static void
@@ -282,14 +277,15 @@ sup_reexec_fini(struct sup *sup)
 {
 	struct sup_rx	*rx = &sup->rx;
 
-	if (sup->loop != NULL && rx->phase == RX_CHECK)
+	if (sup->core.loop != NULL && rx->phase == RX_CHECK)
 		reexec_check_end(sup);
-	if (sup->loop != NULL) {
-		ev_timer_stop(sup->loop, &rx->timer);
-		ev_prepare_stop(sup->loop, &rx->turn);
+	if (sup->core.loop != NULL) {
+		ev_timer_stop(sup->core.loop, &rx->timer);
+		ev_prepare_stop(sup->core.loop, &rx->turn);
 	}
 	reexec_forget(rx);
 	rx->phase = RX_IDLE;
+	sup->core.quiesce = false;
 }
 
 /* The binary we run, as a path: /proc/self/exe, less " (deleted)". */
@@ -464,9 +460,9 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 {
 	struct sup_rx		*rx = &sup->rx;
 	struct spawn_req	 req = {
-		.envp = sup->base_env, .ready_pipe = -1, .cgroup_fd = -1,
-		.nofile_cur = sup->nofile_cur, .nofile_max = sup->nofile_max,
-		.stdio = { sup->devnull, -1, -1 },
+		.envp = sup->core.base_env, .ready_pipe = -1, .cgroup_fd = -1,
+		.nofile_cur = sup->core.nofile_cur, .nofile_max = sup->core.nofile_max,
+		.stdio = { sup->core.devnull, -1, -1 },
 	};
 	struct spawn_result	 res;
 	int			 p[2], rc;
@@ -519,9 +515,9 @@ sup_reexec(struct sup *sup, const char *binary, char *err, size_t n)
 	rx->pm.kind = PM_CHECK;
 	pidmap_add(&sup->pids, &rx->pm, res.pid);
 	ev_io_set(&rx->death, spawn_fd_keep(res.pidfd), EV_READ);
-	ev_io_start(sup->loop, &rx->death);
+	ev_io_start(sup->core.loop, &rx->death);
 	ev_timer_set(&rx->timer, RX_CHECK_TIMEOUT, 0.);
-	ev_timer_start(sup->loop, &rx->timer);
+	ev_timer_start(sup->core.loop, &rx->timer);
 	log_info("reexec: checking %s", rx->binary);
 	return 0;
 fail:
@@ -588,8 +584,8 @@ reexec_exec(struct sup *sup)
 			    "--previous", b, NULL };
 	int		 memfd, exefd, err;
 
-	ev_prepare_stop(sup->loop, &rx->turn);
-	ev_timer_stop(sup->loop, &rx->timer);
+	ev_prepare_stop(sup->core.loop, &rx->turn);
+	ev_timer_stop(sup->core.loop, &rx->timer);
 	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_REEXEC,
 	    .reason = rx->binary ? rx->binary : sup->argv0, .ok = true });
 	ctl_reexec_drop(&sup->ctl);

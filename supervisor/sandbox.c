@@ -702,11 +702,13 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	return rc;
 }
 
+static void	sandbox_free(struct sandbox *sb);
+
 /*
  * Make the plan of d into sb (zeroed or freed before).  0, or -errno
  * with err.
  */
-int
+static int
 sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
     size_t errlen)
 {
@@ -765,7 +767,42 @@ fail:
 	return rc;
 }
 
+/* The plan of d, held once; NULL (and why in err) if it cannot be. */
+struct sandbox *
+sandbox_new(const struct svc_def *d, char *err, size_t errlen)
+{
+	struct sandbox	*sb = malloc(sizeof(*sb));
+
+	if (sb == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (sandbox_make(sb, d, err, errlen) < 0) {
+		free(sb);
+		return NULL;
+	}
+	sb->refs = 1;
+	return sb;
+}
+
+struct sandbox *
+sandbox_ref(struct sandbox *sb)
+{
+	if (sb != NULL)
+		sb->refs++;
+	return sb;
+}
+
 void
+sandbox_unref(struct sandbox *sb)
+{
+	if (sb == NULL || --sb->refs > 0)
+		return;
+	sandbox_free(sb);
+	free(sb);
+}
+
+static void
 sandbox_free(struct sandbox *sb)
 {
 	size_t	i;

@@ -8,14 +8,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conf.h"
 #include "util.h"
-
-struct svc_def;
 
 #define SB_SLOTS_MAX	32	/* read_write_paths and the like */
 
 /* The limit_* keys but limit_nofile, in the order of their K_ ids. */
-#define SB_RLIMITS	15
+#define SB_RLIMITS	CONF_RLIMITS
 
 struct sb_rlimit_name {
 	const char	*name;		/* after "limit_" */
@@ -27,8 +26,6 @@ enum sb_unit { SB_COUNT, SB_BYTES, SB_SECONDS, SB_MICROSECONDS };
 
 extern const struct sb_rlimit_name sb_rlimits[SB_RLIMITS];
 
-enum protect_system { PROTECT_NO, PROTECT_YES, PROTECT_FULL, PROTECT_STRICT };
-enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
 
 /* One step of the mount plan, in its order. */
 enum sb_op_kind {
@@ -55,6 +52,7 @@ struct sb_op {
  * makes system calls with it (spawn.c).
  */
 struct sandbox {
+	unsigned		 refs;		/* sandbox_ref(), _unref() */
 	struct sb_op		*ops;
 	size_t			 nops;
 	int			 nslots;
@@ -84,10 +82,15 @@ struct sandbox {
 	size_t			 cpus_size;
 };
 
-/* The plan of a definition (sandbox.c), made once, freed with it. */
-int		 sandbox_make(struct sandbox *sb, const struct svc_def *d,
-		     char *err, size_t errlen);
-void		 sandbox_free(struct sandbox *sb);
+/*
+ * The plan of a definition (sandbox.c), made once per definition a
+ * service runs (service.c holds it), and held by each spawn that reads
+ * it until its child is done with it.
+ */
+struct sandbox	*sandbox_new(const struct svc_def *d, char *err,
+		     size_t errlen);
+struct sandbox	*sandbox_ref(struct sandbox *sb);
+void		 sandbox_unref(struct sandbox *sb);
 bool		 sandbox_empty(const struct sandbox *sb);
 bool		 sandbox_wanted(const struct svc_def *d);
 bool		 sandbox_nnp_implied(const struct svc_def *d);

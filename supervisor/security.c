@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "security.h"
+#include "sandbox.h"
 
 /* Capabilities that give away much of the rest (CAP_SYS_ADMIN & co). */
 #define SECURITY_CAPS_WIDE	(1ULL << CAP_SYS_ADMIN | 1ULL << CAP_SYS_MODULE | \
@@ -173,6 +174,29 @@ security_report(struct buf *b, const struct svc_def *d, bool json)
 	if (json)
 		buf_puts(b, "]}\n");
 	buf_free(&v);
+}
+
+struct security_at {
+	struct conf		*c;
+	const struct svc_def	*d;
+};
+
+/* security_warn()'s: a warning about a service, at its file. */
+static void
+security_conf_warn(void *arg, const char *msg)
+{
+	struct security_at	*w = arg;
+
+	conf_warn(w->c, "%s: %s: %s", w->d->file, w->d->name, msg);
+}
+
+/* conf_check()'s check of a definition (struct conf's check_def). */
+void
+security_conf_check(struct conf *c, const struct svc_def *d)
+{
+	struct security_at	w = { c, d };
+
+	security_warn(d, security_conf_warn, &w);
 }
 
 /* pidvisor --check: protections that undo each other, or nothing. */

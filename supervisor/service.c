@@ -7,7 +7,7 @@
  *
  * A service is reaped only through its pidfd (service_reap); orphans
  * are reaper.c's.  What a change of state means for the whole
- * supervisor is sup.c's (sup_changed).
+ * supervisor is core.c's (sup_changed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,17 +31,16 @@
 #include "pressure.h"
 #include "service.h"
 #include "spawn.h"
-#include "sup.h"
+#include "core.h"
 #include "st.h"
-#include "svcreload.h"
 #include "health.h"
 #include "hook.h"
 #include "sys.h"
+#include "sandbox.h"
 
 
-static void	service_process_gone(struct sup *, struct service *);
-static bool	service_handed_gone(struct sup *, struct service *);
-static int	service_send_signal(struct sup *, struct service *, int);
+static void	service_process_gone(struct core *, struct service *);
+static bool	service_handed_gone(struct core *, struct service *);
 
 /* The supervisor's view of a service. */
 struct service *
@@ -50,17 +49,18 @@ service_of(struct svc *s)
 	return container_of(s, struct service, svc);
 }
 
-static struct sup *
-service_sup(struct svc *s)
+/* The service layer's world, of a service. */
+struct core *
+service_core(struct svc *s)
 {
 	return s->set->ctx;
 }
 
 /* The service whose unreaped main process has this PID, or NULL. */
 struct service *
-service_by_pid(struct sup *sup, pid_t pid)
+service_by_pid(struct core *core, pid_t pid)
 {
-	struct pidmap_node	*e = pidmap_get(&sup->pids, pid);
+	struct pidmap_node	*e = pidmap_get(core->pids, pid);
 
 	return e && e->kind == PM_MAIN ? container_of(e, struct service, pm) :
 	    NULL;
@@ -68,18 +68,18 @@ service_by_pid(struct sup *sup, pid_t pid)
 
 /* Stop watching and close the readiness pipe. */
 static void
-service_ready_close(struct sup *sup, struct service *ss)
+service_ready_close(struct core *core, struct service *ss)
 {
 	if (!ev_is_active(&ss->ready))
 		return;
-	ev_io_stop(sup->loop, &ss->ready);
+	ev_io_stop(core->loop, &ss->ready);
 	close(ss->ready.fd);
 	ev_io_set(&ss->ready, -1, EV_READ);
 }
 
 /* Read what the service wrote on its readiness fd; a newline: ready. */
 static void
-service_ready_drain(struct sup *sup, struct service *ss)
+service_ready_drain(struct core *core, struct service *ss)
 {
 	char	buf[512];
 	ssize_t	n;
@@ -93,7 +93,7 @@ service_ready_drain(struct sup *sup, struct service *ss)
 		if (n > 0 && memchr(buf, '\n', (size_t)n) == NULL)
 			continue;
 		/* A newline, or EOF without one: either way we are done. */
-		service_ready_close(sup, ss);
+		service_ready_close(core, ss);
 		if (n > 0)
 			svc_ready(&ss->svc);
 	}
@@ -112,20 +112,22 @@ service_on_ready(struct ev_loop *loop, ev_io *w, int revents)
 static void
 service_on_line(struct output *o, struct svc *s, const struct svclog_line *l)
 {
-	ctl_svc_line(&((struct sup *)o->ctx)->ctl, s, l);
+	ctl_svc_line(((struct core *)o->ctx)->ctl, s, l);
 }
 
 /* The spawn is over: its slot is free for the next. */
 static void
-service_spawn_end(struct sup *sup, struct service_spawn *sp)
+service_spawn_end(struct core *core, struct service_spawn *sp)
 {
-	ev_io_stop(sup->loop, &sp->io);
-	ev_timer_stop(sup->loop, &sp->timer);
+	ev_io_stop(core->loop, &sp->io);
+	ev_timer_stop(core->loop, &sp->timer);
 	spawn_end(&sp->proc);
 	sp->ss->spawn = NULL;
 	sp->ss = NULL;
 	svc_def_free(sp->old_def);
 	sp->old_def = NULL;
+	sandbox_unref(sp->sb);
+	sp->sb = NULL;
 	env_free(sp->old_envp);
 	sp->old_envp = NULL;
 	env_free(sp->envp);
@@ -137,15 +139,15 @@ service_spawn_end(struct sup *sup, struct service_spawn *sp)
  * or every slot is taken.
  */
 static struct service_spawn *
-service_spawn_slot(struct sup *sup)
+service_spawn_slot(struct core *core)
 {
 	struct service_spawn	*free = NULL;
 	size_t			 i, fresh = 0;
 
 	for (i = 0; i < SERVICE_SPAWN_SLOTS; i++) {
-		if (sup->spawns[i].ss == NULL)
-			free = free ? free : &sup->spawns[i];
-		else if (!sup->spawns[i].slow)
+		if (core->spawns[i].ss == NULL)
+			free = free ? free : &core->spawns[i];
+		else if (!core->spawns[i].slow)
 			fresh++;
 	}
 	return fresh < SERVICE_SPAWNS ? free : NULL;
@@ -160,7 +162,7 @@ static void
 service_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct service_spawn	*sp = container_of(w, struct service_spawn, timer);
-	struct sup		*sup = ev_userdata(loop);
+	struct core		*core = ev_userdata(loop);
 
 	(void)revents;
 	if (sp->ss == NULL)
@@ -169,7 +171,7 @@ service_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
 		sp->slow = true;
 		ev_timer_set(w, SERVICE_SPAWN_TIMEOUT - SERVICE_SPAWN_SLOW, 0.);
 		ev_timer_start(loop, w);
-		service_unhold(sup);
+		service_unhold(core);
 		return;
 	}
 	log_warn("%s: its child did not exec within %.0f s: killed",
@@ -181,9 +183,9 @@ service_on_spawn_timer(struct ev_loop *loop, ev_timer *w, int revents)
 static bool
 service_op_busy(struct svc_set *set)
 {
-	struct sup	*sup = container_of(set, struct sup, set);
+	struct core	*core = set->ctx;
 
-	return sup_reexec_holds(sup) || service_spawn_slot(sup) == NULL;
+	return core->quiesce || service_spawn_slot(core) == NULL;
 }
 
 /*
@@ -191,10 +193,10 @@ service_op_busy(struct svc_set *set)
  * services held for one go on.
  */
 void
-service_unhold(struct sup *sup)
+service_unhold(struct core *core)
 {
-	if (!TAILQ_EMPTY(&sup->set.held) && !service_op_busy(&sup->set))
-		svc_set_unhold(&sup->set);
+	if (!TAILQ_EMPTY(&core->set->held) && !service_op_busy(core->set))
+		svc_set_unhold(core->set);
 }
 
 /*
@@ -223,8 +225,7 @@ static void
 service_sandbox_fail(struct service_spawn *sp)
 {
 	struct svc		*s = &sp->ss->svc;
-	const struct svc_def	*d = sp->old_def ? sp->old_def : s->def;
-	const struct sandbox	*sb = d->sb;
+	const struct sandbox	*sb = sp->sb;
 	const struct sb_op	*op;
 	char			 msg[512], why[128];
 
@@ -259,7 +260,7 @@ service_sandbox_fail(struct service_spawn *sp)
  * dead (its pidfd said so), the spawn ends, whatever it said.
  */
 void
-service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
+service_spawn_check(struct core *core, struct service_spawn *sp, bool dead)
 {
 	struct spawn_proc	*p = &sp->proc;
 	struct service		*ss = sp->ss;
@@ -275,8 +276,8 @@ service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 	    spawn_ns_take(p, &ss->ns) < 0)
 		log_warn("%s: its namespaces are another user namespace's; "
 		    "its hooks make their own", s->def->name);
-	service_spawn_end(sup, sp);
-	socks_spawned(ss);
+	service_spawn_end(core, sp);
+	socks_spawned(&ss->svc);
 	if (p->over || p->err)
 		svc_exec(s, p->stage, p->err);
 }
@@ -284,11 +285,11 @@ service_spawn_check(struct sup *sup, struct service_spawn *sp, bool dead)
 static void
 service_on_exec(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct sup	*sup = ev_userdata(loop);
+	struct core	*core = ev_userdata(loop);
 
 	(void)revents;
-	service_spawn_check(sup, container_of(w, struct service_spawn, io), false);
-	service_unhold(sup);
+	service_spawn_check(core, container_of(w, struct service_spawn, io), false);
+	service_unhold(core);
 }
 
 /*
@@ -314,7 +315,7 @@ service_oom_check(struct service *ss)
  * before it died (READY=1, its readiness line, its output) is read first.
  */
 bool
-service_reap(struct sup *sup, struct service *ss)
+service_reap(struct core *core, struct service *ss)
 {
 	struct svc	*s = &ss->svc;
 	siginfo_t	 si;
@@ -327,15 +328,15 @@ service_reap(struct sup *sup, struct service *ss)
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | WNOHANG | WNOWAIT |
 	    __WALL) < 0) {
 		/* A main process named by MAINPID may not be our child. */
-		if (errno == ECHILD && ss->handed && service_pidfd_exited(fd))
-			return service_handed_gone(sup, ss);
+		if (errno == ECHILD && ss->handed && pidfd_exited(fd))
+			return service_handed_gone(core, ss);
 		return false;
 	}
 	if (si.si_pid == 0)
 		return false;
-	pressure_died(&sup->pr, &ss->svc);	/* while it is still our zombie */
+	pressure_died(core->pr, &ss->svc);	/* while it is still our zombie */
 	if (ss->spawn != NULL)
-		service_spawn_check(sup, ss->spawn, true);
+		service_spawn_check(core, ss->spawn, true);
 	/* What it sent before it died, while its PID is still its own. */
 	notifysock_drain(&ss->nsock);
 	if (s->pidfd != fd) {
@@ -355,7 +356,7 @@ service_reap(struct sup *sup, struct service *ss)
 	} else if (si.si_pid == 0) {
 		return false;
 	}
-	service_process_gone(sup, ss);
+	service_process_gone(core, ss);
 	if (si.si_code == CLD_EXITED)
 		code = si.si_status;
 	else
@@ -364,26 +365,105 @@ service_reap(struct sup *sup, struct service *ss)
 		service_oom_check(ss);
 	s->exited_at = real_ms();
 	svc_died(s, code, sig);
-	service_unhold(sup);
+	service_unhold(core);
 	return true;
 }
 
-/* Has the process of a pidfd exited (readable, without waiting)? */
-bool
-service_pidfd_exited(int fd)
+/* The main process before the last MAINPID= has exited: forget it. */
+static void
+service_on_prev_death(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct pollfd	p = { .fd = fd, .events = POLLIN };
+	(void)revents;
+	ev_io_stop(loop, w);
+	close(w->fd);
+	ev_io_set(w, -1, EV_READ);
+}
 
-	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
+/* notifysock.c's question: which notify service sent this? */
+struct svc *
+service_mainpid_lookup(void *ctx, pid_t pid)
+{
+	struct service	*ss = service_by_pid(ctx, pid);
+
+	if (ss == NULL || ss->svc.def->ready != READY_NOTIFY ||
+	    !mainpid_held(&ss->svc, ss->handed))
+		return NULL;
+	return &ss->svc;
+}
+
+/*
+ * notifysock.c's MAINPID=pid, from the main process of s: pid is its
+ * main process from now on, if it belongs to the service (mainpid.c).
+ * A pidfd is taken first, then pid is checked, then the pidfd's process
+ * is checked alive: alive, it held pid throughout, so what was checked
+ * was it.  From then on the service is that process, known by that pidfd
+ * alone: its death ends the service, its signals go through it.  The
+ * process it replaces, while it lives, is still the service's: stop
+ * signals go to it too (an orphan of ours, reaped by PID once it exits).
+ */
+void
+service_mainpid_set(void *ctx, struct svc *s, pid_t pid)
+{
+	struct core	*core = ctx;
+	struct service	*ss = service_of(s);
+	const char	*why;
+	int		 fd;
+
+	if (pid == s->pid || !mainpid_allowed(&ss->mainpid, pid))
+		return;
+	/* It sent this: it has exec'd; the report may not be read yet. */
+	if (ss->spawn != NULL) {
+		service_spawn_check(core, ss->spawn, false);
+		service_unhold(core);
+	}
+	if ((s->state != SVC_STARTING && s->state != SVC_READY) ||
+	    ss->spawn != NULL) {
+		mainpid_refused(&ss->mainpid, s->def->name, pid, ss->spawn ?
+		    "not exec'd yet" : svc_state_name(s->state), false);
+		return;
+	}
+	if ((fd = (int)sys_pidfd_open(pid, 0)) < 0) {
+		mainpid_refused(&ss->mainpid, s->def->name, pid,
+		    strerror(errno), true);
+		return;
+	}
+	if ((why = mainpid_belongs(s, ss->cgfd >= 0 ? core->cg : NULL,
+	    pid)) != NULL || pidfd_signal(fd, 0) < 0) {
+		mainpid_refused(&ss->mainpid, s->def->name, pid, why ? why :
+		    "gone", true);
+		close(fd);
+		return;
+	}
+	log_info("%s: main process %d -> %d (MAINPID)", s->def->name,
+	    (int)s->pid, (int)pid);
+	pidmap_del(core->pids, &ss->pm);
+	ev_io_stop(core->loop, &ss->death);
+	if (ev_is_active(&ss->prev)) {		/* one before: only one kept */
+		ev_io_stop(core->loop, &ss->prev);
+		close(ss->prev.fd);
+	}
+	ev_io_set(&ss->prev, s->pidfd, EV_READ);
+	ev_io_start(core->loop, &ss->prev);
+	s->pidfd = spawn_fd_keep(fd);
+	s->pid = pid;
+	ss->handed = true;
+	ss->mainpid.refused = 0;
+	if (ss->out)
+		ss->out->pid = pid;
+	ss->pm.kind = PM_MAIN;
+	pidmap_add(core->pids, &ss->pm, pid);
+	ev_io_set(&ss->death, s->pidfd, EV_READ);
+	ev_io_start(core->loop, &ss->death);
+	ctl_svc_changed(core->ctl, s);
 }
 
 /* Forget the main process before the last MAINPID= (it may live on). */
 void
-service_prev_forget(struct sup *sup, struct service *ss)
+service_prev_forget(struct core *core, struct service *ss)
 {
 	if (!ev_is_active(&ss->prev))
 		return;
-	ev_io_stop(sup->loop, &ss->prev);
+	ev_io_stop(core->loop, &ss->prev);
 	close(ss->prev.fd);
 	ev_io_set(&ss->prev, -1, EV_READ);
 }
@@ -394,18 +474,18 @@ service_prev_forget(struct sup *sup, struct service *ss)
  * cgroup), and its pidfd is closed.
  */
 static void
-service_process_gone(struct sup *sup, struct service *ss)
+service_process_gone(struct core *core, struct service *ss)
 {
 	struct svc	*s = &ss->svc;
 
-	service_ready_drain(sup, ss);
-	service_ready_close(sup, ss);
+	service_ready_drain(core, ss);
+	service_ready_close(core, ss);
 	output_drain(ss->out);
 	if (s->def->kill_mode != KILL_PROCESS)
-		service_send_signal(sup, ss, SIGKILL);
-	service_prev_forget(sup, ss);
-	pidmap_del(&sup->pids, &ss->pm);
-	ev_io_stop(sup->loop, &ss->death);
+		service_send_signal(core, ss, SIGKILL);
+	service_prev_forget(core, ss);
+	pidmap_del(core->pids, &ss->pm);
+	ev_io_stop(core->loop, &ss->death);
 	close(s->pidfd);
 	s->pidfd = -1;
 	ss->handed = false;
@@ -419,15 +499,15 @@ service_process_gone(struct sup *sup, struct service *ss)
  * be another's already (mainpid_lookup()).
  */
 static bool
-service_handed_gone(struct sup *sup, struct service *ss)
+service_handed_gone(struct core *core, struct service *ss)
 {
 	struct svc	*s = &ss->svc;
 
-	service_process_gone(sup, ss);
+	service_process_gone(core, ss);
 	if (s->pending.why == WHY_NONE)
 		s->pending.why = WHY_GONE;
 	svc_died(s, 0, 0);
-	service_unhold(sup);
+	service_unhold(core);
 	return true;
 }
 
@@ -452,14 +532,14 @@ service_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
  * same (in ours, its output to /dev/null), which is said.
  */
 void
-service_prepare(struct sup *sup, struct service *ss)
+service_prepare(struct core *core, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
 	uint64_t		 oom;
 	int			 rc;
 
-	if (sup->cg.base_fd >= 0 && ss->cgfd < 0) {
-		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(&sup->cg,
+	if (core->cg->base_fd >= 0 && ss->cgfd < 0) {
+		if ((ss->cgfd = spawn_fd_keep(cgroup_svc_open(core->cg,
 		    d))) < 0) {
 			log_warn("%s: no cgroup: %s", d->name,
 			    strerror(-ss->cgfd));
@@ -475,33 +555,37 @@ service_prepare(struct sup *sup, struct service *ss)
 		}
 	}
 	if (!d->console && output_wanted(d) && ss->out == NULL &&
-	    (rc = output_new(&sup->output, &ss->svc, &ss->out)) < 0)
+	    (rc = output_new(core->output, &ss->svc, &ss->out)) < 0)
 		log_warn("%s: no pipes for its output: %s", d->name,
 		    strerror(-rc));
 }
 
 /*
- * What the service may not do, made once per definition (a spawn in
- * flight reads it, as it reads the definition: both stay until it is
- * over).  0, or -errno, said.
+ * What the service may not do, made once per definition it runs (each
+ * spawn in flight holds it too, until its child is done with it:
+ * sandbox_ref()).  0, or -errno, said.
  */
 static int
 service_sandbox(struct service *ss)
 {
 	struct svc_def	*d = ss->svc.def;
 	char		 err[256];
-	int		 rc;
 
-	if (d->sb != NULL || !sandbox_wanted(d))
+	if (ss->sb != NULL || !sandbox_wanted(d))
 		return 0;
-	if ((d->sb = malloc(sizeof(*d->sb))) == NULL)
-		return -ENOMEM;
-	if ((rc = sandbox_make(d->sb, d, err, sizeof(err))) < 0) {
+	if ((ss->sb = sandbox_new(d, err, sizeof(err))) == NULL) {
 		log_err("%s: %s", d->name, err);
-		free(d->sb);
-		d->sb = NULL;
+		return -EINVAL;
 	}
-	return rc;
+	return 0;
+}
+
+/* Its definition changes: what it may not do is made again. */
+void
+service_sandbox_drop(struct service *ss)
+{
+	sandbox_unref(ss->sb);
+	ss->sb = NULL;
 }
 
 /*
@@ -509,20 +593,20 @@ service_sandbox(struct service *ss)
  * 0, or -errno: what it may not do could not be made.
  */
 int
-service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
+service_spawn_req(struct core *core, struct service *ss, struct spawn_req *req)
 {
 	const struct svc_def	*d = ss->svc.def;
 	int			 rc;
 	struct spawn_req	 r = {
 		.argv = d->argv,
-		.envp = ss->envp ? ss->envp : sup->base_env,
+		.envp = ss->envp ? ss->envp : core->base_env,
 		.path = ss->path, .workdir = d->workdir,
 		.groups = d->groups, .ngroups = d->ngroups,
 		.uid = d->uid, .gid = d->gid, .set_uid = d->set_uid,
 		.set_gid = d->set_gid, .umask = d->umask,
 		.set_umask = d->set_umask, .ready_pipe = -1,
-		.nofile_cur = d->set_nofile ? d->limit_nofile : sup->nofile_cur,
-		.nofile_max = d->set_nofile ? d->limit_nofile : sup->nofile_max,
+		.nofile_cur = d->set_nofile ? d->limit_nofile : core->nofile_cur,
+		.nofile_max = d->set_nofile ? d->limit_nofile : core->nofile_max,
 		.stdio = { -1, -1, -1 }, .cgroup_fd = ss->cgfd,
 		.oom_score_adj = d->oom_score_adj,
 		.set_oom_score_adj = d->set_oom_score_adj,
@@ -533,7 +617,7 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 
 	*req = r;
 	if (!d->console) {
-		req->stdio[0] = req->stdio[1] = req->stdio[2] = sup->devnull;
+		req->stdio[0] = req->stdio[1] = req->stdio[2] = core->devnull;
 		if (ss->out) {
 			req->stdio[1] = ss->out->wfd[STREAM_OUT];
 			req->stdio[2] = ss->out->wfd[STREAM_ERR];
@@ -541,8 +625,8 @@ service_spawn_req(struct sup *sup, struct service *ss, struct spawn_req *req)
 	}
 	if ((rc = service_sandbox(ss)) < 0)
 		return rc;
-	if (d->sb != NULL && !sandbox_empty(d->sb))
-		req->sb = d->sb;
+	if (ss->sb != NULL && !sandbox_empty(ss->sb))
+		req->sb = ss->sb;
 	return 0;
 }
 
@@ -559,7 +643,7 @@ service_hooked(const struct svc_def *d)
 static int
 service_op_listen(struct svc *s, bool on)
 {
-	return socks_watch(service_sup(s), service_of(s), on);
+	return socks_watch(s, on);
 }
 
 /* svc_ops: start the process of a service. */
@@ -567,11 +651,11 @@ static int
 service_op_spawn(struct svc *s)
 {
 	struct service		*ss = service_of(s);
-	struct sup		*sup = service_sup(s);
+	struct core		*core = service_core(s);
 	const struct svc_def	*d = s->def;
 	struct spawn_req	 req;
 	struct spawn_result	 res;
-	struct service_spawn	*sp = service_spawn_slot(sup);	/* not busy */
+	struct service_spawn	*sp = service_spawn_slot(core);	/* not busy */
 	int			 p[2] = { -1, -1 }, rc;
 	int			 pass[SPAWN_PASS_MAX], npass = 0;
 	char			*slots[2] = { NULL, NULL };
@@ -591,15 +675,15 @@ service_op_spawn(struct svc *s)
 		}
 		notifysock_drain(&ss->nsock);
 	}
-	service_prepare(sup, ss);
+	service_prepare(core, ss);
 	/* Its sockets, its fd store (socks.c), from fd 3 on. */
-	if ((rc = socks_open(sup, ss)) < 0)
+	if ((rc = socks_open(&ss->svc)) < 0)
 		return rc;
-	if ((rc = service_spawn_req(sup, ss, &req)) < 0)
+	if ((rc = service_spawn_req(core, ss, &req)) < 0)
 		return rc;
 	req.pid_slot = ss->pid_slot;
 	if (ss->socks != NULL) {
-		if ((rc = service_env_socks(sup, ss, sp, pass, &npass,
+		if ((rc = service_env_socks(core, ss, sp, pass, &npass,
 		    slots)) < 0)
 			return rc;
 		req.envp = sp->envp;
@@ -621,8 +705,8 @@ service_op_spawn(struct svc *s)
 		req.ready_fd = d->ready_fd;
 	}
 	rc = spawn_start(&sp->proc, &req, &res);
-	if (ev_time() - ev_now(sup->loop) >= SERVICE_SPAWN_TIME)
-		sup->set.spawns = sup->set.spawn_max;	/* this turn's are spent */
+	if (ev_time() - ev_now(core->loop) >= SERVICE_SPAWN_TIME)
+		core->set->spawns = core->set->spawn_max;	/* this turn's are spent */
 	if (rc < 0) {
 		if (p[0] >= 0)
 			close(p[0]);
@@ -631,116 +715,45 @@ service_op_spawn(struct svc *s)
 		log_err("%s: spawn: %s", d->name, strerror(-rc));
 		return rc;
 	}
+	sp->sb = req.sb != NULL ? sandbox_ref(ss->sb) : NULL;
 	sp->ss = ss;
 	sp->slow = false;
 	ss->spawn = sp;
 	ev_io_set(&sp->io, sp->proc.errfd, EV_READ);
-	ev_io_start(sup->loop, &sp->io);
+	ev_io_start(core->loop, &sp->io);
 	ev_timer_set(&sp->timer, SERVICE_SPAWN_SLOW, 0.);
-	ev_timer_start(sup->loop, &sp->timer);
+	ev_timer_start(core->loop, &sp->timer);
 	s->pidfd = res.pidfd = spawn_fd_keep(res.pidfd);
 	s->pid = res.pid;
 	s->ran_at = real_ms();
 	ss->pm.kind = PM_MAIN;
 	if (ss->out)
 		ss->out->pid = res.pid;
-	pidmap_add(&sup->pids, &ss->pm, res.pid);
+	pidmap_add(core->pids, &ss->pm, res.pid);
 	ev_io_set(&ss->death, res.pidfd, EV_READ);
-	ev_io_start(sup->loop, &ss->death);
+	ev_io_start(core->loop, &ss->death);
 	if (p[0] >= 0) {
 		ev_io_set(&ss->ready, spawn_fd_keep(p[0]), EV_READ);
-		ev_io_start(sup->loop, &ss->ready);
+		ev_io_start(core->loop, &ss->ready);
 	}
 	return 0;
-}
-
-/*
- * Signal the processes of a service as its kill_mode says: the main
- * process, its process group (through the pidfd: the group stays
- * reachable, never by number, even once its leader is gone), or its
- * whole cgroup.  Without kernel support for group signals, or without
- * a cgroup, fall back to what there is.
- */
-static int
-service_send_signal(struct sup *sup, struct service *ss, int sig)
-{
-	struct svc	*s = &ss->svc;
-	int		 mode = s->def->kill_mode;
-
-	if (mode == KILL_CGROUP && ss->cgfd >= 0) {
-		int	n;
-
-		if (sig == SIGKILL)
-			return cgroup_kill(ss->cgfd);
-		n = cgroup_signal(ss->cgfd, sig);
-		return n < 0 ? n : 0;
-	}
-	if (s->pidfd < 0)
-		return -ESRCH;
-	/* The main before the last MAINPID=, while it lives, goes too. */
-	if (ev_is_active(&ss->prev))
-		pidfd_signal(ss->prev.fd, sig);
-	if (mode != KILL_PROCESS && sup->pgrp_signal &&
-	    sys_pidfd_send_signal(s->pidfd, sig,
-	    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
-		return 0;
-	return pidfd_signal(s->pidfd, sig);
-}
-
-/*
- * `kill`: sig to the main process through its pidfd, or (all) to every
- * process of the service, its cgroup, else its process group through
- * the pidfd.  -EOPNOTSUPP where neither is.
- */
-int
-service_kill(struct sup *sup, struct service *ss, int sig, bool all)
-{
-	struct svc	*s = &ss->svc;
-	int		 n;
-
-	if (!all)
-		return pidfd_signal(s->pidfd, sig);
-	if (ss->cgfd >= 0) {
-		n = sig == SIGKILL ? cgroup_kill(ss->cgfd) :
-		    cgroup_signal(ss->cgfd, sig);
-		return n < 0 ? n : 0;
-	}
-	if (!sup->pgrp_signal)
-		return -EOPNOTSUPP;
-	if (ev_is_active(&ss->prev))
-		pidfd_signal(ss->prev.fd, sig);
-	return sys_pidfd_send_signal(s->pidfd, sig,
-	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 ? -errno : 0;
-}
-
-/* svc_ops: signal the service (for stop, timeouts, the watchdog). */
-int
-service_signal(struct svc *s, int sig)
-{
-	int	rc;
-
-	if ((rc = service_send_signal(service_sup(s), service_of(s), sig)) < 0 &&
-	    rc != -ESRCH)
-		log_warn("%s: signal %d: %s", s->def->name, sig,
-		    strerror(-rc));
-	return rc;
 }
 
 static void
 service_op_timer(struct svc *s, uint32_t ms)
 {
 	struct service	*ss = service_of(s);
-	struct sup	*sup = service_sup(s);
+	struct core	*core = service_core(s);
 
-	ev_timer_stop(sup->loop, &ss->timer);
+	ev_timer_stop(core->loop, &ss->timer);
 	ev_timer_set(&ss->timer, ms / 1000.0, 0.);
-	ev_timer_start(sup->loop, &ss->timer);
+	ev_timer_start(core->loop, &ss->timer);
 }
 
 static void
 service_op_timer_stop(struct svc *s)
 {
-	ev_timer_stop(service_sup(s)->loop, &service_of(s)->timer);
+	ev_timer_stop(service_core(s)->loop, &service_of(s)->timer);
 }
 
 static int64_t
@@ -750,7 +763,7 @@ service_op_now(struct svc_set *set)
 	return mono_ms();
 }
 
-/* svc_ops: a service changed state (or status text): sup.c's news. */
+/* svc_ops: a service changed state (or status text): core.c's news. */
 static void
 service_op_changed(struct svc *s, enum svc_state from)
 {
@@ -758,24 +771,24 @@ service_op_changed(struct svc *s, enum svc_state from)
 
 	/* It failed: its on_failure_exec, beside the rest. */
 	if (s->state == SVC_FAILED && from != SVC_FAILED)
-		hook_start(service_sup(s), ss, HOOK_ON_FAILURE);
-	health_changed(service_sup(s), ss, from);
+		hook_start(service_core(s), ss, HOOK_ON_FAILURE);
+	health_changed(&ss->health, from);
 	/* A reload_exec outlived its reload (its deadline passed, or the
 	 * service left READY): it goes. */
 	if (ss->reload != NULL && !s->reload_asked &&
 	    (s->state != SVC_READY || s->reload_fails != ss->reload->fails))
-		svcreload_cancel(ss);
-	sup_changed(service_sup(s), s, from);
+		hook_reload_cancel(ss);
+	service_core(s)->changed(service_core(s), s, from);
 }
 
 /* svc_ops: the spawns of this turn are used up; go on next turn. */
 static void
 service_op_defer(struct svc_set *set)
 {
-	struct sup	*sup = container_of(set, struct sup, set);
+	struct core	*core = set->ctx;
 
-	ev_timer_set(&sup->spawn_w, 0., 0.);
-	ev_timer_start(sup->loop, &sup->spawn_w);
+	ev_timer_set(&core->spawn_w, 0., 0.);
+	ev_timer_start(core->loop, &core->spawn_w);
 }
 
 static void
@@ -783,7 +796,7 @@ service_on_spawn_more(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)w;
 	(void)revents;
-	svc_set_unhold(&((struct sup *)ev_userdata(loop))->set);
+	svc_set_unhold(((struct core *)ev_userdata(loop))->set);
 }
 
 static void
@@ -791,33 +804,62 @@ service_on_turn(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	(void)w;
 	(void)revents;
-	((struct sup *)ev_userdata(loop))->set.spawns = 0;
+	((struct core *)ev_userdata(loop))->set->spawns = 0;
 }
 
-/* The spawn slots and the spawn budget's watchers, on sup's loop. */
+/* socks.c's: where the fds held for s are. */
+static struct socks **
+service_socks_of(struct svc *s)
+{
+	return &service_of(s)->socks;
+}
+
+/* socks.c's: an accept instance served its client: once down, it goes. */
+static void
+service_remove(struct core *core, struct svc *s)
+{
+	(void)core;
+	service_of(s)->removing = true;	/* sup_changed() frees it */
+}
+
+/* health.c's check of s: started (a hook), or the one that runs ended. */
+static int
+service_check(struct core *core, struct svc *s, bool run)
+{
+	if (!run) {
+		hook_cancel(core, service_of(s), HOOK_SLOT_HEALTH);
+		return 0;
+	}
+	return hook_start(core, service_of(s), HOOK_HEALTH);
+}
+
+/* The spawn slots and the spawn budget's watchers, on core's loop. */
 void
-service_loop_init(struct sup *sup)
+service_loop_init(struct core *core)
 {
 	size_t	i;
 
-	sup->output.line = service_on_line;
-	ev_init(&sup->spawn_w, service_on_spawn_more);
+	core->output->line = service_on_line;
+	ev_init(&core->spawn_w, service_on_spawn_more);
 	for (i = 0; i < SERVICE_SPAWN_SLOTS; i++) {
-		spawn_proc_init(&sup->spawns[i].proc);
-		ev_io_init(&sup->spawns[i].io, service_on_exec, -1, EV_READ);
-		ev_init(&sup->spawns[i].timer, service_on_spawn_timer);
+		spawn_proc_init(&core->spawns[i].proc);
+		ev_io_init(&core->spawns[i].io, service_on_exec, -1, EV_READ);
+		ev_init(&core->spawns[i].timer, service_on_spawn_timer);
 	}
-	ev_prepare_init(&sup->turn_w, service_on_turn);
-	ev_prepare_start(sup->loop, &sup->turn_w);
-	ev_unref(sup->loop);	/* it does not keep the loop running */
-	sup->set.spawn_max = SERVICE_SPAWNS_PER_TURN;
+	ev_prepare_init(&core->turn_w, service_on_turn);
+	ev_prepare_start(core->loop, &core->turn_w);
+	ev_unref(core->loop);	/* it does not keep the loop running */
+	core->set->spawn_max = SERVICE_SPAWNS_PER_TURN;
+	core->check = service_check;
+	core->socks_of = service_socks_of;
+	core->remove = service_remove;
 }
 
 /* svc_ops: a service killed for memory waits for memory (pressure.c). */
 static int64_t
 service_op_hold(struct svc *s, int64_t *until)
 {
-	return pressure_hold(&service_sup(s)->pr, s, until);
+	return pressure_hold(service_core(s)->pr, s, until);
 }
 
 /* svc.c's hooks into the world: each sup_op_ is called by svc.c. */
@@ -825,13 +867,13 @@ service_op_hold(struct svc *s, int64_t *until)
 static int
 service_op_hook(struct svc *s, int kind)
 {
-	return hook_start(service_sup(s), service_of(s), kind);
+	return hook_start(service_core(s), service_of(s), kind);
 }
 
 static void
 service_op_hook_stop(struct svc *s)
 {
-	hook_cancel(service_sup(s), service_of(s), HOOK_SLOT_STEP);
+	hook_cancel(service_core(s), service_of(s), HOOK_SLOT_STEP);
 }
 
 const struct svc_ops service_ops = {
@@ -854,28 +896,28 @@ const struct svc_ops service_ops = {
  * set.
  */
 struct service *
-service_new(struct sup *sup, struct svc_def *d)
+service_new(struct core *core, struct svc_def *d)
 {
 	struct service	*ss = calloc(1, sizeof(*ss));
 
 	if (ss == NULL)
 		return NULL;
-	svc_init(&ss->svc, d, &sup->set);
+	svc_init(&ss->svc, d, core->set);
 	ss->cgfd = -1;
 	ss->ns = SPAWN_NS_NONE;
-	notifysock_init(&ss->nsock, &sup->notify, &ss->svc);
+	notifysock_init(&ss->nsock, core->notify, &ss->svc);
 	if (d->ready == READY_NOTIFY &&
-	    (ss->notify_path = notifysock_path(&sup->notify, d->name)) == NULL &&
-	    sup->notify.path != NULL) {
+	    (ss->notify_path = notifysock_path(core->notify, d->name)) == NULL &&
+	    core->notify->path != NULL) {
 		free(ss);
 		return NULL;
 	}
 	ev_io_init(&ss->death, service_on_death, -1, EV_READ);
-	ev_io_init(&ss->prev, mainpid_on_prev_death, -1, EV_READ);
+	ev_io_init(&ss->prev, service_on_prev_death, -1, EV_READ);
 	ev_io_init(&ss->ready, service_on_ready, -1, EV_READ);
 	ev_init(&ss->timer, service_on_timer);
-	health_init(ss);
-	if (service_env(sup, ss) < 0) {
+	health_init(&ss->health, core, &ss->svc);
+	if (service_env(core, ss) < 0) {
 		free(ss->notify_path);
 		free(ss);
 		return NULL;
@@ -885,77 +927,39 @@ service_new(struct sup *sup, struct svc_def *d)
 
 /* Forget a service that has no process; its definition goes too. */
 void
-service_free(struct sup *sup, struct service *ss)
+service_free(struct core *core, struct service *ss)
 {
-	ctl_svc_removed(&sup->ctl, &ss->svc);
-	pressure_forget(&sup->pr, &ss->svc);
+	ctl_svc_removed(core->ctl, &ss->svc);
+	pressure_forget(core->pr, &ss->svc);
 	if (ss->cgfd >= 0) {
 		close(ss->cgfd);
-		cgroup_svc_remove(&sup->cg, ss->svc.def->name);
+		cgroup_svc_remove(core->cg, ss->svc.def->name);
 	}
 	if (ss->spawn != NULL)		/* at exit only: it had a process */
-		service_spawn_end(sup, ss->spawn);
+		service_spawn_end(core, ss->spawn);
 	if (ss->reload != NULL)		/* at exit only: left to run */
-		svcreload_end(sup, ss, -ECANCELED);
-	hook_end_all(sup, ss);
-	health_end(sup, ss);
-	ev_io_stop(sup->loop, &ss->death);
-	ev_timer_stop(sup->loop, &ss->timer);
-	service_prev_forget(sup, ss);
-	service_ready_close(sup, ss);
+		hook_reload_end(core, ss, -ECANCELED);
+	hook_end_all(core, ss);
+	health_end(&ss->health);
+	ev_io_stop(core->loop, &ss->death);
+	ev_timer_stop(core->loop, &ss->timer);
+	service_prev_forget(core, ss);
+	service_ready_close(core, ss);
 	output_free(ss->out);
 	ss->out = NULL;
 	if (ss->svc.pidfd >= 0) {
-		pidmap_del(&sup->pids, &ss->pm);
+		pidmap_del(core->pids, &ss->pm);
 		close(ss->svc.pidfd);
 	}
 	service_env_free(ss);
+	service_sandbox_drop(ss);
 	spawn_ns_close(&ss->ns);
 	notifysock_close(&ss->nsock);
-	socks_free(sup, ss);
+	socks_free(&ss->svc);
 	free(ss->notify_path);
 	svc_release(&ss->svc);
 	svc_def_free(ss->svc.def);
 	free(ss);
-}
-
-/*
- * The kill_mode a service really has: without a cgroup, cgroup acts as
- * group; without PIDFD_SIGNAL_PROCESS_GROUP, group acts as process (the
- * main process alone gets the signal; what it leaves is not killed).
- */
-enum kill_mode
-service_kill_mode(const struct sup *sup, const struct service *ss)
-{
-	int	mode = ss->svc.def->kill_mode;
-
-	if (mode == KILL_CGROUP && ss->cgfd < 0 && sup->cg.base_fd < 0)
-		mode = KILL_GROUP;
-	if (mode == KILL_GROUP && !sup->pgrp_signal)
-		mode = KILL_PROCESS;
-	return (enum kill_mode)mode;
-}
-
-/* Say once, at start and reload, which services' kill_mode degrades. */
-void
-service_kill_modes_check(struct sup *sup)
-{
-	size_t	i;
-
-	for (i = 0; i < sup->set.n; i++) {
-		struct service	*ss = service_of(sup->set.v[i]);
-		enum kill_mode	 m = service_kill_mode(sup, ss);
-
-		if (m != ss->svc.def->kill_mode &&
-		    keyset_has(&ss->svc.def->given, K_KILL_MODE))
-			log_warn("%s: kill_mode = %s acts as %s here (%s)",
-			    ss->svc.def->name,
-			    kill_mode_name(ss->svc.def->kill_mode),
-			    kill_mode_name(m), m == KILL_PROCESS ? "this "
-			    "kernel has no PIDFD_SIGNAL_PROCESS_GROUP: the main "
-			    "process alone gets signals" : "no cgroups: the "
-			    "process group gets signals");
-	}
 }
 
 /* The keys a service gave that only a cgroup can do, into out. */
@@ -1020,7 +1024,7 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 		st->ready_at_ms = s->exited_at;
 	st->err = s->err;
 	st->reloading = s->reloading;
-	st->health = health_name((enum health_state)ss->health);
+	st->health = health_name((enum health_state)ss->health.state);
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||
 	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
 }
@@ -1062,12 +1066,12 @@ service_save(const struct service *ss, struct st_w *w)
 #define SERVICE_LOAD_SVC(n, v)	if (svc_load(&(v), r) < 0) return -EINVAL;
 #define SERVICE_LOAD_WATCH(n, v) { int fd = -1;				\
 				st_get_fd_kept(r, n, &fd);		\
-				service_watch(sup, &(v), fd); }
-#define SERVICE_LOAD_OUT(n, v)	if (output_state_load(&sup->output,	\
+				service_watch(core, &(v), fd); }
+#define SERVICE_LOAD_OUT(n, v)	if (output_state_load(core->output,	\
 				    &ss->svc, r, &(v)) < 0) return -EINVAL;
 #define SERVICE_LOAD_NSOCK(n, v) if (notifysock_state_load(&(v), r) < 0) \
 					return -EINVAL;
-#define SERVICE_LOAD_SOCKS(n, v) if (socks_load(sup, ss, r) < 0)	\
+#define SERVICE_LOAD_SOCKS(n, v) if (socks_load(&ss->svc, r) < 0)	\
 					return -EINVAL;
 #define SERVICE_LOAD_NS(n, v)	if (st_enter(r, n)) {			\
 					st_get_fd_kept(r, "mnt", &(v).mnt); \
@@ -1086,12 +1090,12 @@ service_save(const struct service *ss, struct st_w *w)
 
 /* Watch fd with w, if it is one. */
 static void
-service_watch(struct sup *sup, ev_io *w, int fd)
+service_watch(struct core *core, ev_io *w, int fd)
 {
 	if (fd < 0)
 		return;
 	ev_io_set(w, fd, EV_READ);
-	ev_io_start(sup->loop, w);
+	ev_io_start(core->loop, w);
 }
 
 /*
@@ -1100,7 +1104,7 @@ service_watch(struct sup *sup, ev_io *w, int fd)
  * clock, now_us being that clock now).  0, or -EINVAL with the error in r.
  */
 int
-service_load(struct sup *sup, struct service *ss, struct st_r *r,
+service_load(struct core *core, struct service *ss, struct st_r *r,
     int64_t now_us)
 {
 	struct svc	*s = &ss->svc;
@@ -1115,21 +1119,21 @@ service_load(struct sup *sup, struct service *ss, struct st_r *r,
 		return -EINVAL;
 	if (s->pidfd >= 0) {
 		ss->pm.kind = PM_MAIN;
-		pidmap_add(&sup->pids, &ss->pm, s->pid);
+		pidmap_add(core->pids, &ss->pm, s->pid);
 		ev_io_set(&ss->death, s->pidfd, EV_READ);
-		ev_io_start(sup->loop, &ss->death);
+		ev_io_start(core->loop, &ss->death);
 	}
 	if (s->deadline) {
 		/* Never early: the deadline is in whole ms. */
 		int64_t	left = s->deadline * 1000 + 999 - now_us;
 
 		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
-		ev_timer_start(sup->loop, &ss->timer);
+		ev_timer_start(core->loop, &ss->timer);
 	}
 	if (ss->removing)
-		ev_prepare_start(sup->loop, &sup->gc_w);
-	if (s->state == SVC_LISTENING && socks_watch(sup, ss, true) < 0)
+		ev_prepare_start(core->loop, &core->gc_w);
+	if (s->state == SVC_LISTENING && socks_watch(s, true) < 0)
 		log_err("%s: its sockets are not watched", s->def->name);
-	health_changed(sup, ss, SVC__STATES);	/* its checks, afresh */
+	health_changed(&ss->health, SVC__STATES);	/* its checks, afresh */
 	return 0;
 }

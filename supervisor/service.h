@@ -8,7 +8,9 @@
 
 #include <ev.h>
 
+#include "health.h"
 #include "hook.h"
+#include "mainpid.h"
 #include "notifysock.h"
 #include "output.h"
 #include "pidmap.h"
@@ -17,10 +19,11 @@
 #include "status.h"
 #include "svc.h"
 
-struct sup;
-struct svcreload;
+struct core;
+struct hook_reload;
 struct st_w;
 struct st_r;
+struct sandbox;
 
 /*
  * A loop turn does at most this many spawns, for at most this long, then
@@ -54,6 +57,7 @@ struct service_spawn {
 	struct spawn_proc	 proc;
 	struct service		*ss;		/* NULL: free */
 	struct svc_def		*old_def;	/* replaced meanwhile (reload) */
+	struct sandbox		*sb;		/* what its child reads */
 	char			**old_envp;
 	char			**envp;		/* with LISTEN_FDS: this spawn's */
 };
@@ -78,14 +82,11 @@ struct service {
 	const char		*path;		/* PATH searched for exec */
 	char			*notify_path;	/* NOTIFY_SOCKET */
 	/* a re-exec waits until none is in flight */
-	struct svcreload	*reload;	/* its reload_exec */
+	struct hook_reload	*reload;	/* its reload_exec */
 	struct hookrun		*hooks[HOOK_SLOTS]; /* its hooks */
 	struct hookrun		*dying;		/* ... killed, not yet reaped */
 	/* health checks start afresh after a re-exec (health.c) */
-	ev_timer		 health_w;	/* the next check */
-	uint8_t			 health;	/* enum health_state */
-	uint32_t		 health_fails;	/* in a row */
-	int32_t			 health_status;	/* of the last failed check */
+	struct health		 health;
 	struct service_spawn	*spawn;		/* until it exec'd */
 	struct pidmap_node	 pm;		/* made again from svc.pid */
 	struct svc_out		*out;		/* NULL until it first runs */
@@ -93,17 +94,14 @@ struct service {
 	struct socks		*socks;		/* fds held for it; NULL: none */
 	int			 cgfd;		/* its cgroup; -1: none yet */
 	struct spawn_ns		 ns;		/* its main's, for its hooks */
+	struct sandbox		*sb;		/* made again at its next spawn */
 	uint64_t		 oom_kills;	/* its cgroup's oom_kill, last seen */
 	bool			 removing;	/* gone from the configuration */
 	bool			 quiet;		/* an accept instance not logged */
 	bool			 handed;	/* MAINPID: maybe not our child */
 	ev_io			 prev;		/* the main before MAINPID=, alive */
 	/* MAINPID= rate and warnings: start afresh */
-	pid_t			 mainpid_refused; /* MAINPID= refused last */
-	int64_t			 mainpid_second; /* this second's */
-	int64_t			 mainpid_warned; /* last warned at */
-	uint32_t		 mainpid_count;
-	uint32_t		 mainpid_quiet;	/* not warned of since */
+	struct mainpid		 mainpid;
 	uint8_t			 fate;		/* confreload.c's, while it runs */
 	struct svc		*fate_via;	/* ... and why it restarts */
 };
@@ -123,42 +121,45 @@ struct service {
 /* ... and what it does not, each made again as its field says. */
 #define SERVICE_SKIPPED(X)						\
 	X(death) X(timer) X(envp) X(pid_slot) X(path) X(notify_path)	\
-	X(reload) X(hooks) X(dying) X(health_w) X(health)		\
-	X(health_fails) X(health_status) X(spawn) X(pm)			\
-	X(mainpid_refused) X(mainpid_second) X(mainpid_warned)		\
-	X(mainpid_count) X(mainpid_quiet) X(fate) X(fate_via)
+	X(reload) X(hooks) X(dying) X(health) X(spawn) X(pm)		\
+	X(mainpid) X(fate) X(fate_via) X(sb)
 
 extern const struct svc_ops service_ops;
 
 struct service	*service_of(struct svc *s);
-struct service	*service_by_pid(struct sup *sup, pid_t pid);
-struct service	*service_new(struct sup *sup, struct svc_def *d);
-void		 service_free(struct sup *sup, struct service *ss);
-void		 service_loop_init(struct sup *sup);
-int		 service_env(struct sup *sup, struct service *ss);
+struct core	*service_core(struct svc *s);
+struct service	*service_by_pid(struct core *core, pid_t pid);
+struct service	*service_new(struct core *core, struct svc_def *d);
+void		 service_free(struct core *core, struct service *ss);
+void		 service_loop_init(struct core *core);
+int		 service_env(struct core *core, struct service *ss);
 void		 service_env_free(struct service *ss);
-int		 service_env_socks(struct sup *sup, struct service *ss,
+void		 service_sandbox_drop(struct service *ss);
+int		 service_env_socks(struct core *core, struct service *ss,
 		     struct service_spawn *sp, int *pass, int *n,
 		     char **slots);
-void		 service_prepare(struct sup *sup, struct service *ss);
-int		 service_spawn_req(struct sup *sup, struct service *ss,
+void		 service_prepare(struct core *core, struct service *ss);
+int		 service_spawn_req(struct core *core, struct service *ss,
 		     struct spawn_req *req);
-void		 service_spawn_check(struct sup *sup,
+void		 service_spawn_check(struct core *core,
 		     struct service_spawn *sp, bool dead);
-void		 service_unhold(struct sup *sup);
-bool		 service_reap(struct sup *sup, struct service *ss);
-bool		 service_pidfd_exited(int fd);
-void		 service_prev_forget(struct sup *sup, struct service *ss);
+void		 service_unhold(struct core *core);
+bool		 service_reap(struct core *core, struct service *ss);
+void		 service_prev_forget(struct core *core, struct service *ss);
 int		 service_signal(struct svc *s, int sig);
-int		 service_kill(struct sup *sup, struct service *ss, int sig,
+int		 service_send_signal(struct core *core, struct service *ss,
+		     int sig);
+struct svc	*service_mainpid_lookup(void *ctx, pid_t pid);
+void		 service_mainpid_set(void *ctx, struct svc *s, pid_t pid);
+int		 service_kill(struct core *core, struct service *ss, int sig,
 		     bool all);
-enum kill_mode	 service_kill_mode(const struct sup *sup,
+enum kill_mode	 service_kill_mode(const struct core *core,
 		     const struct service *ss);
-void		 service_kill_modes_check(struct sup *sup);
+void		 service_kill_modes_check(struct core *core);
 void		 service_status(struct svc *s, int64_t now,
 		     struct svc_status *st);
 void		 service_save(const struct service *ss, struct st_w *w);
-int		 service_load(struct sup *sup, struct service *ss,
+int		 service_load(struct core *core, struct service *ss,
 		     struct st_r *r, int64_t now_us);
 
 #endif

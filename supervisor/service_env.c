@@ -7,9 +7,10 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "cgroup.h"
 #include "env.h"
 #include "service.h"
-#include "sup.h"
+#include "core.h"
 
 /*
  * MEMORY_PRESSURE_WATCH for a service, into buf: its cgroup's
@@ -17,13 +18,13 @@
  * memory_pressure_watch = on and no cgroups the system's; NULL: none.
  */
 static const char *
-service_mp_watch(struct sup *sup, const struct svc_def *d, char *buf,
+service_mp_watch(struct core *core, const struct svc_def *d, char *buf,
     size_t n)
 {
 	if (d->memory_pressure_watch == MP_OFF)
 		return NULL;
-	if (sup->cg.base_fd >= 0 && (size_t)snprintf(buf, n,
-	    "%s/%s/memory.pressure", sup->cg.base, d->name) < n)
+	if (core->cg->base_fd >= 0 && (size_t)snprintf(buf, n,
+	    "%s/%s/memory.pressure", core->cg->base, d->name) < n)
 		return buf;
 	return d->memory_pressure_watch == MP_ON ? "/proc/pressure/memory" :
 	    NULL;
@@ -36,15 +37,15 @@ service_mp_watch(struct sup *sup, const struct svc_def *d, char *buf,
  * child, on top of this.
  */
 static int
-service_env_make(struct sup *sup, struct service *ss)
+service_env_make(struct core *core, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char			 mp[PATH_MAX];
 	const struct env_req	 r = {
-		.base = sup->base_env, .keys = d->env,
+		.base = core->base_env, .keys = d->env,
 		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
-		.mp_watch = service_mp_watch(sup, d, mp, sizeof(mp)),
+		.mp_watch = service_mp_watch(core, d, mp, sizeof(mp)),
 		.mp_threshold_ms = d->memory_pressure_threshold,
 	};
 	const char		*path;
@@ -52,7 +53,7 @@ service_env_make(struct sup *sup, struct service *ss)
 
 	if ((rc = env_build(&r, &ss->envp, &path, &ss->pid_slot)) < 0)
 		return rc;
-	ss->path = path ? path : sup->base_path;
+	ss->path = path ? path : core->base_path;
 	return 0;
 }
 
@@ -62,17 +63,17 @@ service_env_make(struct sup *sup, struct service *ss)
  * reading that), with LISTEN_FDS, LISTEN_PID and LISTEN_FDNAMES.
  */
 int
-service_env_socks(struct sup *sup, struct service *ss,
+service_env_socks(struct core *core, struct service *ss,
     struct service_spawn *sp, int *pass, int *n, char **slots)
 {
 	const struct svc_def	*d = ss->svc.def;
 	struct buf		 names = { 0 };
 	char			 mp[PATH_MAX];
 	struct env_req		 r = {
-		.base = sup->base_env, .keys = d->env,
+		.base = core->base_env, .keys = d->env,
 		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog, .listen_slot = &slots[1],
-		.mp_watch = service_mp_watch(sup, d, mp, sizeof(mp)),
+		.mp_watch = service_mp_watch(core, d, mp, sizeof(mp)),
 		.mp_threshold_ms = d->memory_pressure_threshold,
 	};
 	const char		*path;
@@ -80,7 +81,7 @@ service_env_socks(struct sup *sup, struct service *ss,
 
 	env_free(sp->envp);
 	sp->envp = NULL;
-	*n = socks_pass(ss, pass, &names);
+	*n = socks_pass(&ss->svc, pass, &names);
 	r.listen_fds = (uint32_t)*n;
 	r.listen_names = names.data ? names.data : "";
 	rc = names.nomem ? -ENOMEM : env_build(&r, &sp->envp, &path,
@@ -90,18 +91,18 @@ service_env_socks(struct sup *sup, struct service *ss,
 }
 
 int
-service_env(struct sup *sup, struct service *ss)
+service_env(struct core *core, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char			 mp[PATH_MAX];
 
 	ss->envp = NULL;
 	ss->pid_slot = NULL;
-	ss->path = sup->base_path;
+	ss->path = core->base_path;
 	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0 &&
-	    service_mp_watch(sup, d, mp, sizeof(mp)) == NULL)
+	    service_mp_watch(core, d, mp, sizeof(mp)) == NULL)
 		return 0;
-	return service_env_make(sup, ss);
+	return service_env_make(core, ss);
 }
 
 void

@@ -44,8 +44,8 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	st_str(w, "ctl_path", sup->ctl_path);
 	st_str(w, "notify_path", sup->notify_path);
 	st_u32(w, "log_level", (uint32_t)sup->log_level);
-	st_u64(w, "nofile_cur", sup->nofile_cur);
-	st_u64(w, "nofile_max", sup->nofile_max);
+	st_u64(w, "nofile_cur", sup->core.nofile_cur);
+	st_u64(w, "nofile_max", sup->core.nofile_max);
 	st_u8(w, "container", sup->container);
 	st_u32(w, "mounts", pid1_mounts_mask());
 	st_u8(w, "exit_set", sup->exit_set);
@@ -245,10 +245,10 @@ snapshot_load_rest(struct sup *sup, struct sup_restore *rs)
 		log_err("notify sockets %s: no longer ours alone",
 		    sup->notify_path);
 	/* The loop's clock was read when it was made: now, once. */
-	ev_now_update(sup->loop);
+	ev_now_update(sup->core.loop);
 	now_us = mono_us();
 	for (i = 0; i < sup->set.n; i++)
-		if (service_load(sup, service_of(sup->set.v[i]), r,
+		if (service_load(&sup->core, service_of(sup->set.v[i]), r,
 		    now_us) < 0)
 			return -EINVAL;
 	end = 0;

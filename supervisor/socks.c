@@ -35,28 +35,37 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "service.h"
+#include "core.h"
 #include "socks.h"
+#include "spawn.h"
 #include "st.h"
-#include "sup.h"
 
 static void	socks_on_client(struct ev_loop *, ev_io *, int);
 
 static void	socks_on_retry(struct ev_loop *, ev_timer *, int);
 static void	socks_on_unlogged(struct ev_loop *, ev_timer *, int);
 
+/* What s holds (NULL: nothing yet). */
 static struct socks *
-socks_get(struct service *ss)
+socks_of(struct svc *s)
 {
-	struct socks	*sk = ss->socks;
+	return *core_of(s)->socks_of(s);
+}
+
+/* What s holds, made if it has nothing yet; NULL without memory. */
+static struct socks *
+socks_get(struct svc *s)
+{
+	struct socks	**skp = core_of(s)->socks_of(s), *sk = *skp;
 
 	if (sk == NULL && (sk = calloc(1, sizeof(*sk))) != NULL) {
 		sk->conn = -1;
+		sk->svc = s;
 		ev_timer_init(&sk->retry, socks_on_retry, 1., 0.);
-		sk->retry.data = ss;
+		sk->retry.data = sk;
 		ev_init(&sk->unlogged_w, socks_on_unlogged);
-		sk->unlogged_w.data = ss;
-		ss->socks = sk;
+		sk->unlogged_w.data = sk;
+		*skp = sk;
 	}
 	return sk;
 }
@@ -80,17 +89,17 @@ socks_opts(const struct svc_def *d, struct listen_opts *o)
 }
 
 /*
- * The listen sockets of definition d: those ss holds already (the same
+ * The listen sockets of definition d: those s holds already (the same
  * value) are taken over, with d's backlog, mode and owner; the others
  * are bound.  0 with them in *out (socks_commit or socks_abort takes
  * them), or -errno with "listen VALUE: why" in err, the index of that
  * value in *nout, and nothing bound.
  */
 int
-socks_prepare(struct service *ss, const struct svc_def *d,
+socks_prepare(struct svc *s, const struct svc_def *d,
     struct held_fd **out, uint32_t *nout, char *err, size_t n)
 {
-	const struct socks	*sk = ss ? ss->socks : NULL;
+	const struct socks	*sk = s ? socks_of(s) : NULL;
 	struct listen_opts	 o;
 	struct held_fd		*v;
 	size_t			 i, j, k = strv_len(d->listen);
@@ -133,7 +142,7 @@ socks_prepare(struct service *ss, const struct svc_def *d,
 		}
 	}
 	if (rc < 0) {
-		socks_abort(ss, v, (uint32_t)i);
+		socks_abort(s, v, (uint32_t)i);
 		*nout = (uint32_t)(i - 1);	/* which one */
 		return rc;
 	}
@@ -142,11 +151,11 @@ socks_prepare(struct service *ss, const struct svc_def *d,
 	return 0;
 }
 
-/* Is fd one that ss holds for listen? */
+/* Is fd one that s holds for listen? */
 static bool
-socks_holds(const struct service *ss, int fd)
+socks_holds(struct svc *s, int fd)
 {
-	const struct socks	*sk = ss ? ss->socks : NULL;
+	const struct socks	*sk = s ? socks_of(s) : NULL;
 	uint32_t		 i;
 
 	for (i = 0; sk && i < sk->nlisten; i++)
@@ -157,12 +166,12 @@ socks_holds(const struct service *ss, int fd)
 
 /* Forget what socks_prepare made: close what it bound. */
 void
-socks_abort(struct service *ss, struct held_fd *v, uint32_t n)
+socks_abort(struct svc *s, struct held_fd *v, uint32_t n)
 {
 	uint32_t	i;
 
 	for (i = 0; i < n; i++) {
-		if (v[i].fd >= 0 && !socks_holds(ss, v[i].fd)) {
+		if (v[i].fd >= 0 && !socks_holds(s, v[i].fd)) {
 			if (v[i].spec)
 				listen_unlink(v[i].spec, &v[i].id);
 			close(v[i].fd);
@@ -193,51 +202,51 @@ socks_close_listen(struct socks *sk, const struct held_fd *v, uint32_t n)
 	sk->nlisten = 0;
 }
 
-/* ss holds v from now on (socks_prepare's): the others it held go. */
+/* s holds v from now on (socks_prepare's): the others it held go. */
 int
-socks_commit(struct sup *sup, struct service *ss, struct held_fd *v,
-    uint32_t n)
+socks_commit(struct svc *s, struct held_fd *v, uint32_t n)
 {
-	struct socks	*sk = socks_get(ss);
+	struct socks	*sk = socks_get(s);
 	bool		 watching;
 
 	if (sk == NULL) {
-		socks_abort(ss, v, n);
+		socks_abort(s, v, n);
 		return -ENOMEM;
 	}
 	watching = sk->watching;
-	socks_watch(sup, ss, false);
+	socks_watch(s, false);
 	socks_close_listen(sk, v, n);
 	sk->listen = v;
 	sk->nlisten = n;
 	if (watching)
-		socks_watch(sup, ss, true);
+		socks_watch(s, true);
 	return 0;
 }
 
 /*
- * Bind the sockets of ss, if it has none yet: 0, or -errno with why in
+ * Bind the sockets of s, if it has none yet: 0, or -errno with why in
  * its s->fail.
  */
 int
-socks_open(struct sup *sup, struct service *ss)
+socks_open(struct svc *s)
 {
-	const struct svc_def	*d = ss->svc.def;
+	const struct svc_def	*d = s->def;
+	const struct socks	*sk = socks_of(s);
 	struct held_fd		*v;
 	uint32_t		 n;
 	char			 err[512];
 	int			 rc;
 
 	if (d->listen == NULL || conf_def_is_conn(d) ||
-	    (ss->socks && ss->socks->nlisten > 0))
+	    (sk && sk->nlisten > 0))
 		return 0;
-	if ((rc = socks_prepare(ss, d, &v, &n, err, sizeof(err))) < 0) {
+	if ((rc = socks_prepare(s, d, &v, &n, err, sizeof(err))) < 0) {
 		log_err("%s: %s", d->name, err);
-		free(ss->svc.fail);
-		ss->svc.fail = strdup(err);
+		free(s->fail);
+		s->fail = strdup(err);
 		return rc;
 	}
-	return socks_commit(sup, ss, v, n);
+	return socks_commit(s, v, n);
 }
 
 /* A name for LISTEN_FDNAMES: what systemd's sd_listen_fds accepts. */
@@ -258,10 +267,10 @@ socks_name(struct buf *b, const char *name)
  * in names.  How many, at most SPAWN_PASS_MAX.
  */
 int
-socks_pass(struct service *ss, int *fds, struct buf *names)
+socks_pass(struct svc *s, int *fds, struct buf *names)
 {
-	const struct socks	*sk = ss->socks;
-	const char		*name = ss->svc.def->name;
+	const struct socks	*sk = socks_of(s);
+	const char		*name = s->def->name;
 	char			 base[SVC_NAME_MAX + 1];
 	uint32_t		 i;
 	int			 n = 0;
@@ -288,28 +297,31 @@ socks_pass(struct service *ss, int *fds, struct buf *names)
 
 /* Its spawn is over (exec'd or not): an instance's client is its own. */
 void
-socks_spawned(struct service *ss)
+socks_spawned(struct svc *s)
 {
-	if (ss->socks && ss->socks->conn >= 0) {
-		close(ss->socks->conn);
-		ss->socks->conn = -1;
+	struct socks	*sk = socks_of(s);
+
+	if (sk && sk->conn >= 0) {
+		close(sk->conn);
+		sk->conn = -1;
 	}
 }
 
 /*
- * Watch the listen sockets of ss for a client (on), or stop.  Bound
+ * Watch the listen sockets of s for a client (on), or stop.  Bound
  * first if need be: 0, or -errno (s->fail says why).
  */
 int
-socks_watch(struct sup *sup, struct service *ss, bool on)
+socks_watch(struct svc *s, bool on)
 {
+	struct core	*core = core_of(s);
 	struct socks	*sk;
 	uint32_t	 i;
 	int		 rc;
 
-	if (on && (rc = socks_open(sup, ss)) < 0)
+	if (on && (rc = socks_open(s)) < 0)
 		return rc;
-	if ((sk = ss->socks) == NULL || sk->watching == on)
+	if ((sk = socks_of(s)) == NULL || sk->watching == on)
 		return 0;
 	if (on) {
 		if ((sk->watch = calloc(sk->nlisten, sizeof(*sk->watch))) ==
@@ -318,12 +330,12 @@ socks_watch(struct sup *sup, struct service *ss, bool on)
 		for (i = 0; i < sk->nlisten; i++) {
 			ev_io_init(&sk->watch[i], socks_on_client,
 			    sk->listen[i].fd, EV_READ);
-			sk->watch[i].data = ss;
-			ev_io_start(sup->loop, &sk->watch[i]);
+			sk->watch[i].data = sk;
+			ev_io_start(core->loop, &sk->watch[i]);
 		}
 	} else {
 		for (i = 0; i < sk->nlisten; i++)
-			ev_io_stop(sup->loop, &sk->watch[i]);
+			ev_io_stop(core->loop, &sk->watch[i]);
 		free(sk->watch);
 		sk->watch = NULL;
 	}
@@ -332,8 +344,8 @@ socks_watch(struct sup *sup, struct service *ss, bool on)
 }
 
 /* The listener of an accept instance (NAME@N: NAME), or NULL. */
-static struct service *
-socks_listener(struct sup *sup, const struct svc_def *d)
+static struct svc *
+socks_listener(struct core *core, const struct svc_def *d)
 {
 	char		 name[SVC_NAME_MAX + 1];
 	const char	*at = strchr(d->name, '@');
@@ -342,8 +354,8 @@ socks_listener(struct sup *sup, const struct svc_def *d)
 	if (!d->accept || at == NULL)
 		return NULL;
 	snprintf(name, sizeof(name), "%.*s", (int)(at - d->name), d->name);
-	s = svc_find(&sup->set, name);
-	return s && svc_is_listener(s) ? service_of(s) : NULL;
+	s = svc_find(core->set, name);
+	return s && svc_is_listener(s) ? s : NULL;
 }
 
 /* Where the client of fd comes from (an accepted connection). */
@@ -386,18 +398,18 @@ socks_src_same(const struct socks_src *a, const struct socks_src *b)
  * those of its template are NAME@..., together in the set's order.
  */
 static uint32_t
-socks_src_count(struct sup *sup, struct service *ss,
+socks_src_count(struct core *core, struct svc *l,
     const struct socks_src *src)
 {
-	const char	*name = ss->svc.def->name;
-	size_t		 len = strlen(name), lo = 0, hi = sup->set.n, mid;
+	const char	*name = l->def->name;
+	size_t		 len = strlen(name), lo = 0, hi = core->set->n, mid;
 	uint32_t	 n = 0;
 	struct svc	*s;
 	struct socks	*isk;
 
 	while (lo < hi) {		/* the first name past NAME@ */
 		mid = (lo + hi) / 2;
-		s = sup->set.v[mid];
+		s = core->set->v[mid];
 		if (strncmp(s->def->name, name, len) < 0 ||
 		    (strncmp(s->def->name, name, len) == 0 &&
 		    strcmp(s->def->name + len, "@") < 0))
@@ -405,12 +417,12 @@ socks_src_count(struct sup *sup, struct service *ss,
 		else
 			hi = mid;
 	}
-	for (; lo < sup->set.n; lo++) {
-		s = sup->set.v[lo];
+	for (; lo < core->set->n; lo++) {
+		s = core->set->v[lo];
 		if (strncmp(s->def->name, name, len) != 0 ||
 		    s->def->name[len] != '@')
 			break;
-		isk = service_of(s)->socks;
+		isk = socks_of(s);
 		if (isk != NULL && isk->counted && socks_src_same(&isk->src,
 		    src))
 			n++;
@@ -423,15 +435,14 @@ socks_src_count(struct sup *sup, struct service *ss,
  * max_connections_per_source?  Refusals are said once a second.
  */
 static bool
-socks_src_admit(struct sup *sup, struct service *ss,
+socks_src_admit(struct core *core, struct socks *sk,
     const struct socks_src *src)
 {
-	const struct svc_def	*d = ss->svc.def;
-	struct socks		*sk = ss->socks;
+	const struct svc_def	*d = sk->svc->def;
 	int64_t			 now = mono_ms();
 
 	if (d->max_per_source == 0 || d->max_per_source >= d->max_connections ||
-	    socks_src_count(sup, ss, src) < d->max_per_source)
+	    socks_src_count(core, sk->svc, src) < d->max_per_source)
 		return true;
 	sk->refused++;
 	if (now - sk->refused_at >= 1000) {
@@ -449,14 +460,13 @@ socks_src_admit(struct sup *sup, struct service *ss,
 static void
 socks_on_unlogged(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct service	*ss = w->data;
-	struct socks	*sk = ss->socks;
+	struct socks	*sk = w->data;
 
 	(void)loop;
 	(void)revents;
 	if (sk->unlogged > 0)
 		log_info("%s: %u instance%s not logged (at most %d a second)",
-		    ss->svc.def->name, sk->unlogged, sk->unlogged == 1 ? "" :
+		    sk->svc->def->name, sk->unlogged, sk->unlogged == 1 ? "" :
 		    "s", SOCKS_LOGGED_MAX);
 	sk->unlogged = 0;
 }
@@ -467,9 +477,8 @@ socks_on_unlogged(struct ev_loop *loop, ev_timer *w, int revents)
  * how many went unlogged is said once the second is over.
  */
 static bool
-socks_quiet(struct sup *sup, struct service *ss)
+socks_quiet(struct core *core, struct socks *sk)
 {
-	struct socks	*sk = ss->socks;
 	int64_t		 now = mono_ms();
 
 	if (now - sk->logged_at >= 1000) {
@@ -483,7 +492,7 @@ socks_quiet(struct sup *sup, struct service *ss)
 	if (sk->unlogged++ == 0) {
 		ev_timer_set(&sk->unlogged_w, (double)(sk->logged_at + 1000 -
 		    now) / 1000., 0.);
-		ev_timer_start(sup->loop, &sk->unlogged_w);
+		ev_timer_start(core->loop, &sk->unlogged_w);
 	}
 	return true;
 }
@@ -495,10 +504,10 @@ socks_quiet(struct sup *sup, struct service *ss)
  * refused until it is started again.
  */
 static bool
-socks_trigger(struct sup *sup, struct service *ss)
+socks_trigger(struct socks *sk)
 {
-	const struct svc_def	*d = ss->svc.def;
-	struct socks		*sk = ss->socks;
+	struct svc		*s = sk->svc;
+	const struct svc_def	*d = s->def;
 	int64_t			 now = mono_ms();
 	char			 iv[32];
 
@@ -516,8 +525,8 @@ socks_trigger(struct sup *sup, struct service *ss)
 	    "are closed until it is started again", d->name, d->trigger_burst,
 	    d->accept ? "clients" : "starts", iv);
 	sk->trig_count = 0;
-	socks_watch(sup, ss, false);
-	svc_trigger_limit(&ss->svc);
+	socks_watch(s, false);
+	svc_trigger_limit(s);
 	return false;
 }
 
@@ -526,10 +535,11 @@ socks_trigger(struct sup *sup, struct service *ss)
  * it, while fewer than max_connections run; the rest wait.
  */
 static void
-socks_accept(struct sup *sup, struct service *ss, int lfd)
+socks_accept(struct socks *sk, int lfd)
 {
-	struct socks		*sk = ss->socks, *isk;
-	const struct svc_def	*d = ss->svc.def;
+	struct core		*core = core_of(sk->svc);
+	struct socks		*isk;
+	const struct svc_def	*d = sk->svc->def;
 	char			 name[SVC_NAME_MAX + 2];
 	struct buf		 err = { 0 };
 	struct socks_src	 src;
@@ -547,25 +557,25 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 			 * backlog, and we try again in a second. */
 			log_err("%s: accept: %s; again in 1 s", d->name,
 			    strerror(errno));
-			socks_watch(sup, ss, false);
-			ev_timer_start(sup->loop, &sk->retry);
+			socks_watch(sk->svc, false);
+			ev_timer_start(core->loop, &sk->retry);
 			return;
 		}
-		if (!socks_trigger(sup, ss)) {
+		if (!socks_trigger(sk)) {
 			close(fd);
 			return;
 		}
 		socks_src_of(fd, &src);
-		if (!socks_src_admit(sup, ss, &src)) {
+		if (!socks_src_admit(core, sk, &src)) {
 			close(fd);
 			continue;
 		}
 		do
 			snprintf(name, sizeof(name), "%s@%u", d->name,
 			    ++sk->seq);
-		while (svc_find(&sup->set, name) != NULL);
-		s = sup_instance(sup, name, &err, socks_quiet(sup, ss));
-		if (s == NULL || (isk = socks_get(service_of(s))) == NULL) {
+		while (svc_find(core->set, name) != NULL);
+		s = core->instance(core, name, &err, socks_quiet(core, sk));
+		if (s == NULL || (isk = socks_get(s)) == NULL) {
 			log_err("%s: no instance for a client: %.*s", d->name,
 			    (int)strcspn(err.data ? err.data : "out of memory",
 			    "\n"), err.data ? err.data : "out of memory");
@@ -580,37 +590,39 @@ socks_accept(struct sup *sup, struct service *ss, int lfd)
 		svc_start(s);
 	}
 	if (sk->conns >= d->max_connections)
-		socks_watch(sup, ss, false);	/* the backlog holds them */
+		socks_watch(sk->svc, false);	/* the backlog holds them */
 }
 
 /* accept ran out of fds a second ago: listen again. */
 static void
 socks_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct service	*ss = w->data;
+	struct socks	*sk = w->data;
 
+	(void)loop;
 	(void)revents;
-	if (ss->svc.state == SVC_LISTENING &&
-	    ss->socks->conns < ss->svc.def->max_connections)
-		socks_watch(ev_userdata(loop), ss, true);
+	if (sk->svc->state == SVC_LISTENING &&
+	    sk->conns < sk->svc->def->max_connections)
+		socks_watch(sk->svc, true);
 }
 
 static void
 socks_on_client(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct sup	*sup = ev_userdata(loop);
-	struct service	*ss = w->data;
+	struct socks	*sk = w->data;
+	struct svc	*s = sk->svc;
 
+	(void)loop;
 	(void)revents;
-	if (svc_is_listener(&ss->svc)) {
-		socks_accept(sup, ss, w->fd);
+	if (svc_is_listener(s)) {
+		socks_accept(sk, w->fd);
 		return;
 	}
-	socks_watch(sup, ss, false);
-	if (!socks_trigger(sup, ss))
+	socks_watch(s, false);
+	if (!socks_trigger(sk))
 		return;
-	log_info("%s: a client came", ss->svc.def->name);
-	svc_triggered(&ss->svc);
+	log_info("%s: a client came", s->def->name);
+	svc_triggered(s);
 }
 
 /*
@@ -619,11 +631,11 @@ socks_on_client(struct ev_loop *loop, ev_io *w, int revents)
  * goes, and makes room at its listener.
  */
 void
-socks_changed(struct sup *sup, struct service *ss)
+socks_changed(struct svc *s)
 {
-	struct svc	*s = &ss->svc;
-	struct socks	*sk = ss->socks;
-	struct service	*l;
+	struct core	*core = core_of(s);
+	struct socks	*sk = socks_of(s), *lsk;
+	struct svc	*l;
 	bool		 down = !s->want_up && !s->restart_req &&
 			    !svc_has_process(s);
 
@@ -631,40 +643,41 @@ socks_changed(struct sup *sup, struct service *ss)
 		return;
 	if (sk->counted) {
 		sk->counted = false;
-		ss->removing = true;	/* sup_changed() frees it */
-		if ((l = socks_listener(sup, s->def)) != NULL && l->socks &&
-		    l->socks->conns > 0 &&
-		    l->socks->conns-- == l->svc.def->max_connections &&
-		    l->svc.state == SVC_LISTENING)
-			socks_watch(sup, l, true);
+		core->remove(core, s);	/* once down, it goes */
+		if ((l = socks_listener(core, s->def)) != NULL &&
+		    (lsk = socks_of(l)) != NULL && lsk->conns > 0 &&
+		    lsk->conns-- == l->def->max_connections &&
+		    l->state == SVC_LISTENING)
+			socks_watch(l, true);
 		return;
 	}
-	socks_watch(sup, ss, false);
-	ev_timer_stop(sup->loop, &sk->retry);
+	socks_watch(s, false);
+	ev_timer_stop(core->loop, &sk->retry);
 	if (sk->nlisten > 0)
 		socks_close_listen(sk, NULL, 0);
 	if (s->state == SVC_STOPPED && (s->reason.why == WHY_STOPPED ||
 	    s->reason.why == WHY_STOP_KILLED))
-		socks_store_drop(ss);
+		socks_store_drop(s);
 }
 
 /* The service goes: everything it held. */
 void
-socks_free(struct sup *sup, struct service *ss)
+socks_free(struct svc *s)
 {
-	struct socks	*sk = ss->socks;
+	struct core	*core = core_of(s);
+	struct socks	**skp = core->socks_of(s), *sk = *skp;
 
 	if (sk == NULL)
 		return;
-	socks_watch(sup, ss, false);
-	ev_timer_stop(sup->loop, &sk->retry);
-	ev_timer_stop(sup->loop, &sk->unlogged_w);
+	socks_watch(s, false);
+	ev_timer_stop(core->loop, &sk->retry);
+	ev_timer_stop(core->loop, &sk->unlogged_w);
 	socks_close_listen(sk, NULL, 0);
-	socks_store_drop(ss);
+	socks_store_drop(s);
 	if (sk->conn >= 0)
 		close(sk->conn);
 	free(sk);
-	ss->socks = NULL;
+	*skp = NULL;
 }
 
 /*
@@ -673,11 +686,11 @@ socks_free(struct sup *sup, struct service *ss)
  * close cannot wait), and so said, with those refused before (refused).
  */
 void
-socks_store_add(struct service *ss, int *fds, size_t n, const char *name,
+socks_store_add(struct svc *s, int *fds, size_t n, const char *name,
     size_t len, size_t refused)
 {
-	const struct svc_def	*d = ss->svc.def;
-	struct socks		*sk = socks_get(ss);
+	const struct svc_def	*d = s->def;
+	struct socks		*sk = socks_get(s);
 	struct held_fd		*v = NULL;
 	size_t			 i, room, kept = 0;
 
@@ -709,11 +722,11 @@ socks_store_add(struct service *ss, int *fds, size_t n, const char *name,
 		    kept == 1 ? "" : "s", sk->nstore);
 }
 
-/* Drop the stored fds of ss named name (NULL: all of them). */
+/* Drop the stored fds of s named name (NULL: all of them). */
 static void
-socks_store_take(struct service *ss, const char *name, size_t len)
+socks_store_take(struct svc *s, const char *name, size_t len)
 {
-	struct socks	*sk = ss->socks;
+	struct socks	*sk = socks_of(s);
 	uint32_t	 i, j, n = 0;
 
 	if (sk == NULL)
@@ -736,22 +749,22 @@ socks_store_take(struct service *ss, const char *name, size_t len)
 		sk->store = NULL;
 	}
 	if (n > 0)
-		log_info("%s: fd store: %u fd%s dropped", ss->svc.def->name, n,
+		log_info("%s: fd store: %u fd%s dropped", s->def->name, n,
 		    n == 1 ? "" : "s");
 }
 
 /* FDSTOREREMOVE=1 with FDNAME=name. */
 void
-socks_store_remove(struct service *ss, const char *name, size_t len)
+socks_store_remove(struct svc *s, const char *name, size_t len)
 {
-	socks_store_take(ss, name, len);
+	socks_store_take(s, name, len);
 }
 
 /* Its whole store. */
 void
-socks_store_drop(struct service *ss)
+socks_store_drop(struct svc *s)
 {
-	socks_store_take(ss, NULL, 0);
+	socks_store_take(s, NULL, 0);
 }
 
 /* What ss holds, for the next binary (reexec.c). */
@@ -819,20 +832,19 @@ socks_save(const struct socks *sk, struct st_w *w)
 
 /* Take over what the binary before us held for ss. */
 int
-socks_load(struct sup *sup, struct service *ss, struct st_r *r)
+socks_load(struct svc *s, struct st_r *r)
 {
 	uint32_t	 nl = 0, ns = 0, i;
 	uint64_t	 dev, ino;
 	struct socks	*sk;
 	struct held_fd	*h;
 
-	(void)sup;
 	if (!st_enter(r, "socks"))
 		return st_bad(r) ? -EINVAL : 0;
 	st_get_count(r, "nlisten", &nl);
 	if (st_bad(r))
 		return -EINVAL;
-	if ((sk = socks_get(ss)) == NULL)
+	if ((sk = socks_get(s)) == NULL)
 		return -ENOMEM;
 	if (nl > 0 && (sk->listen = calloc(nl, sizeof(*h))) == NULL)
 		return -ENOMEM;

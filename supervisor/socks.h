@@ -47,6 +47,7 @@ struct socks {
 	uint32_t	 trig_count;	/* ... counted since, for the limit */
 	int64_t		 refused_at;	/* per source: last said, and ... */
 	uint32_t	 refused;	/* ... refused since */
+	struct svc	*svc;		/* whose */
 	int64_t		 logged_at;	/* instances logged: this second's */
 	uint32_t	 logged;	/* ... count, and ... */
 	uint32_t	 unlogged;	/* ... those not logged, said ... */
@@ -55,28 +56,27 @@ struct socks {
 
 #define SOCKS_LOGGED_MAX	10	/* instances logged a second, at most */
 
-struct sup;
-struct service;
+struct core;
+struct svc;
 struct svc_def;
 struct st_w;
 struct st_r;
 
-int	socks_prepare(struct service *ss, const struct svc_def *d,
+int	socks_prepare(struct svc *s, const struct svc_def *d,
 	    struct held_fd **out, uint32_t *nout, char *err, size_t n);
-void	socks_abort(struct service *ss, struct held_fd *v, uint32_t n);
-int	socks_commit(struct sup *sup, struct service *ss, struct held_fd *v,
-	    uint32_t n);
-int	socks_open(struct sup *sup, struct service *ss);
-int	socks_pass(struct service *ss, int *fds, struct buf *names);
-int	socks_watch(struct sup *sup, struct service *ss, bool on);
-void	socks_spawned(struct service *ss);
-void	socks_changed(struct sup *sup, struct service *ss);
-void	socks_free(struct sup *sup, struct service *ss);
-void	socks_store_add(struct service *ss, int *fds, size_t n,
+void	socks_abort(struct svc *s, struct held_fd *v, uint32_t n);
+int	socks_commit(struct svc *s, struct held_fd *v, uint32_t n);
+int	socks_open(struct svc *s);
+int	socks_pass(struct svc *s, int *fds, struct buf *names);
+int	socks_watch(struct svc *s, bool on);
+void	socks_spawned(struct svc *s);
+void	socks_changed(struct svc *s);
+void	socks_free(struct svc *s);
+void	socks_store_add(struct svc *s, int *fds, size_t n,
 	    const char *name, size_t len, size_t refused);
-void	socks_store_remove(struct service *ss, const char *name, size_t len);
-void	socks_store_drop(struct service *ss);
+void	socks_store_remove(struct svc *s, const char *name, size_t len);
+void	socks_store_drop(struct svc *s);
 void	socks_save(const struct socks *sk, struct st_w *w);
-int	socks_load(struct sup *sup, struct service *ss, struct st_r *r);
+int	socks_load(struct svc *s, struct st_r *r);
 
 #endif

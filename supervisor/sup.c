@@ -40,13 +40,13 @@
 #include "pidmap.h"
 #include "proto.h"
 #include "reaper.h"
-#include "svcreload.h"
 #include "victim.h"
 #include "spawn.h"
 #include "sup.h"
 #include "syslogmsg.h"
 #include "metrics.h"
 #include "sys.h"
+#include "security.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -64,8 +64,6 @@ static void	sup_on_shutdown_timeout(struct ev_loop *, ev_timer *, int);
 static int	sup_init_rest(struct sup *, struct sup_restore *);
 static int	sup_restore(struct sup *, struct sup_restore *);
 static int	sup_metrics_body(void *, struct buf *);
-static const struct ctl_ops	 sup_ctl_ops;
-static const struct pressure_ops sup_pressure_ops;
 
 /*
  * Has a service ended for good, on its own: failed, or exited and not to
@@ -118,7 +116,7 @@ sup_essential_ended(struct sup *sup, struct svc *s)
 	log_info("%s is essential and ended (%s): stopping everything, exit "
 	    "status %d", s->def->name, why, sup->exit_code);
 	ev_timer_set(&sup->end_w, 0., 0.);
-	ev_timer_start(sup->loop, &sup->end_w);
+	ev_timer_start(sup->core.loop, &sup->end_w);
 }
 
 /*
@@ -156,9 +154,9 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		sup_essential_ended(sup, s);
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
-	socks_changed(sup, service_of(s));
+	socks_changed(s);
 	if (service_of(s)->removing && !svc_has_process(s))
-		ev_prepare_start(sup->loop, &sup->gc_w);
+		ev_prepare_start(sup->core.loop, &sup->core.gc_w);
 }
 
 static void
@@ -276,7 +274,7 @@ sup_signals_init(struct sup *sup)
 	if ((sup->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		return -errno;
 	ev_io_init(&sup->sig_w, sup_on_signal, sup->sigfd, EV_READ);
-	ev_io_start(sup->loop, &sup->sig_w);
+	ev_io_start(sup->core.loop, &sup->sig_w);
 	return 0;
 }
 
@@ -298,6 +296,42 @@ sup_relink(struct sup *sup)
 	return svc_set_link(&sup->set);
 }
 
+/* The service layer's way up (core.h). */
+static void
+sup_core_changed(struct core *c, struct svc *s, enum svc_state from)
+{
+	sup_changed(container_of(c, struct sup, core), s, from);
+}
+
+static struct svc *
+sup_core_instance(struct core *c, const char *name, struct buf *err,
+    bool quiet)
+{
+	return sup_instance(container_of(c, struct sup, core), name, err,
+	    quiet);
+}
+
+_Static_assert(offsetof(struct sup, core) == 0, "a struct sup is its core: "
+    "the loop's userdata and the set's context are either");
+
+/* What the service layer works with: ours (core.h). */
+static void
+sup_core_init(struct sup *sup)
+{
+	struct core	*c = &sup->core;
+
+	c->set = &sup->set;
+	c->pids = &sup->pids;
+	c->output = &sup->output;
+	c->notify = &sup->notify;
+	c->cg = &sup->cg;
+	c->pr = &sup->pr;
+	c->ctl = &sup->ctl;
+	c->spawns = sup->spawn_slots;
+	c->changed = sup_core_changed;
+	c->instance = sup_core_instance;
+}
+
 /* Free removed services once they have no process left. */
 static void
 sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
@@ -314,7 +348,7 @@ sup_on_gc(struct ev_loop *loop, ev_prepare *w, int revents)
 		    !hook_busy(service_of(s))) {
 			if (!service_of(s)->quiet)
 				log_info("%s: removed", s->def->name);
-			service_free(sup, service_of(s));
+			service_free(&sup->core, service_of(s));
 		} else {
 			sup->set.v[j++] = s;
 		}
@@ -344,10 +378,10 @@ sup_fdstore(void *ctx, struct svc *s, int *fds, size_t n, const char *name,
 		return;
 	}
 	if (fds == NULL)
-		socks_store_remove(service_of(s), name ? name : "stored",
+		socks_store_remove(s, name ? name : "stored",
 		    name ? len : 6);
 	else
-		socks_store_add(service_of(s), fds, n, name, len, refused);
+		socks_store_add(s, fds, n, name, len, refused);
 }
 
 /*
@@ -395,7 +429,7 @@ sup_instance(struct sup *sup, const char *name, struct buf *err, bool quiet)
 	nc.ndefs = 0;
 	conf_free(&nc);
 	d->dynamic = true;
-	if ((ss = service_new(sup, d)) == NULL) {
+	if ((ss = service_new(&sup->core, d)) == NULL) {
 		svc_def_free(d);
 		return NULL;
 	}
@@ -416,13 +450,13 @@ sup_svcs_create(struct sup *sup)
 	size_t		 i;
 
 	sup->set.ops = &service_ops;
-	sup->set.ctx = sup;
+	sup->set.ctx = &sup->core;
 	TAILQ_INIT(&sup->set.queue);
 	TAILQ_INIT(&sup->set.held);
 	if ((sup->set.v = calloc(c->ndefs + 1, sizeof(*sup->set.v))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < c->ndefs; i++) {
-		struct service	*ss = service_new(sup, c->defs[i]);
+		struct service	*ss = service_new(&sup->core, c->defs[i]);
 
 		if (ss == NULL)
 			return -ENOMEM;
@@ -519,20 +553,20 @@ sup_fds_init(struct sup *sup)
 	if (fd > STDERR_FILENO)
 		close(fd);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		sup->nofile_cur = rl.rlim_cur;
-		sup->nofile_max = rl.rlim_max;
+		sup->core.nofile_cur = rl.rlim_cur;
+		sup->core.nofile_max = rl.rlim_max;
 		/* A service holds up to five of our fds: as root, take as
 		 * many as the kernel allows (fs.nr_open), as systemd does. */
 		rl.rlim_cur = rl.rlim_max = sup_nr_open(rl.rlim_max);
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
-			rl.rlim_cur = rl.rlim_max = sup->nofile_max;
+			rl.rlim_cur = rl.rlim_max = sup->core.nofile_max;
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
 	if (sup->pid1 && !sup->container)
 		sup->output.kmsgfd = open("/dev/kmsg", O_WRONLY | O_NONBLOCK |
 		    O_CLOEXEC);
-	if ((sup->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+	if ((sup->core.devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return -errno;
 	return 0;
 }
@@ -572,7 +606,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	sup->output.syslogfd = -1;
 	httpd_init(&sup->httpd);
 	sup->ctl.spare = -1;
-	sup->devnull = -1;
+	sup->core.devnull = -1;
 	sup->confdir = confdir;
 	sup->sock = sock;
 	sup->pid1 = getpid() == 1;
@@ -592,6 +626,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	}
 	if (sup->pid1)
 		pid1_console();
+	sup->conf.check_def = security_conf_check;
 	rc = conf_load(&sup->conf, confdir);
 	console_set_format(sup->conf.sup.log_format);
 	sup_mode(sup);
@@ -645,26 +680,27 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	else if (spawn_no_clone3())
 		log_info("clone3 is missing: spawning with clone(CLONE_PIDFD); "
 		    "services join their cgroups themselves");
-	if ((sup->loop = ev_loop_new(EVBACKEND_EPOLL)) == NULL &&
-	    (sup->loop = ev_loop_new(0)) == NULL) {
+	if ((sup->core.loop = ev_loop_new(EVBACKEND_EPOLL)) == NULL &&
+	    (sup->core.loop = ev_loop_new(0)) == NULL) {
 		log_err("cannot create the event loop");
 		return -ENOMEM;
 	}
-	ev_set_userdata(sup->loop, sup);
-	sup->output.loop = sup->loop;
+	ev_set_userdata(sup->core.loop, sup);
+	sup->output.loop = sup->core.loop;
 	sup->output.ctx = sup;
-	pid1_init(&sup->p1, sup->loop);
+	pid1_init(&sup->p1, sup->core.loop);
 	sup->p1.container = sup->container;
-	ev_prepare_init(&sup->gc_w, sup_on_gc);
+	sup_core_init(sup);
+	ev_prepare_init(&sup->core.gc_w, sup_on_gc);
 	ev_init(&sup->reap_w, reaper_on_more);
 	ev_init(&sup->end_w, sup_on_end);
 	ev_init(&sup->shutdown_w, sup_on_shutdown_timeout);
-	service_loop_init(sup);
-	console_init(sup->loop);
+	service_loop_init(&sup->core);
+	console_init(sup->core.loop);
 	if (rs != NULL) {
 		/* Ours were raised: the services get those we were given. */
-		sup->nofile_cur = rs->nofile_cur;
-		sup->nofile_max = rs->nofile_max;
+		sup->core.nofile_cur = rs->nofile_cur;
+		sup->core.nofile_max = rs->nofile_max;
 		sup->p1.container = sup->container;
 		cgroup_adopt(&sup->cg, rs->cg_base, rs->cg_why);
 	} else {
@@ -674,11 +710,11 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		log_info("cgroups: services under %s", sup->cg.base);
 	else
 		log_info("cgroups: none (%s)", sup->cg.why);
-	sup->pgrp_signal = sys_pidfd_send_signal(-1, 0,
+	sup->core.pgrp_signal = sys_pidfd_send_signal(-1, 0,
 	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 && errno == EBADF;
 	sup->pr.ops = &sup_pressure_ops;
 	sup->pr.ctx = sup;
-	sup->pr.loop = sup->loop;
+	sup->pr.loop = sup->core.loop;
 	sup->pr.set = &sup->set;
 	sup->pr.cg = &sup->cg;
 	sup->pr.sc = &sup->conf.sup;
@@ -686,10 +722,10 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	{
 		const struct env_req	r = { .base = environ };
 
-		rc = env_build(&r, &sup->base_env, &sup->base_path, NULL);
+		rc = env_build(&r, &sup->core.base_env, &sup->core.base_path, NULL);
 	}
-	if (sup->base_path == NULL)
-		sup->base_path = PATH_DEFAULT;
+	if (sup->core.base_path == NULL)
+		sup->core.base_path = PATH_DEFAULT;
 	if (rc == 0 && rs == NULL && (rc = sup_paths(sup, sup->sock)) == -EPERM &&
 	    sup->pid1 && !sup->container) {
 		log_err("running without a control socket or a notify socket");
@@ -715,18 +751,18 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		reexec_crash_setup();
 	sup->ctl.ops = &sup_ctl_ops;
 	sup->ctl.ctx = sup;
-	sup->ctl.loop = sup->loop;
+	sup->ctl.loop = sup->core.loop;
 	sup->ctl.set = &sup->set;
 	sup->ctl.sc = &sup->conf.sup;
 	sup->ctl.path = sup->ctl_path;
 	sup->ctl.pid1 = sup->pid1;
-	sup->notify.loop = sup->loop;
+	sup->notify.loop = sup->core.loop;
 	sup->notify.path = sup->notify_path;
-	sup->notify.lookup = mainpid_lookup;
-	sup->notify.mainpid = mainpid_set;
+	sup->notify.lookup = service_mainpid_lookup;
+	sup->notify.mainpid = service_mainpid_set;
 	sup->notify.fdstore = sup_fdstore;
 	sup->notify.ctx = sup;
-	sup->httpd.loop = sup->loop;
+	sup->httpd.loop = sup->core.loop;
 	sup->httpd.body = sup_metrics_body;
 	sup->httpd.ctx = sup;
 	sup->httpd.timeout_ms = &sup->conf.sup.client_timeout;
@@ -770,7 +806,7 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 				return rc;
 		}
 	}
-	service_kill_modes_check(sup);
+	service_kill_modes_check(&sup->core);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
 	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path ?
 	    sup->ctl_path : "none");
@@ -869,148 +905,11 @@ sup_cgroup_note(const struct sup *sup)
 	return sup->cg.base == NULL ? sup->cg.why : NULL;
 }
 
-/* ctl_ops: what the control socket may ask of us (ctl.h). */
-static int
-sup_ctl_send(void *ctx, struct svc *s, int sig, bool all)
-{
-	return service_kill(ctx, service_of(s), sig, all);
-}
-
-static void
-sup_ctl_inherited(void *ctx, mode_t *mask, uint64_t *nofile,
-    uint64_t *nofile_max, int *oom_score_adj)
-{
-	struct sup	*sup = ctx;
-	struct buf	 b = { 0 };
-
-	*mask = umask(0);
-	umask(*mask);
-	*nofile = sup->nofile_cur;
-	*nofile_max = sup->nofile_max;
-	/* Our own file under /proc: read at once, never blocks. */
-	*oom_score_adj = read_file(AT_FDCWD, "/proc/self/oom_score_adj", 32,
-	    &b) == 0 && b.len > 0 ? atoi(b.data) : 0;
-	buf_free(&b);
-}
-
-static struct svc *
-sup_ctl_instance(void *ctx, const char *name, struct buf *err)
-{
-	return sup_instance(ctx, name, err, false);
-}
-
-static void
-sup_ctl_status(void *ctx, struct svc *s, int64_t now, struct svc_status *st)
-{
-	(void)ctx;
-	service_status(s, now, st);
-}
-
-static const char *
-sup_ctl_cgroup_note(void *ctx)
-{
-	return sup_cgroup_note(ctx);
-}
-
-static bool
-sup_ctl_running(void *ctx)
-{
-	return sup_running(ctx);
-}
-
-static void
-sup_ctl_shutdown(void *ctx, unsigned int cmd)
-{
-	sup_shutdown(ctx, cmd);
-}
-
-static int
-sup_ctl_reload(void *ctx, struct buf *report)
-{
-	return confreload(ctx, report);
-}
-
-static int
-sup_ctl_svc_reload(void *ctx, struct svc *s, char *err, size_t n)
-{
-	return svcreload_start(ctx, s, err, n);
-}
-
-static int
-sup_ctl_pressure_kill(void *ctx, struct svc *s)
-{
-	return pressure_kill(&((struct sup *)ctx)->pr, s,
-	    PRESSURE_BY_REQUEST);
-}
-
-static void
-sup_ctl_pressure_report(void *ctx, struct buf *b, bool json)
-{
-	pressure_report(&((struct sup *)ctx)->pr, b, json);
-}
-
-static int
-sup_ctl_reexec(void *ctx, const char *binary, char *err, size_t n)
-{
-	return sup_reexec(ctx, binary, err, n);
-}
-
-/* pressure_ops: what the killer needs of a service (pressure.h). */
-static int
-sup_pressure_cgroup(void *ctx, const struct svc *s)
-{
-	(void)ctx;
-	return service_of((struct svc *)s)->cgfd;
-}
-
-static void
-sup_pressure_killed(void *ctx, const struct svc *s, const struct kill_rec *k)
-{
-	struct sup	*sup = ctx;
-
-	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_PRESSURE_KILL,
-	    .svc = s, .reason = k->reason, .pid = s->pid, .memory = k->memory });
-}
-
-static const struct pressure_ops sup_pressure_ops = {
-	.cgroup = sup_pressure_cgroup,
-	.killed = sup_pressure_killed,
-};
-
-/* The supervisor's own numbers for the metrics. */
-static void
-sup_ctl_metrics(void *ctx, struct metrics_own *m)
-{
-	struct sup	*sup = ctx;
-
-	m->kills_request = sup->pr.nkills_req;
-	m->kills_pressure = sup->pr.nkills - sup->pr.nkills_req;
-	m->start_time_ms = sup->start_ms;
-	m->scrapes = sup->httpd.served;
-	m->http_conns = sup->httpd.nconns;
-}
-
-static const struct ctl_ops sup_ctl_ops = {
-	.instance = sup_ctl_instance,
-	.status = sup_ctl_status,
-	.cgroup_note = sup_ctl_cgroup_note,
-	.running = sup_ctl_running,
-	.shutdown = sup_ctl_shutdown,
-	.reload = sup_ctl_reload,
-	.send = sup_ctl_send,
-	.inherited = sup_ctl_inherited,
-	.svc_reload = sup_ctl_svc_reload,
-	.pressure_kill = sup_ctl_pressure_kill,
-	.pressure_report = sup_ctl_pressure_report,
-	.reexec = sup_ctl_reexec,
-	.metrics = sup_ctl_metrics,
-};
-
 /* Run the loop until the supervisor is told to exit. */
 int
 sup_run(struct sup *sup)
 {
-	ev_run(sup->loop, 0);
+	ev_run(sup->core.loop, 0);
 	return sup->exit_code;
 }
 
@@ -1035,7 +934,7 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 	if (sup->conf.sup.shutdown_timeout) {
 		ev_timer_set(&sup->shutdown_w,
 		    sup->conf.sup.shutdown_timeout / 1000.0, 0.);
-		ev_timer_start(sup->loop, &sup->shutdown_w);
+		ev_timer_start(sup->core.loop, &sup->shutdown_w);
 	}
 	svc_set_stop_all(&sup->set);
 	sup_check_stopped(sup);
@@ -1108,7 +1007,7 @@ sup_stopped(struct sup *sup)
 {
 	size_t	i;
 
-	ev_timer_stop(sup->loop, &sup->shutdown_w);
+	ev_timer_stop(sup->core.loop, &sup->shutdown_w);
 	sup->phase = SUP_DONE;
 	/*
 	 * Our exit status (not PID 1, or a container's): an essential
@@ -1125,7 +1024,7 @@ sup_stopped(struct sup *sup)
 	if (sup->pid1)
 		pid1_finish(&sup->p1);
 	else
-		ev_break(sup->loop, EVBREAK_ALL);
+		ev_break(sup->core.loop, EVBREAK_ALL);
 }
 
 /* Release everything; the services have been stopped. */
@@ -1141,25 +1040,25 @@ sup_free(struct sup *sup)
 	if (sup->output.syslogfd >= 0)
 		close(sup->output.syslogfd);
 	for (i = 0; i < sup->set.n; i++)
-		service_free(sup, service_of(sup->set.v[i]));
+		service_free(&sup->core, service_of(sup->set.v[i]));
 	free(sup->set.v);
 	free(sup->set.stack);
 	pidmap_free(&sup->pids);
 	notifydir_close(&sup->notify);
 	if (sup->sigfd >= 0)
 		close(sup->sigfd);
-	if (sup->devnull >= 0)
-		close(sup->devnull);
+	if (sup->core.devnull >= 0)
+		close(sup->core.devnull);
 	pressure_fini(&sup->pr);
 	cgroup_fini(&sup->cg);
 	if (sup->output.kmsgfd >= 0)
 		close(sup->output.kmsgfd);
 	console_close();
-	if (sup->loop)
-		ev_loop_destroy(sup->loop);
+	if (sup->core.loop)
+		ev_loop_destroy(sup->core.loop);
 	free(sup->ctl_path);
 	free(sup->notify_path);
-	env_free(sup->base_env);
+	env_free(sup->core.base_env);
 	conf_free(&sup->conf);
 	free(sup->confdir_own);
 }

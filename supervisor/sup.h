@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "conf.h"
+#include "core.h"
 #include "ctl.h"
 #include "httpd.h"
 #include "notifysock.h"
@@ -76,32 +77,24 @@ enum sup_phase {
 };
 
 struct sup {
-	struct ev_loop	 *loop;
+	struct core	  core;		/* the service layer's (first: a
+					 * struct sup is its struct core) */
 	struct conf	  conf;
 	struct svc_set	  set;
 	const char	 *confdir;
 	const char	 *sock;		/* -s, or NULL */
 	char		 *notify_path;	/* the directory of the sockets */
-	const char	 *base_path;	/* PATH of our own environment */
 	int		  sigfd;
 	struct notifydir  notify;	/* sd_notify (notifysock.c) */
 	struct ctl	  ctl;		/* the control socket (ctl.c) */
 	char		 *ctl_path;
-	int		  devnull;	/* stdin of services */
 	struct output	  output;	/* what services print (output.c) */
-	uint64_t	  nofile_cur;	/* our RLIMIT_NOFILE as we found it */
-	uint64_t	  nofile_max;
-	ev_prepare	  gc_w;		/* frees removed services once down */
 	ev_timer	  reap_w;	/* more zombies than one turn takes */
-	ev_prepare	  turn_w;	/* a new turn: a new spawn budget */
-	ev_timer	  spawn_w;	/* more spawns than one turn takes */
-	struct service_spawn  spawns[SERVICE_SPAWN_SLOTS];
+	struct service_spawn  spawn_slots[SERVICE_SPAWN_SLOTS];
 	struct cgroups	  cg;
 	struct pressure	  pr;
-	bool		  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
 	ev_io		  sig_w;
 	struct pidmap	  pids;		/* live service processes by PID */
-	char		**base_env;	/* ours, less our NOTIFY_SOCKET */
 	bool		  pid1;
 	bool		  container;	/* PID 1 of a container: exits */
 	enum sup_phase	  phase;
@@ -118,6 +111,9 @@ struct sup {
 	struct httpd	  httpd;	/* metrics_listen (httpd.c) */
 	int64_t		  start_ms;	/* our process's start, real */
 };
+
+extern const struct ctl_ops	 sup_ctl_ops;	/* sup_ops.c */
+extern const struct pressure_ops sup_pressure_ops;
 
 int	sup_init(struct sup *sup, const char *confdir, const char *sock,
 	    struct sup_restore *rs);
@@ -142,7 +138,6 @@ void	sup_reexec_init(struct sup *sup);
 void	sup_reexec_fini(struct sup *sup);
 int	sup_reexec(struct sup *sup, const char *binary, char *err, size_t n);
 void	sup_reexec_signal(struct sup *sup);
-bool	sup_reexec_holds(const struct sup *sup);
 void	sup_reexec_reaped(struct sup *sup);
 int	reexec_open(struct sup_restore *rs, int fd, int prev,
 	    const char *fallback, char *argv0);

@@ -178,8 +178,10 @@ t_help_matches_manual() {
 		while IFS= read -r part; do
 			part=$(echo "$part" | tr 'A-Z' 'a-z' |
 			    sed 's/\([^ ]\)\.\.\./\1 .../g')
-			echo "$man" | grep -qxF "     $part" ||
-			    echo "$man" | grep -qF "     $part  " ||
+			# Not "echo | grep -q": under pipefail, echo's SIGPIPE
+			# would fail it.
+			grep -qxF "     $part" <<<"$man" ||
+			    grep -qF "     $part  " <<<"$man" ||
 			    fail "$verb: '$part' is not a line of pidvisorctl(8)"
 			n=$((n + 1))
 		done < <(echo "$usage" | sed 's/ | /\n/g')

@@ -278,7 +278,7 @@ t_module_map() {
 	    "$ROOT/docs/HACKING.md" | sort)
 	[ "$(echo "$listed" | wc -l)" -gt 30 ] || fail "no module map"
 	for f in "$ROOT"/supervisor/*.c; do
-		echo "$listed" | grep -qx "${f##*/}" ||
+		grep -qx "${f##*/}" <<<"$listed" ||
 		    fail "docs/HACKING.md does not map ${f##*/}"
 		n=$(wc -l <"$f")
 		[ "$n" -le 1200 ] || fail "${f##*/} has $n lines (split it)"
@@ -580,4 +580,34 @@ t_security_map() {
 		    grep -q "$t" "$ROOT"/tests/guest/*.sh ||
 		    fail "SECURITY.md names $t, which no test is"
 	done
+}
+
+# Touching a header rebuilds what includes it, and nothing else (each
+# object's .d file, -MMD -MP): victim.h, pretended new (make -W).
+t_header_deps() {
+	local rebuilt n total d c
+	rebuilt=$(make -C "$ROOT" -n -W supervisor/victim.h build/bin/pidvisor \
+	    2>/dev/null | grep -o ' -c supervisor/[a-z_0-9]*\.c' |
+	    sed 's|.*supervisor/||')
+	n=$(grep -c . <<<"$rebuilt")
+	total=$(ls "$ROOT"/supervisor/*.c | wc -l)
+	[ "$n" -gt 0 ] && [ "$n" -lt "$total" ] ||
+	    fail "touching victim.h rebuilds $n of $total objects"
+	for d in "$ROOT"/build/obj/*.d; do
+		c=$(basename "${d%.d}").c
+		if grep -q 'supervisor/victim\.h' "$d"; then
+			grep -qx "$c" <<<"$rebuilt" || fail "$c includes victim.h, not rebuilt"
+		else
+			grep -qx "$c" <<<"$rebuilt" && fail "$c rebuilt, does not include victim.h"
+		fi
+	done
+	return 0
+}
+
+# The include graph of supervisor/ (tools/include-graph) has no cycle
+# longer than two modules: layers call down, and up through core.h.
+t_include_graph() {
+	local out
+	out=$("$ROOT/tools/include-graph") ||
+	    fail "a cycle longer than two: $(grep cycle <<<"$out")"
 }
