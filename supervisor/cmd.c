@@ -848,26 +848,8 @@ cmd_reexec(struct ctl_client *c, const struct ctl_args *a)
 		ctl_reexec_end(ctl, CTL_EFAIL, err);
 }
 
+#define VERB_CMD(id, fn, name, min, max, flags, usage, help)		\
+	[VERB_##id] = cmd_##fn,
 ctl_cmd *const ctl_cmds[VERB__COUNT] = {
-	[VERB_STATUS] = cmd_status,
-	[VERB_START] = cmd_start,
-	[VERB_STOP] = cmd_stop,
-	[VERB_RESTART] = cmd_restart,
-	[VERB_SIGNAL] = cmd_kill,
-	[VERB_WAIT] = cmd_wait,
-	[VERB_VERSION] = cmd_version,
-	[VERB_SHUTDOWN] = cmd_halt,
-	[VERB_REBOOT] = cmd_halt,
-	[VERB_POWEROFF] = cmd_halt,
-	[VERB_LOGS] = cmd_logs,
-	[VERB_RELOAD] = cmd_reload,
-	[VERB_PRESSURE] = cmd_pressure,
-	[VERB_SHOW] = cmd_show,
-	[VERB_CAT] = cmd_cat,
-	[VERB_REEXEC] = cmd_reexec,
-	[VERB_KILL] = cmd_kill,
-	[VERB_EVENTS] = cmd_events,
-	[VERB_METRICS] = cmd_metrics,
-	[VERB_IS_READY] = cmd_is_ready,
-	[VERB_SECURITY] = cmd_security,
+	CTL_VERBS(VERB_CMD)
 };

@@ -9,80 +9,10 @@
 
 #include "proto.h"
 
+#define VERB_ENTRY(id, fn, name, min, max, flags, usage, help)		\
+	[VERB_##id] = { name, min, max, flags, usage, help },
 const struct ctl_verb ctl_verbs[VERB__COUNT] = {
-	[VERB_STATUS] = { "status", 0, CTL_NAMES_MAX, VF_JSON,
-	    "status [NAME...] [--json]",
-	    "the state of every service, or of the ones named" },
-	[VERB_START] = { "start", 1, CTL_NAMES_MAX,
-	    VF_ROOT | VF_WAIT | VF_TIMEOUT,
-	    "start NAME... [--wait] [--timeout=DURATION]",
-	    "start services (and what they require)" },
-	[VERB_STOP] = { "stop", 1, CTL_NAMES_MAX,
-	    VF_ROOT | VF_WAIT | VF_TIMEOUT | VF_JSON,
-	    "stop NAME... [--wait] [--timeout=DURATION] [--json]",
-	    "stop services (and what requires them, said on stderr)" },
-	[VERB_RESTART] = { "restart", 1, CTL_NAMES_MAX,
-	    VF_ROOT | VF_WAIT | VF_TIMEOUT | VF_JSON,
-	    "restart NAME... [--wait] [--timeout=DURATION] [--json]",
-	    "stop and start services (and what requires them and runs)" },
-	[VERB_SIGNAL] = { "signal", 2, 2, VF_ROOT,
-	    "signal NAME SIGNAL",
-	    "send a signal to a service's main process" },
-	[VERB_WAIT] = { "wait", 2, 2, VF_TIMEOUT,
-	    "wait NAME STATE [--timeout=DURATION]",
-	    "wait until a service is in a state" },
-	[VERB_VERSION] = { "version", 0, 0, 0,
-	    "version",
-	    "the versions of pidvisorctl and of the running pidvisor" },
-	[VERB_SHUTDOWN] = { "shutdown", 0, 0, VF_ROOT,
-	    "shutdown",
-	    "stop every service, then pidvisor (as PID 1: power off)" },
-	[VERB_REBOOT] = { "reboot", 0, 0, VF_ROOT,
-	    "reboot",
-	    "PID 1: stop every service, then reboot" },
-	[VERB_POWEROFF] = { "poweroff", 0, 0, VF_ROOT,
-	    "poweroff",
-	    "PID 1: stop every service, then power off" },
-	[VERB_LOGS] = { "logs", 1, CTL_NAMES_MAX,
-	    VF_ROOT | VF_LINES | VF_FOLLOW | VF_JSON,
-	    "logs NAME... [-n LINES] [-f] [--json]",
-	    "the last lines services printed, by time; -f follows" },
-	[VERB_RELOAD] = { "reload", 0, CTL_NAMES_MAX, VF_ROOT | VF_TIMEOUT,
-	    "reload [NAME...] [--timeout=DURATION]",
-	    "apply the configuration on disk, or refuse it whole; with "
-	    "names, reload those services (reload_signal, reload_exec)" },
-	[VERB_PRESSURE] = { "pressure", 0, 2, VF_JSON,
-	    "pressure [--json] | pressure kill NAME",
-	    "the low-memory killer: its state, or a kill now" },
-	[VERB_SHOW] = { "show", 1, 1, VF_ROOT,
-	    "show NAME",
-	    "every key of a service in effect, defaults too, and whence" },
-	[VERB_CAT] = { "cat", 1, 1, VF_ROOT,
-	    "cat NAME",
-	    "the file that defines a service" },
-	[VERB_KILL] = { "kill", 1, 2, VF_ROOT | VF_ALL,
-	    "kill NAME [SIGNAL] [--all]",
-	    "send a signal (TERM) to a service's main process, or with "
-	    "--all to every process of the service" },
-	[VERB_EVENTS] = { "events", 0, CTL_NAMES_MAX, VF_JSON,
-	    "events [NAME...] [--json]",
-	    "every change of state, pressure kill, reload and re-exec as "
-	    "it happens, of all or of the services named" },
-	[VERB_METRICS] = { "metrics", 0, 0, 0,
-	    "metrics",
-	    "every service's state and counters, in Prometheus' text "
-	    "format" },
-	[VERB_IS_READY] = { "is-ready", 0, CTL_NAMES_MAX, 0,
-	    "is-ready [NAME...]",
-	    "exit 0 if every service named (or enabled) is ready or done, "
-	    "else 3: a probe's question" },
-	[VERB_SECURITY] = { "security", 1, 1, VF_JSON,
-	    "security NAME [--json]",
-	    "what a service may not do, each protection on or off, and its "
-	    "exposure from 0 to 10" },
-	[VERB_REEXEC] = { "reexec", 0, 0, VF_ROOT | VF_BINARY,
-	    "reexec [--binary PATH]",
-	    "run a new pidvisor binary in place, every service kept running" },
+	CTL_VERBS(VERB_ENTRY)
 };
 
 /* The verb named name, or NULL. */

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "util.h"
+#include "verbs.h"
 
 #define CTL_VERSION	2
 #define CTL_HDR_SIZE	8
@@ -82,30 +83,12 @@ int	ctl_end_get(const struct ctl_frame *f, int *code, const char **msg);
 int	ctl_req_put(struct buf *b, int argc, char *const argv[]);
 int	ctl_req_get(const struct ctl_frame *f, char **argv, int max);
 
+#define VERB_ENUM(id, fn, name, min, max, flags, usage, help) VERB_##id,
 enum ctl_verb_id {
-	VERB_STATUS,
-	VERB_START,
-	VERB_STOP,
-	VERB_RESTART,
-	VERB_SIGNAL,
-	VERB_WAIT,
-	VERB_VERSION,
-	VERB_SHUTDOWN,
-	VERB_REBOOT,
-	VERB_POWEROFF,
-	VERB_LOGS,
-	VERB_RELOAD,
-	VERB_PRESSURE,
-	VERB_SHOW,
-	VERB_CAT,
-	VERB_REEXEC,
-	VERB_KILL,
-	VERB_EVENTS,
-	VERB_METRICS,
-	VERB_IS_READY,
-	VERB_SECURITY,
+	CTL_VERBS(VERB_ENUM)
 	VERB__COUNT
 };
+#undef VERB_ENUM
 
 #define VF_ROOT		0x01	/* changes things: root only */
 #define VF_WAIT		0x02	/* takes --wait */
@@ -120,7 +103,7 @@ struct ctl_verb {
 	const char	*name;
 	uint8_t		 min;		/* positional arguments */
 	uint8_t		 max;
-	uint8_t		 flags;
+	uint32_t	 flags;		/* VF_ */
 	const char	*usage;
 	const char	*help;		/* one line */
 };
