@@ -605,7 +605,7 @@ conf_health_finish(struct parse_ctx *p, struct svc_def *d)
 	};
 	size_t			i;
 
-	if (d->ready == READY_HEALTH && d->health_exec == NULL)
+	if (ready_kinds[d->ready].on_check && d->health_exec == NULL)
 		conf_error(p->c, p->file, p->key_line[K_READY], "ready: "
 		    "health needs health_exec");
 	for (i = 0; i < ARRAY_SIZE(keys) && d->health_exec == NULL; i++)
@@ -618,7 +618,7 @@ conf_health_finish(struct parse_ctx *p, struct svc_def *d)
 	if (d->health_exec && d->health_timeout == 0)
 		conf_error(p->c, p->file, p->key_line[K_HEALTH_TIMEOUT],
 		    "health_timeout: must be more than 0");
-	if (d->health_exec && d->ready == READY_EXIT)
+	if (d->health_exec && ready_kinds[d->ready].task)
 		conf_error(p->c, p->file, p->key_line[K_HEALTH_EXEC],
 		    "health_exec: a task (ready = exit) has nothing running "
 		    "to check");
@@ -655,20 +655,21 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		    p->key_line[K_RESTART_DELAY], "restart_delay_max is "
 		    "shorter than restart_delay");
 	}
-	if (d->watchdog && d->ready != READY_NOTIFY)
+	if (d->watchdog && !ready_kinds[d->ready].notify)
 		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
 		    "needs ready = notify (pings come as WATCHDOG=1)");
-	if (d->ready == READY_EXIT) {
+	if (ready_kinds[d->ready].task) {
 		/* As systemd's oneshot: a task may take as long as it
 		 * takes (an fsck), unless it says. */
 		if (!p->key_line[K_READY_TIMEOUT])
 			d->ready_timeout = 0;
 		if (!p->key_line[K_RESTART])
 			d->restart = RESTART_NEVER;	/* a task runs once */
-		else if (d->restart == RESTART_ALWAYS)
+		else if (restart_on[d->restart] & DEATH_CLEAN)
 			conf_error(p->c, p->file, p->key_line[K_RESTART],
-			    "restart: always would run a task (ready = exit) "
-			    "again each time it is done; use on-failure");
+			    "restart: %s would run a task (ready = exit) "
+			    "again each time it is done; use on-failure",
+			    restart_names[d->restart]);
 		if (d->settle)
 			conf_error(p->c, p->file, p->key_line[K_SETTLE],
 			    "settle: a task (ready = exit) is ready when it "

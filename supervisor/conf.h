@@ -15,19 +15,68 @@
 /* A unix socket's path, its NUL included (sun_path). */
 #define SOCKET_PATH_MAX	(sizeof(((struct sockaddr_un *)0)->sun_path))
 
+/*
+ * How a main process ended, as restart modes tell deaths apart (svc.c's
+ * svc_death_kind).
+ */
+#define DEATH_CLEAN	0x01	/* it exited 0 (and settled) */
+#define DEATH_CODE	0x02	/* any other exit; it never ran (exec, hook) */
+#define DEATH_SIGNAL	0x04	/* a signal it was not sent to stop it */
+#define DEATH_TIMEOUT	0x08	/* ready_timeout, the spawn deadline */
+#define DEATH_WATCHDOG	0x10	/* the watchdog, WATCHDOG=trigger, health */
+#define DEATH_ANY	0x1f
+
+/*
+ * The restart modes: the name restart = takes and the deaths after which
+ * the service starts again (systemd's Restart=, its values).  New modes
+ * go at the end: the re-exec state has them by number.
+ */
+#define RESTART_MODES(X)						\
+	X(ALWAYS, "always", DEATH_ANY)					\
+	X(ON_FAILURE, "on-failure", DEATH_ANY & ~DEATH_CLEAN)		\
+	X(NEVER, "never", 0)						\
+	X(ON_SUCCESS, "on-success", DEATH_CLEAN)			\
+	X(ON_ABNORMAL, "on-abnormal",					\
+	    DEATH_SIGNAL | DEATH_TIMEOUT | DEATH_WATCHDOG)		\
+	X(ON_ABORT, "on-abort", DEATH_SIGNAL)				\
+	X(ON_WATCHDOG, "on-watchdog", DEATH_WATCHDOG)
+
 enum restart_policy {
-	RESTART_ALWAYS,
-	RESTART_ON_FAILURE,
-	RESTART_NEVER,
+#define X(id, name, on)	RESTART_##id,
+	RESTART_MODES(X)
+#undef X
+	RESTART__COUNT
 };
 
-enum ready_kind {
+extern const char *const restart_names[RESTART__COUNT + 1];
+extern const uint8_t restart_on[RESTART__COUNT];	/* DEATH_ bits */
+
+enum ready_id {
 	READY_EXEC,		/* ready once exec succeeded */
 	READY_FD,		/* s6: a newline on fd N */
 	READY_NOTIFY,		/* sd_notify: READY=1 */
 	READY_EXIT,		/* a task: done when it exits 0 */
 	READY_HEALTH,		/* its health_exec passed once */
+	READY__COUNT
 };
+
+#define READY_FD_MAX	1023	/* fd:N, N at most */
+#define FDSTORE_MAX	100	/* fdstore_max, at most */
+
+/* What a kind of readiness is made of (ready.c). */
+struct ready_kind {
+	const char	*name;		/* as ready = says it */
+	bool		 arg;		/* NAME:N (fd:N) */
+	bool		 notify;	/* a notify socket: READY=1 makes it */
+	bool		 pipe;		/* a pipe on fd N: a line makes it */
+	bool		 task;		/* a task: its exit 0 makes it done */
+	bool		 on_exec;	/* its exec makes it ready */
+	bool		 on_check;	/* a health check that passed does */
+};
+
+extern const struct ready_kind ready_kinds[READY__COUNT];
+int	ready_parse(const char *v, uint8_t *kind, int *fd);
+void	ready_names(char *out, size_t n);
 
 /* Where a service's output lines go, besides its ring buffer. */
 enum log_sink {
@@ -288,6 +337,7 @@ struct conf_key {
 				    const char *);
 	const char *const	*names;		/* SHOW_ENUM's, NULL-ended */
 	struct conf_field	 f[4];		/* the first is shown */
+	int64_t			 min, max;	/* key_number's range */
 };
 
 extern const struct conf_key conf_keys[K__COUNT];
@@ -353,7 +403,7 @@ struct svc_def {
 	int		  reload_signal;
 	mode_t		  umask;
 	uint8_t		  restart;	/* enum restart_policy */
-	uint8_t		  ready;	/* enum ready_kind */
+	uint8_t		  ready;	/* enum ready_id */
 	uint8_t		  kill_mode;	/* enum kill_mode */
 	bool		  set_uid;
 	bool		  set_gid;

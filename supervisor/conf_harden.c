@@ -145,21 +145,6 @@ conf_harden_syscall_errno(struct parse_ctx *p, void *obj, const char *v)
 }
 
 const char *
-conf_harden_nice(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	uint64_t	 n;
-	bool		 neg = v[0] == '-';
-
-	if (parse_u64(v + neg, neg ? 20 : 19, &n) < 0)
-		return bad(p, "nice: expected a number from -20 to 19, not "
-		    "'%s'", v);
-	d->nice = neg ? -(int32_t)n : (int32_t)n;
-	d->set_nice = true;
-	return NULL;
-}
-
-const char *
 conf_harden_cpu_affinity(struct parse_ctx *p, void *obj, const char *v)
 {
 	cpu_set_t	*set;
@@ -170,33 +155,6 @@ conf_harden_cpu_affinity(struct parse_ctx *p, void *obj, const char *v)
 		    "such as '0 2-3' (below 8192), not '%s'", v);
 	CPU_FREE(set);
 	return key_str(&((struct svc_def *)obj)->cpu_affinity, v);
-}
-
-const char *
-conf_harden_io_priority(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	uint64_t	 n;
-
-	if (parse_u64(v, 7, &n) < 0)
-		return bad(p, "io_priority: expected a number from 0 (first) "
-		    "to 7, not '%s'", v);
-	d->io_priority = (int32_t)n;
-	d->set_io_priority = true;
-	return NULL;
-}
-
-/* cpu_weight, io_weight: 1 to 10000, the cgroup's scale (100 default). */
-const char *
-conf_harden_weight(struct parse_ctx *p, void *obj, const char *v)
-{
-	uint64_t	n;
-
-	if (parse_u64(v, 10000, &n) < 0 || n == 0)
-		return bad(p, "%s: expected a number from 1 to 10000 (100 is "
-		    "the default), not '%s'", p->key->name, v);
-	*(uint32_t *)(void *)((char *)obj + p->key->f[0].off) = (uint32_t)n;
-	return NULL;
 }
 
 /*

@@ -232,13 +232,12 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 		buf_puts(b, signal_name((int)v));
 		break;
 	case SHOW_READY:
-		if (v == READY_FD)
-			buf_printf(b, "fd:%lld", (long long)field_num(obj,
-			    &k->f[1]));
+		if (v < READY__COUNT && ready_kinds[v].arg)
+			buf_printf(b, "%s:%lld", ready_kinds[v].name,
+			    (long long)field_num(obj, &k->f[1]));
 		else
-			buf_puts(b, v == READY_NOTIFY ? "notify" :
-			    v == READY_EXIT ? "exit" : v == READY_HEALTH ?
-			    "health" : "exec");
+			buf_puts(b, v < READY__COUNT ? ready_kinds[v].name :
+			    "?");
 		break;
 	case SHOW_PRIORITY:
 		if (v == KILL_PRIORITY_NEVER)

@@ -89,35 +89,6 @@ conf_listen_mode(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
-/*
- * listen_backlog, max_connections, max_connections_per_source,
- * trigger_limit_burst, fdstore_max: a number in a range.
- */
-const char *
-conf_listen_number(struct parse_ctx *p, void *obj, const char *v)
-{
-	uint32_t	*out = (uint32_t *)(void *)((char *)obj +
-			    p->key->f[0].off);
-	uint64_t	 n, lo = 1, hi = 65535;
-
-	if (p->key == &conf_keys[K_FDSTORE_MAX]) {
-		lo = 0;
-		hi = FDSTORE_MAX;
-	} else if (p->key == &conf_keys[K_MAX_CONNECTIONS] ||
-	    p->key == &conf_keys[K_MAX_CONNECTIONS_PER_SOURCE]) {
-		hi = 65536;
-	} else if (p->key == &conf_keys[K_TRIGGER_LIMIT_BURST]) {
-		lo = 0;		/* no limit */
-		hi = UINT32_MAX;
-	}
-	if (parse_u64(v, hi, &n) < 0 || n < lo)
-		return bad(p, "%s: expected a number from %llu to %llu, not "
-		    "'%s'", p->key->name, (unsigned long long)lo,
-		    (unsigned long long)hi, v);
-	*out = (uint32_t)n;
-	return NULL;
-}
-
 /* Is it an accept = yes template's instance, made for one client? */
 bool
 conf_def_is_conn(const struct svc_def *d)
@@ -198,15 +169,15 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 		    "or on_demand (a client triggers nothing else)",
 		    p->key_line[K_TRIGGER_LIMIT_BURST] ? "trigger_limit_burst" :
 		    "trigger_limit_interval");
-	if (d->on_demand && d->ready == READY_EXIT)
+	if (d->on_demand && ready_kinds[d->ready].task)
 		conf_error(p->c, p->file, p->key_line[K_ON_DEMAND], "on_demand: "
 		    "a task (ready = exit) runs once, not per client");
-	if (d->fdstore_max && d->ready != READY_NOTIFY)
+	if (d->fdstore_max && !ready_kinds[d->ready].notify)
 		conf_error(p->c, p->file, p->key_line[K_FDSTORE_MAX],
 		    "fdstore_max: needs ready = notify (fds come with "
 		    "FDSTORE=1 on its notify socket)");
 	j = d->accept ? 1 : n + d->fdstore_max;
-	if (d->ready == READY_FD && (size_t)d->ready_fd < 3 + j)
+	if (ready_kinds[d->ready].pipe && (size_t)d->ready_fd < 3 + j)
 		conf_error(p->c, p->file, p->key_line[K_READY], "ready: fd:%d "
 		    "is among the fds it is given (3 to %zu: listen%s); take "
 		    "fd:%zu or above", d->ready_fd, 2 + j, d->fdstore_max ?

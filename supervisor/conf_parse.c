@@ -134,16 +134,37 @@ k_exec(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
+/*
+ * A number in the key's range (its min and max in the table), into its
+ * first field, of the field's size; a second field, a bool, says it was
+ * given.
+ */
 static const char *
-k_start_limit_burst(struct parse_ctx *p, void *obj, const char *v)
+key_number(struct parse_ctx *p, void *obj, const char *v)
 {
-	struct svc_def	*d = obj;
-	uint64_t	n;
+	const struct conf_key	*k = p->key;
+	void			*at = (char *)obj + k->f[0].off;
+	bool			 neg = v[0] == '-';
+	uint64_t		 n;
+	int64_t			 x;
 
-	if (parse_u64(v, 100000, &n) < 0)
-		return bad(p, "start_limit_burst: expected a number from 0 "
-		    "(no limit) to 100000, not '%s'", v);
-	d->start_limit_burst = (uint32_t)n;
+	if (parse_u64(v + neg, (uint64_t)INT64_MAX, &n) < 0 ||
+	    (x = neg ? -(int64_t)n : (int64_t)n) < k->min || x > k->max)
+		return bad(p, "%s: expected a number from %lld to %lld, not "
+		    "'%s'", k->name, (long long)k->min, (long long)k->max, v);
+	switch (k->f[0].kind) {
+	case F_U8:
+		*(uint8_t *)at = (uint8_t)x;
+		break;
+	case F_I32:
+	case F_U32:
+		*(uint32_t *)at = (uint32_t)x;
+		break;
+	default:
+		*(uint64_t *)at = (uint64_t)x;
+	}
+	if (k->f[1].kind == F_BOOL)
+		*(bool *)((char *)obj + k->f[1].off) = true;
 	return NULL;
 }
 
@@ -151,23 +172,12 @@ static const char *
 k_ready(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def	*d = obj;
-	uint64_t	n;
+	char		 names[128];
 
-	if (!strcmp(v, "exec")) {
-		d->ready = READY_EXEC;
-	} else if (!strcmp(v, "exit")) {
-		d->ready = READY_EXIT;
-	} else if (!strcmp(v, "notify")) {
-		d->ready = READY_NOTIFY;
-	} else if (!strcmp(v, "health")) {
-		d->ready = READY_HEALTH;
-	} else if (!strncmp(v, "fd:", 3) && parse_u64(v + 3, 1023, &n) == 0 &&
-	    n >= 3) {
-		d->ready = READY_FD;
-		d->ready_fd = (int)n;
-	} else {
-		return bad(p, "ready: expected exec, notify, exit, health or "
-		    "fd:N with N from 3 to 1023, not '%s'", v);
+	if (ready_parse(v, &d->ready, &d->ready_fd) < 0) {
+		ready_names(names, sizeof(names));
+		return bad(p, "ready: expected %s (N from 3 to %d), not '%s'",
+		    names, READY_FD_MAX, v);
 	}
 	return NULL;
 }
@@ -249,19 +259,6 @@ k_hook(struct parse_ctx *p, void *obj, const char *v)
 	strv_free(argv);
 	return key_strv_add((char ***)(void *)((char *)obj +
 	    p->key->f[0].off), v);
-}
-
-static const char *
-k_health_retries(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	uint64_t	n;
-
-	if (parse_u64(v, 1000, &n) < 0 || n == 0)
-		return bad(p, "health_retries: expected a number from 1 to "
-		    "1000, not '%s'", v);
-	d->health_retries = (uint32_t)n;
-	return NULL;
 }
 
 /* instances: the instance names of a template, blank-separated. */
@@ -366,19 +363,6 @@ k_umask(struct parse_ctx *p, void *obj, const char *v)
 		return bad(p, "umask: expected an octal mode such as 022, "
 		    "not '%s'", v);
 	d->set_umask = true;
-	return NULL;
-}
-
-static const char *
-k_limit_nofile(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	if (parse_u64(v, 1U << 30, &d->limit_nofile) < 0 ||
-	    d->limit_nofile == 0)
-		return bad(p, "limit_nofile: expected a number from 1 to "
-		    "1073741824, not '%s'", v);
-	d->set_nofile = true;
 	return NULL;
 }
 
@@ -504,22 +488,6 @@ k_kill_priority(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
-/* oom_score_adj: -1000 (never) to 1000 (first), the kernel's scale. */
-static const char *
-k_oom_score_adj(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	uint64_t	n;
-	bool		neg = v[0] == '-';
-
-	if (parse_u64(v + neg, 1000, &n) < 0)
-		return bad(p, "oom_score_adj: expected a number from -1000 to "
-		    "1000, not '%s'", v);
-	d->oom_score_adj = neg ? -(int32_t)n : (int32_t)n;
-	d->set_oom_score_adj = true;
-	return NULL;
-}
-
 static const char *
 k_essential(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -618,19 +586,6 @@ s_control_mode(struct parse_ctx *p, void *obj, const char *v)
 	if (parse_mode(v, &s->control_mode) < 0)
 		return bad(p, "control_mode: expected an octal mode such as "
 		    "0600, not '%s'", v);
-	return NULL;
-}
-
-static const char *
-s_max_clients(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct sup_conf	*s = obj;
-	uint64_t	 n;
-
-	if (parse_u64(v, 4096, &n) < 0 || n == 0)
-		return bad(p, "max_clients: expected a number from 1 to 4096, "
-		    "not '%s'", v);
-	s->max_clients = (uint32_t)n;
 	return NULL;
 }
 
@@ -755,10 +710,6 @@ static const char *const crash_names[] = {
 	[CRASH_POWEROFF] = "poweroff", NULL,
 };
 
-static const char *const restart_names[] = {
-	[RESTART_ALWAYS] = "always", [RESTART_ON_FAILURE] = "on-failure",
-	[RESTART_NEVER] = "never", NULL,
-};
 static const char *const kill_mode_names[] = {
 	[KILL_PROCESS] = "process", [KILL_GROUP] = "group",
 	[KILL_CGROUP] = "cgroup", NULL,
@@ -793,9 +744,16 @@ static const char *const io_class_names[] = {
 #define GFN(m, n, k)	{ offsetof(struct sup_conf, m), \
 			  offsetof(struct sup_conf, n), k }
 #define SVC(n, fn, fl, show, nm, ...) \
-	{ n, SEC_SERVICE, fl, show, fn, nm, { __VA_ARGS__ } }
+	{ n, SEC_SERVICE, fl, show, fn, nm, { __VA_ARGS__ }, 0, 0 }
 #define SUP(n, fn, fl, show, nm, ...) \
-	{ n, SEC_SUPERVISOR, fl, show, fn, nm, { __VA_ARGS__ } }
+	{ n, SEC_SUPERVISOR, fl, show, fn, nm, { __VA_ARGS__ }, 0, 0 }
+/* A number from lo to hi (key_number). */
+#define SVCN(n, lo, hi, fl, ...) \
+	{ n, SEC_SERVICE, fl, SHOW_NUMBER, key_number, NULL, \
+	    { __VA_ARGS__ }, lo, hi }
+#define SUPN(n, lo, hi, fl, ...) \
+	{ n, SEC_SUPERVISOR, fl, SHOW_NUMBER, key_number, NULL, \
+	    { __VA_ARGS__ }, lo, hi }
 #define LIM(K, n, i)	[K_LIMIT_##K] = SVC("limit_" n, conf_harden_rlimit, 0, \
 	SHOW_RLIMIT, NULL, SF(limit[i].cur, F_U64), SF(limit[i].max, F_U64), \
 	SF(limit[i].set, F_BOOL))
@@ -820,8 +778,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", key_dur,
 	    0, SHOW_DURATION, NULL,
 	    SF(restart_delay_max, F_U32)),
-	[K_START_LIMIT_BURST] = SVC("start_limit_burst", k_start_limit_burst,
-	    0, SHOW_NUMBER, NULL,
+	[K_START_LIMIT_BURST] = SVCN("start_limit_burst", 0, 100000, 0,
 	    SF(start_limit_burst, F_U32)),
 	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", key_dur,
 	    0, SHOW_DURATION, NULL,
@@ -854,8 +811,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(env, F_STRV)),
 	[K_UMASK] = SVC("umask", k_umask, 0, SHOW_MODE, NULL,
 	    SF(umask, F_U32), SF(set_umask, F_BOOL)),
-	[K_LIMIT_NOFILE] = SVC("limit_nofile", k_limit_nofile,
-	    0, SHOW_NUMBER, NULL,
+	[K_LIMIT_NOFILE] = SVCN("limit_nofile", 1, 1 << 30, 0,
 	    SF(limit_nofile, F_U64), SF(set_nofile, F_BOOL)),
 	[K_ENABLED] = SVC("enabled", k_enabled, KEY_LIVE, SHOW_BOOL, NULL,
 	    SF(enabled, F_BOOL)),
@@ -881,8 +837,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_KILL_PRIORITY] = SVC("kill_priority", k_kill_priority,
 	    0, SHOW_PRIORITY, NULL,
 	    SF(kill_priority, F_I32)),
-	[K_OOM_SCORE_ADJ] = SVC("oom_score_adj", k_oom_score_adj,
-	    0, SHOW_NUMBER, NULL,
+	[K_OOM_SCORE_ADJ] = SVCN("oom_score_adj", -1000, 1000, 0,
 	    SF(oom_score_adj, F_I32), SF(set_oom_score_adj, F_BOOL)),
 
 	[K_CONTROL_SOCKET] = SUP("control_socket", s_socket, 0, SHOW_STR, NULL,
@@ -892,8 +847,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_CONTROL_MODE] = SUP("control_mode", s_control_mode,
 	    0, SHOW_MODE, NULL,
 	    GF(control_mode, F_U32)),
-	[K_MAX_CLIENTS] = SUP("max_clients", s_max_clients,
-	    KEY_LIVE, SHOW_NUMBER, NULL,
+	[K_MAX_CLIENTS] = SUPN("max_clients", 1, 4096, KEY_LIVE,
 	    GF(max_clients, F_U32)),
 	[K_CLIENT_TIMEOUT] = SUP("client_timeout", key_dur,
 	    KEY_LIVE, SHOW_DURATION, NULL,
@@ -979,8 +933,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_DURATION, NULL, SF(health_interval, F_U32)),
 	[K_HEALTH_TIMEOUT] = SVC("health_timeout", key_dur, 0,
 	    SHOW_DURATION, NULL, SF(health_timeout, F_U32)),
-	[K_HEALTH_RETRIES] = SVC("health_retries", k_health_retries, 0,
-	    SHOW_NUMBER, NULL, SF(health_retries, F_U32)),
+	[K_HEALTH_RETRIES] = SVCN("health_retries", 1, 1000, 0,
+	    SF(health_retries, F_U32)),
 	[K_HEALTH_START_PERIOD] = SVC("health_start_period", key_dur, 0,
 	    SHOW_DURATION, NULL, SF(health_start_period, F_U32)),
 	[K_METRICS_LISTEN] = SUP("metrics_listen", s_metrics_listen, KEY_LIVE,
@@ -1023,20 +977,18 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    KEY_REPEAT | KEY_CONT, SHOW_ARGV, NULL, SF(syscalls, F_STRV)),
 	[K_SYSCALL_ERRNO] = SVC("syscall_errno", conf_harden_syscall_errno, 0,
 	    SHOW_ERRNO, NULL, SF(syscall_errno, F_I32)),
-	[K_NICE] = SVC("nice", conf_harden_nice, 0, SHOW_NUMBER, NULL,
-	    SF(nice, F_I32), SF(set_nice, F_BOOL)),
+	[K_NICE] = SVCN("nice", -20, 19, 0, SF(nice, F_I32),
+	    SF(set_nice, F_BOOL)),
 	[K_CPU_AFFINITY] = SVC("cpu_affinity", conf_harden_cpu_affinity, 0, SHOW_STR,
 	    NULL, SF(cpu_affinity, F_STR)),
 	[K_IO_CLASS] = SVC("io_class", key_enum, 0, SHOW_ENUM, io_class_names,
 	    SF(io_class, F_U8)),
-	[K_IO_PRIORITY] = SVC("io_priority", conf_harden_io_priority, 0, SHOW_NUMBER,
-	    NULL, SF(io_priority, F_I32), SF(set_io_priority, F_BOOL)),
-	[K_CPU_WEIGHT] = SVC("cpu_weight", conf_harden_weight, 0, SHOW_NUMBER, NULL,
-	    SF(cpu_weight, F_U32)),
+	[K_IO_PRIORITY] = SVCN("io_priority", 0, 7, 0, SF(io_priority, F_I32),
+	    SF(set_io_priority, F_BOOL)),
+	[K_CPU_WEIGHT] = SVCN("cpu_weight", 1, 10000, 0, SF(cpu_weight, F_U32)),
 	[K_CPU_MAX] = SVC("cpu_max", conf_harden_cpu_max, 0, SHOW_STR, NULL,
 	    SF(cpu_max, F_STR), SF(cpu_quota, F_U32), SF(cpu_period, F_U32)),
-	[K_IO_WEIGHT] = SVC("io_weight", conf_harden_weight, 0, SHOW_NUMBER, NULL,
-	    SF(io_weight, F_U32)),
+	[K_IO_WEIGHT] = SVCN("io_weight", 1, 10000, 0, SF(io_weight, F_U32)),
 	LIM(AS, "as", 0),
 	LIM(CORE, "core", 1),
 	LIM(CPU, "cpu", 2),
@@ -1054,8 +1006,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	LIM(STACK, "stack", 14),
 	[K_LISTEN] = SVC("listen", conf_listen, KEY_REPEAT, SHOW_ENV, NULL,
 	    SF(listen, F_STRV)),
-	[K_LISTEN_BACKLOG] = SVC("listen_backlog", conf_listen_number, 0,
-	    SHOW_NUMBER, NULL, SF(listen_backlog, F_U32)),
+	[K_LISTEN_BACKLOG] = SVCN("listen_backlog", 1, 65535, 0,
+	    SF(listen_backlog, F_U32)),
 	[K_LISTEN_OWNER] = SVC("listen_owner", conf_listen_owner, 0, SHOW_STR,
 	    NULL, SF(listen_owner, F_STR), SF(listen_uid, F_U32),
 	    SF(listen_gid, F_U32)),
@@ -1065,18 +1017,16 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(on_demand, F_BOOL)),
 	[K_ACCEPT] = SVC("accept", conf_harden_flag, 0, SHOW_BOOL, NULL,
 	    SF(accept, F_BOOL)),
-	[K_MAX_CONNECTIONS] = SVC("max_connections", conf_listen_number,
-	    0, SHOW_NUMBER, NULL, SF(max_connections, F_U32)),
-	[K_MAX_CONNECTIONS_PER_SOURCE] = SVC("max_connections_per_source",
-	    conf_listen_number, 0, SHOW_NUMBER, NULL,
-	    SF(max_per_source, F_U32)),
+	[K_MAX_CONNECTIONS] = SVCN("max_connections", 1, 65536, 0,
+	    SF(max_connections, F_U32)),
+	[K_MAX_CONNECTIONS_PER_SOURCE] = SVCN("max_connections_per_source",
+	    1, 65536, 0, SF(max_per_source, F_U32)),
 	[K_TRIGGER_LIMIT_INTERVAL] = SVC("trigger_limit_interval", key_dur, 0,
 	    SHOW_DURATION, NULL, SF(trigger_interval, F_U32)),
-	[K_TRIGGER_LIMIT_BURST] = SVC("trigger_limit_burst",
-	    conf_listen_number, 0, SHOW_NUMBER, NULL,
-	    SF(trigger_burst, F_U32)),
-	[K_FDSTORE_MAX] = SVC("fdstore_max", conf_listen_number, 0,
-	    SHOW_NUMBER, NULL, SF(fdstore_max, F_U32)),
+	[K_TRIGGER_LIMIT_BURST] = SVCN("trigger_limit_burst", 0, UINT32_MAX,
+	    0, SF(trigger_burst, F_U32)),
+	[K_FDSTORE_MAX] = SVCN("fdstore_max", 0, FDSTORE_MAX, 0,
+	    SF(fdstore_max, F_U32)),
 	[K_PRESSURE_CRITICAL] = SUP("pressure_critical", conf_pressure, 0,
 	    SHOW_PRESSURE, NULL, GF(pressure_crit_stall, F_U32),
 	    GF(pressure_crit_window, F_U32), GF(pressure_crit_full, F_BOOL)),
@@ -1101,6 +1051,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 #undef GF
 #undef SVC
 #undef SUP
+#undef SVCN
+#undef SUPN
 #undef LIM
 
 

@@ -66,10 +66,7 @@ const char	*conf_harden_paths(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_root_directory(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_syscall_errno(struct parse_ctx *p, void *obj, const char *v);
-const char	*conf_harden_nice(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_cpu_affinity(struct parse_ctx *p, void *obj, const char *v);
-const char	*conf_harden_io_priority(struct parse_ctx *p, void *obj, const char *v);
-const char	*conf_harden_weight(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_cpu_max(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_harden_rlimit(struct parse_ctx *p, void *obj, const char *v);
 
@@ -82,7 +79,6 @@ const char	*conf_pressure_min_priority(struct parse_ctx *p, void *obj,
 /* The keys of held fds (conf_listen.c). */
 const char	*conf_listen(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_listen_owner(struct parse_ctx *p, void *obj, const char *v);
-const char	*conf_listen_number(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_listen_mode(struct parse_ctx *p, void *obj, const char *v);
 void		 conf_listen_finish(struct parse_ctx *p, struct svc_def *d);
 

@@ -81,7 +81,7 @@ health_changed(struct health *h, enum svc_state from)
 	if (running && h->state == HEALTH_NONE) {
 		h->state = HEALTH_STARTING;
 		h->fails = 0;
-		health_arm(h, s->def->ready == READY_HEALTH ? 0 :
+		health_arm(h, ready_kinds[s->def->ready].on_check ? 0 :
 		    health_first(h));
 	} else if (!running && h->state != HEALTH_NONE) {
 		health_end(h);
@@ -128,7 +128,7 @@ health_result(struct health *h, int status)
 
 		h->fails = 0;
 		h->state = HEALTH_HEALTHY;
-		if (s->state == SVC_STARTING && d->ready == READY_HEALTH)
+		if (s->state == SVC_STARTING && ready_kinds[d->ready].on_check)
 			svc_ready(s);
 		else if (news)		/* for those who wait on status */
 			h->core->changed(h->core, s, (enum svc_state)s->state);

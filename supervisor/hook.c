@@ -585,8 +585,8 @@ hook_reload_start(struct core *core, struct svc *s, char *err, size_t n)
 			    strerror(-rc));
 			return rc;
 		}
-		svc_reload_asked(s, d->ready == READY_NOTIFY);
-		if (d->ready != READY_NOTIFY)
+		svc_reload_asked(s, ready_kinds[d->ready].notify);
+		if (!ready_kinds[d->ready].notify)
 			svc_reload_done(s, 0);	/* nothing tells us more */
 		return 0;
 	}

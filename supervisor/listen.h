@@ -9,7 +9,6 @@
 #include <sys/types.h>
 
 #define LISTEN_MAX	16	/* listen keys of one service, at most */
-#define FDSTORE_MAX	100	/* fdstore_max, at most */
 
 enum listen_kind { LK_TCP, LK_TCP6, LK_UDP, LK_UDP6, LK_UNIX };
 

@@ -385,7 +385,7 @@ service_mainpid_lookup(void *ctx, pid_t pid)
 {
 	struct service	*ss = service_by_pid(ctx, pid);
 
-	if (ss == NULL || ss->svc.def->ready != READY_NOTIFY ||
+	if (ss == NULL || !ready_kinds[ss->svc.def->ready].notify ||
 	    !mainpid_held(&ss->svc, ss->handed))
 		return NULL;
 	return &ss->svc;
@@ -660,7 +660,7 @@ service_op_spawn(struct svc *s)
 	int			 pass[SPAWN_PASS_MAX], npass = 0;
 	char			*slots[2] = { NULL, NULL };
 
-	if (d->ready == READY_NOTIFY) {
+	if (ready_kinds[d->ready].notify) {
 		/* Its socket, its user's; one made for another is made
 		 * again.  A datagram from an earlier holder of the PID must
 		 * not count. */
@@ -695,7 +695,7 @@ service_op_spawn(struct svc *s)
 	req.ns_keep = service_hooked(d);	/* for them to join */
 	if (ss->socks != NULL && ss->socks->conn >= 0 && !d->console)
 		req.stdio[0] = req.stdio[1] = ss->socks->conn;
-	if (d->ready == READY_FD) {
+	if (ready_kinds[d->ready].pipe) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
 			env_free(sp->envp);
 			sp->envp = NULL;
@@ -906,7 +906,7 @@ service_new(struct core *core, struct svc_def *d)
 	ss->cgfd = -1;
 	ss->ns = SPAWN_NS_NONE;
 	notifysock_init(&ss->nsock, core->notify, &ss->svc);
-	if (d->ready == READY_NOTIFY &&
+	if (ready_kinds[d->ready].notify &&
 	    (ss->notify_path = notifysock_path(core->notify, d->name)) == NULL &&
 	    core->notify->path != NULL) {
 		free(ss);

@@ -43,7 +43,7 @@ service_env_make(struct core *core, struct service *ss)
 	char			 mp[PATH_MAX];
 	const struct env_req	 r = {
 		.base = core->base_env, .keys = d->env,
-		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
+		.notify = ready_kinds[d->ready].notify ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
 		.mp_watch = service_mp_watch(core, d, mp, sizeof(mp)),
 		.mp_threshold_ms = d->memory_pressure_threshold,
@@ -71,7 +71,7 @@ service_env_socks(struct core *core, struct service *ss,
 	char			 mp[PATH_MAX];
 	struct env_req		 r = {
 		.base = core->base_env, .keys = d->env,
-		.notify = d->ready == READY_NOTIFY ? ss->notify_path : NULL,
+		.notify = ready_kinds[d->ready].notify ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog, .listen_slot = &slots[1],
 		.mp_watch = service_mp_watch(core, d, mp, sizeof(mp)),
 		.mp_threshold_ms = d->memory_pressure_threshold,
@@ -99,7 +99,7 @@ service_env(struct core *core, struct service *ss)
 	ss->envp = NULL;
 	ss->pid_slot = NULL;
 	ss->path = core->base_path;
-	if (d->env == NULL && d->ready != READY_NOTIFY && d->watchdog == 0 &&
+	if (d->env == NULL && !ready_kinds[d->ready].notify && d->watchdog == 0 &&
 	    service_mp_watch(core, d, mp, sizeof(mp)) == NULL)
 		return 0;
 	return service_env_make(core, ss);

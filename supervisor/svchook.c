@@ -67,7 +67,7 @@ svc_hook_failed(struct svc *s, int kind, int status)
 	svc_disarm(s);
 	if (kind == HOOK_START_PRE) {
 		s->last = r;
-		if (s->def->restart != RESTART_NEVER) {
+		if (restart_on[s->def->restart] & DEATH_CODE) {
 			svc_backoff(s, r, false);
 			return;
 		}

@@ -1,6 +1,7 @@
 /*
  * svcint.h - the state machine's own, shared by its files (svc.c,
- * svchook.c) and nobody else: events come in through svc.h.
+ * svc_event.c, svchook.c) and nobody else: events come in through
+ * svc.h.
  */
 #ifndef PIDVISOR_SVCINT_H
 #define PIDVISOR_SVCINT_H
@@ -23,9 +24,12 @@ int64_t	svc_now(struct svc *s);
 void	svc_arm(struct svc *s, uint32_t ms);
 void	svc_disarm(struct svc *s);
 void	svc_set_state(struct svc *s, enum svc_state st, struct svc_reason r);
+void	svc_fresh(struct svc *s);
 void	svc_send_stop(struct svc *s, int sig);
 void	svc_backoff(struct svc *s, struct svc_reason r, bool spawn_failed);
 void	svc_spawn_main(struct svc *s, bool counted);
+
+/* svc_event.c */
 void	svc_after_death(struct svc *s, struct svc_reason death);
 void	svc_up(struct svc *s);
 

@@ -467,10 +467,10 @@ t_bad_config() {
 	ready = fd:1
 	EOF
 	expect_rc 2 "$PV" -c "$T/conf" -s "$T/ctl.sock"
-	expect_match "$OUT" "services/a.ini:3: restart: expected always, on-failure or never, not 'sometimes'"
+	expect_match "$OUT" "services/a.ini:3: restart: expected always, on-failure, never, on-success, on-abnormal, on-abort or on-watchdog, not 'sometimes'"
 	expect_match "$OUT" "services/a.ini:4: requires: unknown service 'ghost'"
 	expect_match "$OUT" "services/b.ini:1: missing required key 'exec'"
-	expect_match "$OUT" "services/b.ini:2: ready: expected exec, notify"
+	expect_match "$OUT" "services/b.ini:2: ready: expected exec, fd:N, notify, exit or health"
 	expect_match "$OUT" "4 errors in"
 	[ ! -e "$T/ctl.sock" ] || fail "a socket was created"
 }

@@ -404,7 +404,7 @@ t_harden_limits() {
 	expect_check_error "io_class: expected none, realtime, best-effort or idle, not 'fast'" <<-EOF
 	io_class = fast
 	EOF
-	expect_check_error "io_priority: expected a number from 0 \(first\) to 7, not '8'" <<-EOF
+	expect_check_error "io_priority: expected a number from 0 to 7, not '8'" <<-EOF
 	io_priority = 8
 	EOF
 	# The cgroup keys (in force: the guest's t_cgroups).

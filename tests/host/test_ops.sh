@@ -244,7 +244,7 @@ t_install() {
 
 # The manuals render without a warning.
 t_manuals() {
-	local out
+	local out page keys key verbs verb
 	out=$(mandoc -T lint -W warning "$ROOT"/man/*.[0-9] 2>&1) ||
 	    fail "mandoc: $out"
 	[ -z "$out" ] || fail "mandoc: $out"
@@ -254,7 +254,7 @@ t_manuals() {
 		    fail "$page is empty"
 	done
 	# Every key and every verb is documented.
-	keys=$(grep -o '\[K_[A-Z_]*\] = S[UV][PC]("[a-z_]*"' \
+	keys=$(grep -o '\[K_[A-Z_]*\] = S[UV][PC]N\?("[a-z_]*"' \
 	    "$ROOT/supervisor/conf_parse.c" | sed 's/.*"\(.*\)"/\1/'
 	    sed -n 's/^	LIM([A-Z]*, "\([a-z]*\)".*/limit_\1/p' \
 	    "$ROOT/supervisor/conf_parse.c" | sort -u)
@@ -263,15 +263,18 @@ t_manuals() {
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
 		    fail "pidvisor.ini(5) does not document $key"
 	done
-	for verb in $(sed -n 's/^	\[VERB_[A-Z_]*\] = { "\([a-z-]*\)".*/\1/p' \
-	    "$ROOT/supervisor/proto.c"); do
+	verbs=$(sed -n 's/^	X([A-Z_]*, [a-z_]*, "\([a-z-]*\)".*/\1/p' \
+	    "$ROOT/supervisor/verbs.h")
+	[ "$(echo "$verbs" | wc -l)" -gt 15 ] || fail "verb list not found"
+	for verb in $verbs; do
 		grep -q "^\.It Cm $verb" "$ROOT/man/pidvisorctl.8" ||
 		    fail "pidvisorctl(8) does not document $verb"
 	done
 }
 
 # docs/HACKING.md's module map names every file of supervisor/ and no
-# file that is gone; no source file grows past 1,200 lines.
+# file that is gone; no source file grows past 1,200 lines; every file
+# begins with a comment that names it ("NAME - what it is").
 t_module_map() {
 	local f n listed
 	listed=$(sed -n 's/^| `\([a-z0-9_-]*\.c\)` |.*/\1/p' \
@@ -286,6 +289,10 @@ t_module_map() {
 	for f in $listed; do
 		[ -f "$ROOT/supervisor/$f" ] ||
 		    fail "docs/HACKING.md maps $f, which is gone"
+	done
+	for f in "$ROOT"/supervisor/*.[ch]; do
+		sed -n 1,2p "$f" | grep -q "^\(/\*\| \*\) ${f##*/} - " ||
+		    fail "${f##*/} does not begin by naming itself"
 	done
 }
 
@@ -397,7 +404,7 @@ t_cli() {
 	    "show: a key of the file"
 	expect_match "$OUT" "restart = always +# default" "show: a default"
 	expect_eq "$(echo "$OUT" | grep -c ' = ')" \
-	    "$(grep -c '^	\[K_.*\] = SVC(\|^	LIM(' "$ROOT/supervisor/conf_parse.c")" \
+	    "$(grep -c '^	\[K_.*\] = SVCN\?(\|^	LIM(' "$ROOT/supervisor/conf_parse.c")" \
 	    "keys shown"
 	expect_rc 0 ctl cat b
 	expect_eq "$OUT" "# $T/conf/services/b.ini
@@ -492,7 +499,7 @@ t_reload_settings() {
 	metrics_users = root
 	syslog_socket = $T/log.sock
 	EOF
-	keys=$(grep -o '\] = SUP("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
+	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
 	expect_eq "$(echo "$keys" | wc -l)" \
 	    "$(($(grep -c . "$T/conf/pidvisor.ini") - 1))" \

@@ -889,7 +889,8 @@ test_errors(void **state)
 	expect("[service]\nexec = \"\"\"\"\n",
 	    "web.ini:2: exec: the program name is empty\n");
 	expect("[service]\nexec = x\nrestart = sometimes\n",
-	    "web.ini:3: restart: expected always, on-failure or never, not "
+	    "web.ini:3: restart: expected always, on-failure, never, "
+	    "on-success, on-abnormal, on-abort or on-watchdog, not "
 	    "'sometimes'\n");
 	expect("[service]\nexec = x\nrestart_delay = 5w\n",
 	    "web.ini:3: restart_delay: invalid duration '5w' (use e.g. "
@@ -902,14 +903,14 @@ test_errors(void **state)
 	expect("[service]\nexec = x\nrestart_delay = 1m\n",
 	    "web.ini:3: restart_delay_max is shorter than restart_delay\n");
 	expect("[service]\nexec = x\nstart_limit_burst = many\n",
-	    "web.ini:3: start_limit_burst: expected a number from 0 (no "
-	    "limit) to 100000, not 'many'\n");
+	    "web.ini:3: start_limit_burst: expected a number from 0 to "
+	    "100000, not 'many'\n");
 	expect("[service]\nexec = x\nready = fd:2\n",
-	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
-	    "from 3 to 1023, not 'fd:2'\n");
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
+	    "(N from 3 to 1023), not 'fd:2'\n");
 	expect("[service]\nexec = x\nready = socket\n",
-	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
-	    "from 3 to 1023, not 'socket'\n");
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
+	    "(N from 3 to 1023), not 'socket'\n");
 	expect("[service]\nexec = x\nwatchdog = 5s\n",
 	    "web.ini:3: watchdog: needs ready = notify (pings come as "
 	    "WATCHDOG=1)\n");
@@ -970,10 +971,11 @@ test_every_error_named(void **state)
 	(void)state;
 	expect("[service]\nrestart = x\nready = y\nfoo = z\nwhat\n",
 	    "web.ini:1: missing required key 'exec'\n"
-	    "web.ini:2: restart: expected always, on-failure or never, not "
+	    "web.ini:2: restart: expected always, on-failure, never, "
+	    "on-success, on-abnormal, on-abort or on-watchdog, not "
 	    "'x'\n"
-	    "web.ini:3: ready: expected exec, notify, exit, health or fd:N with N "
-	    "from 3 to 1023, not 'y'\n"
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
+	    "(N from 3 to 1023), not 'y'\n"
 	    "web.ini:4: unknown key 'foo'\n"
 	    "web.ini:5: expected KEY = VALUE\n");
 }

@@ -100,7 +100,7 @@ static int
 f_spawn(struct svc *s)
 {
 	s->pid = ++W.next_pid;
-	s->pidfd = -1;
+	s->pidfd = 1000 + s->pid;	/* a process, as svc.c sees it */
 	logw("spawn %s", s->def->name);
 	return 0;
 }

@@ -520,6 +520,71 @@ test_hooks_start_fail(void **state)
 }
 
 /*
+ * What stops a start stops its start_post_exec too (fuzz_machine found
+ * each of these READY while stopping): STOPPING=1, WATCHDOG=trigger and
+ * the spawn deadline while it runs.  READY=1 before there is a main
+ * process (its start_pre_exec done, no room for the spawn yet) is no
+ * readiness.
+ */
+static void
+test_hooks_start_interrupted(void **state)
+{
+	struct svc	*a;
+
+	(void)state;
+	world("a", "[service]\nexec = x\nready = notify\n"
+	    "start_pre_exec = p\nstart_post_exec = q\nrestart = never\n",
+	    NULL);
+	a = S("a");
+	EV(svc_start(a));
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	EV(svc_ready(a));
+	expect_log("hook a start_pre_exec;a>starting;spawn a;"
+	    "hook a start_post_exec;");
+	EV(svc_stopping(a));
+	expect_log("hook-stop a;a>stopping;");
+	EV(svc_hook_done(a, HOOK_START_POST, 0));	/* cancelled */
+	expect_log("");
+	die(a, 0, 0);
+	expect_log("a>stopped;");
+	/* WATCHDOG=trigger */
+	EV(svc_start(a));
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	EV(svc_ready(a));
+	log_clear();
+	EV(svc_watchdog_trigger(a));
+	expect_log("hook-stop a;a:ABRT;a:CONT;a>stopping;");
+	EV(svc_hook_done(a, HOOK_START_POST, 0));
+	expect_log("");
+	die(a, 0, SIGABRT);
+	expect_log("a>failed;");
+	/* READY=1 before the exec's report; then the spawn deadline. */
+	svc_start(a);
+	svc_hook_done(a, HOOK_START_PRE, 0);
+	svc_ready(a);
+	expect_log("hook a start_pre_exec;a>starting;spawn a;"
+	    "hook a start_post_exec;");
+	svc_spawn_timeout(a);
+	W.nexecing = 0;
+	expect_log("hook-stop a;a:KILL;a>stopping;");
+	EV(svc_hook_done(a, HOOK_START_POST, 0));
+	expect_log("");
+	die(a, 0, SIGKILL);
+	expect_log("a>failed;");
+	/* READY=1 with no main process yet: nothing. */
+	EV(svc_start(a));
+	W.busy = true;
+	EV(svc_hook_done(a, HOOK_START_PRE, 0));
+	log_clear();
+	EV(svc_ready(a));
+	expect_log("");
+	assert_int_equal(a->hook, HOOK_NONE);
+	W.busy = false;
+	EV(svc_set_unhold(&W.set));
+	expect_log("spawn a;");
+}
+
+/*
  * stop_exec in place of the stop signal, then SIGKILL at stop_timeout;
  * stop_post_exec after the death, before what comes next.
  */
@@ -605,6 +670,59 @@ test_restart_policies(void **state)
 	assert_int_equal(S("o")->state, SVC_BACKOFF);
 	assert_string_equal(reason(S("o")), "killed by signal KILL; restart "
 	    "in 100ms");
+}
+
+/*
+ * Each restart mode against each way to die, as systemd.service(5)'s
+ * table of Restart= has it (a clean exit, an exit code, SIGKILL, the
+ * ready timeout, the watchdog): R restarts, . does not.
+ */
+static void
+test_restart_modes(void **state)
+{
+	static const struct {
+		const char	*mode;
+		const char	*want;	/* clean, code, signal, timeout, dog */
+	} t[] = {
+		{ "never",	 "....." },
+		{ "always",	 "RRRRR" },
+		{ "on-success",	 "R...." },
+		{ "on-failure",	 ".RRRR" },
+		{ "on-abnormal", "..RRR" },
+		{ "on-abort",	 "..R.." },
+		{ "on-watchdog", "....R" },
+	};
+	char		text[256];
+	struct svc	*a;
+	size_t		i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		for (k = 0; k < 5; k++) {
+			snprintf(text, sizeof(text), "[service]\nexec = x\n"
+			    "ready = notify\nwatchdog = 1s\nready_timeout = 2s\n"
+			    "restart = %s\n", t[i].mode);
+			if (i || k)
+				world_free(NULL);	/* the one before */
+			world("a", text, NULL);
+			a = S("a");
+			EV(svc_start(a));
+			if (k != 3)
+				EV(svc_ready(a));
+			if (k == 0)
+				die(a, 0, 0);
+			else if (k == 1)
+				die(a, 3, 0);
+			else if (k == 2)
+				die(a, 0, SIGKILL);
+			else {
+				fire(a);	/* the timeout, the watchdog */
+				die(a, 0, k == 3 ? SIGTERM : SIGABRT);
+			}
+			if ((a->state == SVC_BACKOFF) != (t[i].want[k] == 'R'))
+				fail_msg("restart = %s, death %zu: %s", t[i].mode,
+				    k, svc_state_name(a->state));
+		}
 }
 
 /*
@@ -1522,10 +1640,12 @@ main(void)
 		T_(test_crash_loop_default),
 		T_(test_hooks_start),
 		T_(test_hooks_start_fail),
+		T_(test_hooks_start_interrupted),
 		T_(test_hooks_stop),
 		T_(test_start_limit),
 		T_(test_start_limit_window),
 		T_(test_restart_policies),
+		T_(test_restart_modes),
 		T_(test_on_demand),
 		T_(test_exec_failure),
 		T_(test_spawn_failure),
