@@ -9,7 +9,7 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
-		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svc_event.c svchook.c svcset.c svcwhy.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svc_event.c svchook.c svcset.c svcwhy.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -452,7 +452,8 @@ $(B)/bench/bench-svc: bench/svc.c
 $(B)/bench/bench-httpd: bench/httpd.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
-$(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o $(B)/obj/env.o \
+$(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o \
+    $(B)/obj/spawn_child.o $(B)/obj/env.o \
     $(B)/obj/sandbox_child.o $(B)/obj/rawpath.o $(B)/obj/util.o
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -Isupervisor -o $@ $(filter-out %.h,$^)

@@ -166,6 +166,152 @@ confreload_socks(struct sup *sup, struct conf *nc,
 }
 
 /*
+ * The new tree, with the instances commands made (they stay while their
+ * template does): 0, or -errno with the report saying why (nothing
+ * changed).
+ */
+static int
+confreload_load(struct sup *sup, struct conf *nc, struct buf *report)
+{
+	struct svc	*s;
+	size_t		 i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		if (s->def->dynamic && !service_of(s)->removing &&
+		    (nc->extra = strv_add(nc->extra, s->def->name)) == NULL) {
+			buf_puts(report, "out of memory; nothing changed\n");
+			return -ENOMEM;
+		}
+	}
+	nc->check_def = security_conf_check;
+	if (conf_load(nc, sup->confdir) < 0) {
+		conf_errors(nc, report);
+		log_err("reload refused, nothing changed: %zu error%s",
+		    nc->nerrs, nc->nerrs == 1 ? "" : "s");
+		for (i = 0; i < nc->nerrs; i++)
+			log_err("%s:%d: %s", nc->errs[i].file, nc->errs[i].line,
+			    nc->errs[i].msg);
+		return -EINVAL;
+	}
+	for (i = 0; nc->warns && nc->warns[i]; i++) {
+		log_warn("%s", nc->warns[i]);
+		buf_printf(report, "warning: %s\n", nc->warns[i]);
+	}
+	return 0;
+}
+
+/* The templates, for the instances commands make from now on. */
+static void
+confreload_tmpls(struct sup *sup, struct conf *nc)
+{
+	struct conf_tmpl	*tv = sup->conf.tmpls;
+	size_t			 tn = sup->conf.ntmpls;
+
+	sup->conf.tmpls = nc->tmpls;
+	sup->conf.ntmpls = nc->ntmpls;
+	nc->tmpls = tv;
+	nc->ntmpls = tn;
+}
+
+/*
+ * Match the new tree with the services we have, into v (its length
+ * returned): each one's fate, the new definitions taken from nc, the
+ * sockets held for them committed; the services gone come last.
+ */
+static size_t
+confreload_match(struct sup *sup, struct conf *nc,
+    struct confreload_held *held, struct svc **v)
+{
+	struct svc	*s;
+	size_t		 i, n = 0;
+
+	for (i = 0; i < sup->set.n; i++)
+		service_of(sup->set.v[i])->fate = R_REMOVED;
+	for (i = 0; i < nc->ndefs; i++) {
+		struct svc_def	*d = nc->defs[i];
+		struct service	*ss;
+
+		nc->defs[i] = NULL;
+		if ((s = svc_find(&sup->set, d->name)) == NULL) {
+			if ((ss = service_new(&sup->core, d)) == NULL) {
+				socks_abort(NULL, held[i].v, held[i].n);
+				svc_def_free(d);
+				continue;
+			}
+			ss->fate = R_ADDED;
+		} else {
+			ss = service_of(s);
+			ss->fate = ss->removing ? R_ADDED :
+			    svc_def_equal(s->def, d) ? R_UNCHANGED : R_CHANGED;
+			ss->removing = false;
+			confreload_swap(sup, ss, d);
+		}
+		if (held[i].made)
+			socks_commit(&ss->svc, held[i].v, held[i].n);
+		v[n++] = &ss->svc;
+	}
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		if (service_of(s)->fate != R_REMOVED)
+			continue;
+		service_of(s)->removing = true;
+		v[n++] = s;
+	}
+	return n;
+}
+
+/* Each service's fate in the report, and counted. */
+static void
+confreload_report(struct sup *sup, struct buf *report, size_t count[5])
+{
+	static const char *const what[] = {
+		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",
+		[R_UNCHANGED] = "unchanged", [R_REMOVED] = "removed",
+		[R_RESTARTED] = "restarted",
+	};
+	size_t	i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		struct service	*ss = service_of(sup->set.v[i]);
+
+		count[ss->fate]++;
+		buf_printf(report, "%s %s", what[ss->fate], ss->svc.def->name);
+		if (ss->fate == R_RESTARTED)
+			buf_printf(report, " (requires %s)",
+			    ss->fate_via->def->name);
+		buf_puts(report, "\n");
+	}
+}
+
+/* What each service does of its fate: start, restart, stop. */
+static void
+confreload_act(struct sup *sup)
+{
+	struct svc	*s;
+	size_t		 i;
+
+	for (i = 0; i < sup->set.n; i++) {
+		s = sup->set.v[i];
+		switch (service_of(s)->fate) {
+		case R_ADDED:
+			if (s->def->enabled)
+				svc_start(s);
+			break;
+		case R_CHANGED:
+			if (s->want_up || svc_has_process(s))
+				svc_restart(s);
+			break;
+		case R_REMOVED:
+			svc_stop(s);
+			if (!svc_has_process(s))
+				ev_prepare_start(sup->core.loop, &sup->core.gc_w);
+			break;
+		}
+	}
+}
+
+/*
  * Reload.  0 with what was done in report; -EINVAL (nothing changed)
  * with every error in report; -EBUSY while shutting down.  Said to
  * `events` with the report on one line.
@@ -198,153 +344,53 @@ confreload(struct sup *sup, struct buf *report)
 static int
 confreload_apply(struct sup *sup, struct buf *report)
 {
-	static const char *const what[] = {
-		[R_ADDED] = "added", [R_CHANGED] = "changed (restarted)",
-		[R_UNCHANGED] = "unchanged", [R_REMOVED] = "removed",
-		[R_RESTARTED] = "restarted",
-	};
 	struct conf	  nc;
 	struct confreload_held *held = NULL;
-	struct svc	**v, *s;
-	size_t		  i, n = 0, count[5] = { 0 };
+	struct svc	**v = NULL;
+	size_t		  i, n, count[5] = { 0 };
+	int		  rc;
 
 	if (sup->phase != SUP_RUNNING) {
 		buf_puts(report, "shutting down\n");
 		return -EBUSY;
 	}
 	conf_init(&nc);
-	/* The instances commands made stay while their template does. */
-	for (i = 0; i < sup->set.n; i++) {
-		s = sup->set.v[i];
-		if (s->def->dynamic && !service_of(s)->removing) {
-			nc.extra = strv_add(nc.extra, s->def->name);
-			if (nc.extra == NULL) {
-				conf_free(&nc);
-				buf_puts(report, "out of memory; nothing "
-				    "changed\n");
-				return -ENOMEM;
-			}
-		}
-	}
-	nc.check_def = security_conf_check;
-	if (conf_load(&nc, sup->confdir) < 0) {
-		conf_errors(&nc, report);
-		log_err("reload refused, nothing changed: %zu error%s",
-		    nc.nerrs, nc.nerrs == 1 ? "" : "s");
-		for (i = 0; i < nc.nerrs; i++)
-			log_err("%s:%d: %s", nc.errs[i].file, nc.errs[i].line,
-			    nc.errs[i].msg);
-		conf_free(&nc);
-		return -EINVAL;
-	}
-	for (i = 0; nc.warns && nc.warns[i]; i++) {
-		log_warn("%s", nc.warns[i]);
-		buf_printf(report, "warning: %s\n", nc.warns[i]);
-	}
+	if ((rc = confreload_load(sup, &nc, report)) < 0)
+		goto out;
 	if ((v = calloc(nc.ndefs + sup->set.n + 1, sizeof(*v))) == NULL ||
 	    (held = calloc(nc.ndefs + 1, sizeof(*held))) == NULL) {
-		free(v);
-		conf_free(&nc);
 		buf_puts(report, "out of memory; nothing changed\n");
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
 	/* Sockets first: one that cannot be bound changes nothing. */
 	if (confreload_socks(sup, &nc, held, report) < 0) {
-		free(v);
-		free(held);
-		conf_free(&nc);
-		return -EINVAL;
+		rc = -EINVAL;
+		goto out;
 	}
 	confreload_settings(sup, &nc.sup, report);
-	/* The templates, for the instances commands make from now on. */
-	{
-		struct conf_tmpl	*tv = sup->conf.tmpls;
-		size_t			 tn = sup->conf.ntmpls;
-
-		sup->conf.tmpls = nc.tmpls;
-		sup->conf.ntmpls = nc.ntmpls;
-		nc.tmpls = tv;
-		nc.ntmpls = tn;
-	}
-
-	/* Match the new tree with the services we have. */
-	for (i = 0; i < sup->set.n; i++)
-		service_of(sup->set.v[i])->fate = R_REMOVED;
-	for (i = 0; i < nc.ndefs; i++) {
-		struct svc_def	*d = nc.defs[i];
-		struct service	*ss;
-
-		nc.defs[i] = NULL;
-		if ((s = svc_find(&sup->set, d->name)) == NULL) {
-			if ((ss = service_new(&sup->core, d)) == NULL) {
-				socks_abort(NULL, held[i].v, held[i].n);
-				svc_def_free(d);
-				continue;
-			}
-			ss->fate = R_ADDED;
-		} else {
-			ss = service_of(s);
-			ss->fate = ss->removing ? R_ADDED :
-			    svc_def_equal(s->def, d) ? R_UNCHANGED : R_CHANGED;
-			ss->removing = false;
-			confreload_swap(sup, ss, d);
-		}
-		if (held[i].made)
-			socks_commit(&ss->svc, held[i].v, held[i].n);
-		v[n++] = &ss->svc;
-	}
-	for (i = 0; i < sup->set.n; i++) {
-		s = sup->set.v[i];
-		if (service_of(s)->fate != R_REMOVED)
-			continue;
-		service_of(s)->removing = true;
-		v[n++] = s;
-	}
-
+	confreload_tmpls(sup, &nc);
+	n = confreload_match(sup, &nc, held, v);
 	/* The new set, then what each service has to do. */
 	free(sup->set.v);
 	sup->set.v = v;
 	sup->set.n = n;
+	v = NULL;
 	sup_relink(sup);
-	for (i = 0; i < sup->set.n; i++) {
-		s = sup->set.v[i];
-		if (service_of(s)->fate == R_CHANGED)
-			svc_dependents(s, true, confreload_along, NULL);
-	}
-	for (i = 0; i < sup->set.n; i++) {
-		struct service	*ss = service_of(sup->set.v[i]);
-
-		count[ss->fate]++;
-		buf_printf(report, "%s %s", what[ss->fate], ss->svc.def->name);
-		if (ss->fate == R_RESTARTED)
-			buf_printf(report, " (requires %s)",
-			    ss->fate_via->def->name);
-		buf_puts(report, "\n");
-	}
-	for (i = 0; i < sup->set.n; i++) {
-		s = sup->set.v[i];
-		switch (service_of(s)->fate) {
-		case R_ADDED:
-			if (s->def->enabled)
-				svc_start(s);
-			break;
-		case R_CHANGED:
-			if (s->want_up || svc_has_process(s))
-				svc_restart(s);
-			break;
-		case R_REMOVED:
-			svc_stop(s);
-			if (!svc_has_process(s))
-				ev_prepare_start(sup->core.loop, &sup->core.gc_w);
-			break;
-		}
-	}
-	free(held);
+	for (i = 0; i < sup->set.n; i++)
+		if (service_of(sup->set.v[i])->fate == R_CHANGED)
+			svc_dependents(sup->set.v[i], true, confreload_along,
+			    NULL);
+	confreload_report(sup, report, count);
+	confreload_act(sup);
 	service_kill_modes_check(&sup->core);
 	log_info("reloaded: %zu added, %zu changed, %zu removed, %zu "
 	    "restarted with them, %zu unchanged", count[R_ADDED],
 	    count[R_CHANGED], count[R_REMOVED], count[R_RESTARTED],
 	    count[R_UNCHANGED]);
+out:
+	free(v);
+	free(held);
 	conf_free(&nc);
-	return 0;
+	return rc;
 }

@@ -652,15 +652,10 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	return sup_init_rest(sup, NULL);
 }
 
-/*
- * The rest of sup_init(), shared with a re-exec (rs): what a state gives
- * is taken from it, not made anew.  Sockets and services come from rs;
- * the loop, the signals and the rest are ours.
- */
+/* The process: log settings, /dev/null, subreaper, the spawn stack. */
 static int
-sup_init_rest(struct sup *sup, struct sup_restore *rs)
+sup_init_process(struct sup *sup)
 {
-	size_t	i;
 	int	rc;
 
 	if (sup->conf.sup.set_log_level)
@@ -680,6 +675,13 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	else if (spawn_no_clone3())
 		log_info("clone3 is missing: spawning with clone(CLONE_PIDFD); "
 		    "services join their cgroups themselves");
+	return 0;
+}
+
+/* The loop and the watchers that are ours, not a part's. */
+static int
+sup_init_loop(struct sup *sup)
+{
 	if ((sup->core.loop = ev_loop_new(EVBACKEND_EPOLL)) == NULL &&
 	    (sup->core.loop = ev_loop_new(0)) == NULL) {
 		log_err("cannot create the event loop");
@@ -697,11 +699,20 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	ev_init(&sup->shutdown_w, sup_on_shutdown_timeout);
 	service_loop_init(&sup->core);
 	console_init(sup->core.loop);
+	return 0;
+}
+
+/*
+ * The services' cgroup tree (a re-exec's, adopted as it was), the limit
+ * of open files they get, and the kill of a process group by pidfd.
+ */
+static void
+sup_init_cgroups(struct sup *sup, struct sup_restore *rs)
+{
 	if (rs != NULL) {
 		/* Ours were raised: the services get those we were given. */
 		sup->core.nofile_cur = rs->nofile_cur;
 		sup->core.nofile_max = rs->nofile_max;
-		sup->p1.container = sup->container;
 		cgroup_adopt(&sup->cg, rs->cg_base, rs->cg_why);
 	} else {
 		cgroup_init(&sup->cg, &sup->conf.sup, sup->pid1);
@@ -712,6 +723,12 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		log_info("cgroups: none (%s)", sup->cg.why);
 	sup->core.pgrp_signal = sys_pidfd_send_signal(-1, 0,
 	    PIDFD_SIGNAL_PROCESS_GROUP) < 0 && errno == EBADF;
+}
+
+/* The killer, wired to the supervisor. */
+static void
+sup_init_pressure(struct sup *sup)
+{
 	sup->pr.ops = &sup_pressure_ops;
 	sup->pr.ctx = sup;
 	sup->pr.loop = sup->core.loop;
@@ -719,11 +736,19 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	sup->pr.cg = &sup->cg;
 	sup->pr.sc = &sup->conf.sup;
 	pressure_init(&sup->pr);
-	{
-		const struct env_req	r = { .base = environ };
+}
 
-		rc = env_build(&r, &sup->core.base_env, &sup->core.base_path, NULL);
-	}
+/*
+ * The services' base environment, our paths (a fresh start's: a re-exec
+ * has its sockets), the signals and the crash handler.
+ */
+static int
+sup_init_env(struct sup *sup, struct sup_restore *rs)
+{
+	const struct env_req	r = { .base = environ };
+	int			rc;
+
+	rc = env_build(&r, &sup->core.base_env, &sup->core.base_path, NULL);
 	if (sup->core.base_path == NULL)
 		sup->core.base_path = PATH_DEFAULT;
 	if (rc == 0 && rs == NULL && (rc = sup_paths(sup, sup->sock)) == -EPERM &&
@@ -749,6 +774,13 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		pid1_crash_setup(&sup->conf.sup, sup->output.kmsgfd);
 	else if (rs != NULL)
 		reexec_crash_setup();
+	return 0;
+}
+
+/* The control socket, the notify sockets and the metrics, wired. */
+static void
+sup_init_parts(struct sup *sup)
+{
 	sup->ctl.ops = &sup_ctl_ops;
 	sup->ctl.ctx = sup;
 	sup->ctl.loop = sup->core.loop;
@@ -772,13 +804,21 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	sup->output.syslogfd = syslog_open();
 	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
 	sup_log_apply(sup);
-	if (rs != NULL)
-		return sup_restore(sup, rs);
-	/*
-	 * PID 1 runs its services even without its sockets.  The control
-	 * socket first: if another supervisor answers there, we stop
-	 * before touching its notify socket.
-	 */
+}
+
+/*
+ * A fresh start: our sockets, the services of the configuration, the
+ * enabled ones started.  PID 1 runs its services even without its
+ * sockets.  The control socket first: if another supervisor answers
+ * there, we stop before touching its notify socket.
+ */
+static int
+sup_start_fresh(struct sup *sup)
+{
+	char	err[160];
+	size_t	i;
+	int	rc;
+
 	if (sup->ctl_path != NULL && (rc = ctl_listen(&sup->ctl)) < 0 &&
 	    !sup->pid1)
 		return rc;
@@ -795,16 +835,12 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		log_err("setup: %s", strerror(-rc));
 		return rc;
 	}
-	{
-		char	err[160];
-
-		/* As the control socket: PID 1 runs on without it. */
-		if ((rc = sup_metrics_apply(sup, sup->conf.sup.metrics_listen,
-		    err, sizeof(err))) < 0) {
-			log_err("metrics_listen: %s", err);
-			if (!sup->pid1)
-				return rc;
-		}
+	/* As the control socket: PID 1 runs on without it. */
+	if ((rc = sup_metrics_apply(sup, sup->conf.sup.metrics_listen, err,
+	    sizeof(err))) < 0) {
+		log_err("metrics_listen: %s", err);
+		if (!sup->pid1)
+			return rc;
 	}
 	service_kill_modes_check(&sup->core);
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
@@ -814,6 +850,26 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		if (sup->set.v[i]->def->enabled)
 			svc_start(sup->set.v[i]);
 	return 0;
+}
+
+/*
+ * The rest of sup_init(), shared with a re-exec (rs): what a state gives
+ * is taken from it, not made anew.  Sockets and services come from rs
+ * (sup_restore); the loop, the signals and the rest are ours.
+ */
+static int
+sup_init_rest(struct sup *sup, struct sup_restore *rs)
+{
+	int	rc;
+
+	if ((rc = sup_init_process(sup)) < 0 || (rc = sup_init_loop(sup)) < 0)
+		return rc;
+	sup_init_cgroups(sup, rs);
+	sup_init_pressure(sup);
+	if ((rc = sup_init_env(sup, rs)) < 0)
+		return rc;
+	sup_init_parts(sup);
+	return rs != NULL ? sup_restore(sup, rs) : sup_start_fresh(sup);
 }
 
 /*

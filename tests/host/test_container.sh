@@ -74,7 +74,7 @@ restart_delay = 10ms|5"; do
 	expect_eq "$STATUS" 127 "a missing essential program"
 	# other was stopped at once, maybe before its exec: not after its
 	# stop_timeout: the child puts our handlers back to SIG_DFL before
-	# it unblocks signals (spawn.c), or the SIGTERM was lost.
+	# it unblocks signals (spawn_child.c), or the SIGTERM was lost.
 	grep -q "other: stopped (stopped; killed" "$T/log" &&
 	    fail "other needed a SIGKILL: $(cat "$T/log")"
 	:
