@@ -2,14 +2,20 @@
 
 CC		?= gcc
 CFLAGS		?= -O2 -g
-WARN		 = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
+# The tree: one directory of supervisor/ per layer (docs/HACKING.md);
+# a source is named by its file alone, a header included by its name.
+SRCDIRS		 = lib conf machine spawn service io core ctl pressure
+vpath %.c $(SRCDIRS:%=supervisor/%)
+vpath %.h $(SRCDIRS:%=supervisor/%)
+INC		 = $(SRCDIRS:%=-Isupervisor/%)
+WARN		 = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror $(INC)
 SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
-		   pressure.c pressure_report.c decide.c lmkd.c reap.c victim.c svc.c svc_event.c svchook.c svcset.c svcwhy.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c proto.c util.c
@@ -49,7 +55,7 @@ all: $(BIN) $(COMPLETION)
 # Completion for bash, zsh and fish, written from the verb table.
 $(B)/completion/gen: completion/gen.c $(B)/obj/proto.o $(B)/obj/util.o
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Isupervisor -o $@ $^
+	$(CC) $(WARN) $(CFLAGS) -o $@ $^
 
 $(B)/completion/pidvisorctl.bash: $(B)/completion/gen
 	$< bash > $@
@@ -100,7 +106,7 @@ deps:
 	fi
 
 # The daemon and the client.
-$(B)/obj/%.o: supervisor/%.c
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(CFLAGS) -c $< -o $@
 
@@ -118,18 +124,18 @@ $(B)/bin/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
 
 # The same, with the sanitizers, for the tests; PV_STRICT: a bug the
 # code sees (a state move outside svc_moves) aborts.
-$(B)/asan/%.o: supervisor/%.c
+$(B)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_STRICT -c $< -o $@
 
 # The daemon of the tests can fail an allocation on purpose.
-$(B)/asan/ctl.o: supervisor/ctl.c
+$(B)/asan/ctl.o: ctl.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_STRICT -DPV_FAULT -c $< -o $@
 
 $(B)/asan/fault.o: tests/helpers/fault.c
 	@mkdir -p $(@D)
-	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_FAULT -Isupervisor -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_FAULT -c $< -o $@
 
 FAULT_WRAP	 = $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
 
@@ -142,13 +148,13 @@ $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 # The daemon for valgrind's memcheck: no sanitizers; the pidfd calls
 # valgrind lacks are made natively (sys.h); allocation failures can be
 # injected as in the sanitized one.
-$(B)/memcheck/%.o: supervisor/%.c
+$(B)/memcheck/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_STRICT -DPV_FAULT -c $< -o $@
 
 $(B)/memcheck/fault.o: tests/helpers/fault.c
 	@mkdir -p $(@D)
-	$(CC) $(DEP) $(WARN) -O1 -g -DPV_FAULT -Isupervisor -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g -DPV_FAULT -c $< -o $@
 
 $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
     $(B)/memcheck/fault.o
@@ -166,11 +172,11 @@ $(LIB): $(LIB_SRC:%.c=$(B)/asan/%.o)
 	ar rcs $@ $^
 
 $(B)/asan/test_%: tests/unit/test_%.c $(LIB)
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -o $@ $^ -lcmocka $(LIBS)
+	$(CC) $(WARN) -O1 -g $(SAN) -o $@ $^ -lcmocka $(LIBS)
 
 # ctl.o of the tests brackets each request for fault.c.
 $(B)/asan/test_ctl: tests/unit/test_ctl.c $(LIB) $(B)/asan/fault.o
-	$(CC) $(WARN) -O1 -g $(SAN) $(FAULT_WRAP) -Isupervisor -o $@ $^ \
+	$(CC) $(WARN) -O1 -g $(SAN) $(FAULT_WRAP) -o $@ $^ \
 	    -lcmocka $(LIBS)
 
 # Daemons a re-exec must refuse or survive (tests/host/test_reexec.sh):
@@ -182,10 +188,10 @@ REEXEC_TEST	 = $(B)/test/pidvisor-vx $(B)/test/pidvisor-crash \
 REEXEC_FLAGS_vx	 = -DSTATE_VERSION=99 -DSTATE_NAMED=99 -DSTATE_OLDEST=99
 REEXEC_FLAGS_crash = -DPV_TEST_RESTORE_CRASH
 REEXEC_FLAGS_hold = -DPV_TEST_RESTORE_HOLD
-$(B)/asan/reexec-%.o: supervisor/reexec.c
+$(B)/asan/reexec-%.o: reexec.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
-$(B)/asan/snapshot-%.o: supervisor/snapshot.c
+$(B)/asan/snapshot-%.o: snapshot.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) $(REEXEC_FLAGS_$*) -c $< -o $@
 .SECONDARY: $(foreach v,vx crash hold,$(B)/asan/reexec-$(v).o \
@@ -206,7 +212,7 @@ $(B)/test/pidvisor-prev:
 	$(MAKE) --no-print-directory -C $(B)/prev build/bin/pidvisor
 	cp $(B)/prev/build/bin/pidvisor $@
 FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=9
-$(B)/field/%.o: supervisor/%.c
+$(B)/field/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(FIELD_FLAGS) -c $< -o $@
 $(B)/test/pidvisor-field: $(DAEMON_SRC:%.c=$(B)/field/%.o)
@@ -248,7 +254,7 @@ FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env rawpath util
 FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
-FUZZ_SRC_machine = svc svc_event svchook svcset svcwhy $(FUZZ_SRC_tree)
+FUZZ_SRC_machine = svc svc_event svc_hook svc_set svc_text svc_save $(FUZZ_SRC_tree)
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
@@ -256,14 +262,14 @@ DEPS_FUZZ	 = clang libclang-rt-14-dev
 
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
-    $$(addprefix supervisor/,$$(addsuffix .c,$$(FUZZ_SRC_$$*)))
+    $$(addsuffix .c,$$(FUZZ_SRC_$$*))
 	@mkdir -p $(@D)
 	clang -std=gnu11 -D_GNU_SOURCE -g -O1 -DPV_STRICT \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -Isupervisor -Itests/fuzz \
+	    -Itests/fuzz \
 	    -o $@ $^ $(LIBS)
 $(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
-	$(CC) $(WARN) -O1 -g $(SAN) -Isupervisor -Itests/fuzz -o $@ $^ $(LIBS)
+	$(CC) $(WARN) -O1 -g $(SAN) -Itests/fuzz -o $@ $^ $(LIBS)
 
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps DEPS="$(DEPS_FUZZ)"
@@ -359,10 +365,10 @@ $(B)/guest/fuse-hang: tests/helpers/fuse-hang.c
 # A pidvisor of another build (-O0, a version of its own), and one that
 # crashes while reading the state: what the guest's t_reexec goes to.
 OTHER_CFLAGS	 = -O0 -g -DPIDVISOR_VERSION='"0.1.0+other"'
-$(B)/other/%.o: supervisor/%.c
+$(B)/other/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(OTHER_CFLAGS) -c $< -o $@
-$(B)/other/snapshot-crash.o: supervisor/snapshot.c
+$(B)/other/snapshot-crash.o: snapshot.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(OTHER_CFLAGS) -DPV_TEST_RESTORE_CRASH -c $< -o $@
 $(B)/guest/pidvisor-other: $(DAEMON_SRC:%.c=$(B)/other/%.o)
@@ -456,10 +462,10 @@ $(B)/bench/limit: bench/limit.c bench/bench.h $(B)/obj/spawn.o \
     $(B)/obj/spawn_child.o $(B)/obj/env.o \
     $(B)/obj/sandbox_child.o $(B)/obj/rawpath.o $(B)/obj/util.o
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Isupervisor -o $@ $(filter-out %.h,$^)
-$(B)/bench/harness: bench/harness.c bench/bench.h supervisor/proto.h
+	$(CC) $(WARN) -O2 -o $@ $(filter-out %.h,$^)
+$(B)/bench/harness: bench/harness.c bench/bench.h proto.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Isupervisor -o $@ $<
+	$(CC) $(WARN) -O2 -o $@ $<
 $(B)/bench/reclaim: bench/reclaim.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
@@ -516,7 +522,7 @@ bench-pressure: bench-deps
 # array of pointers, !strcmp(), int * int widening) and clang 14's false
 # valist.Uninitialized on every va_list.
 DEPS_LINT	 = cppcheck clang-tidy
-LINT_SRC	 = supervisor/*.c bench/*.c tests/helpers/*.c
+LINT_SRC	 = supervisor/*/*.c bench/*.c tests/helpers/*.c
 TIDY_CHECKS	 = -*,clang-analyzer-*,bugprone-*,$\
 		   -bugprone-easily-swappable-parameters,$\
 		   -bugprone-reserved-identifier,-bugprone-narrowing-conversions,$\
@@ -532,16 +538,16 @@ lint-deps: deps
 lint: lint-deps
 	cppcheck -q --error-exitcode=1 --inline-suppr --std=c11 \
 	    --enable=warning,performance,portability --library=posix \
-	    -D_GNU_SOURCE -Isupervisor \
+	    -D_GNU_SOURCE $(INC) \
 	    '-Dcontainer_of(p,t,m)=((t *)(void *)((char *)(p) - offsetof(t, m)))' \
 	    --suppress=readdirCalled --suppress=fgetgrentCalled \
 	    --suppress=fgetpwentCalled --suppress=invalidFunctionArg:bench/reclaim.c \
 	    --suppress=invalidFunctionArg:tests/helpers/svc-helper.c \
-	    --suppress=invalidFunctionArg:supervisor/reap.c \
+	    --suppress=invalidFunctionArg:supervisor/pressure/reclaim.c \
 	    --suppress=invalidFunctionArg:bench/hh.c \
 	    --suppress=memleak:tests/helpers/svc-helper.c $(LINT_SRC)
 	clang-tidy -quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-	    supervisor/*.c -- -std=gnu11 -D_GNU_SOURCE -Isupervisor
+	    supervisor/*/*.c -- -std=gnu11 -D_GNU_SOURCE $(INC)
 
 # The PID-reuse torture in the guest, in full (make qemu-test runs a
 # short one).
@@ -596,5 +602,9 @@ clean:
 	    ! -name kernel ! -name debian -exec rm -rf {} + 2>/dev/null || :
 
 $(B)/%.d: ;
+# A source moved to another directory: a .d file that names its old path
+# goes, with its object, which is made again (and its .d anew).
+$(shell for d in $(B)/*/*.d; do [ -e "$$d" ] || continue; \
+    read -r o s r <"$$d"; [ -e "$$s" ] || rm -f "$$d" "$${o%:}"; done)
 -include $(wildcard $(B)/obj/*.d $(B)/asan/*.d $(B)/memcheck/*.d \
     $(B)/other/*.d $(B)/field/*.d)

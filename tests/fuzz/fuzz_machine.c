@@ -1,5 +1,5 @@
 /*
- * fuzz_machine.c - the state machine (svc.c, svchook.c) driven by any
+ * fuzz_machine.c - the state machine (svc.c, svc_hook.c) driven by any
  * order of events: each input byte is one, on one of six services that
  * between them use every feature the machine has (hooks, a task, a
  * listener on demand, notify and its watchdog, health, dependencies,

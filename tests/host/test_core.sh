@@ -608,9 +608,9 @@ t_pid1_session() {
 
 # The supervisor never signals by PID: no kill() anywhere in its code.
 t_no_kill_by_pid() {
-	if grep -nE '(^|[^_a-z])kill[[:space:]]*\(' "$ROOT"/supervisor/*.c; then
+	if grep -nE '(^|[^_a-z])kill[[:space:]]*\(' "$ROOT"/supervisor/*/*.c; then
 		fail "kill() in supervisor/"
 	fi
-	grep -q pidfd_send_signal "$ROOT/supervisor/spawn.c" ||
+	grep -q pidfd_send_signal "$ROOT/supervisor/spawn/spawn.c" ||
 	    fail "no pidfd_send_signal"
 }

@@ -172,7 +172,7 @@ t_help_matches_manual() {
 	local man verb usage part n=0
 	man=$(mandoc -T ascii "$ROOT/man/pidvisorctl.8" | col -b)
 	for verb in $(sed -n 's/^	X([A-Z_]*, [a-z_]*, "\([a-z-]*\)".*/\1/p' \
-	    "$ROOT/supervisor/verbs.h"); do
+	    "$ROOT/supervisor/ctl/verbs.h"); do
 		usage=$("$CTL" help "$verb" | sed -n 's/^usage: pidvisorctl //p')
 		[ -n "$usage" ] || fail "no usage for $verb"
 		while IFS= read -r part; do

@@ -255,16 +255,16 @@ t_manuals() {
 	done
 	# Every key and every verb is documented.
 	keys=$(grep -o '\[K_[A-Z_]*\] = S[UV][PC]N\?("[a-z_]*"' \
-	    "$ROOT/supervisor/conf_parse.c" | sed 's/.*"\(.*\)"/\1/'
+	    "$ROOT/supervisor/conf/conf_parse.c" | sed 's/.*"\(.*\)"/\1/'
 	    sed -n 's/^	LIM([A-Z]*, "\([a-z]*\)".*/limit_\1/p' \
-	    "$ROOT/supervisor/conf_parse.c" | sort -u)
+	    "$ROOT/supervisor/conf/conf_parse.c" | sort -u)
 	[ "$(echo "$keys" | wc -l)" -gt 40 ] || fail "key table not found"
 	for key in $keys; do
 		grep -q "^\.It Cm $key " "$ROOT/man/pidvisor.ini.5" ||
 		    fail "pidvisor.ini(5) does not document $key"
 	done
 	verbs=$(sed -n 's/^	X([A-Z_]*, [a-z_]*, "\([a-z-]*\)".*/\1/p' \
-	    "$ROOT/supervisor/verbs.h")
+	    "$ROOT/supervisor/ctl/verbs.h")
 	[ "$(echo "$verbs" | wc -l)" -gt 15 ] || fail "verb list not found"
 	for verb in $verbs; do
 		grep -q "^\.It Cm $verb" "$ROOT/man/pidvisorctl.8" ||
@@ -272,25 +272,35 @@ t_manuals() {
 	done
 }
 
-# docs/HACKING.md's module map names every file of supervisor/ and no
-# file that is gone; no source file grows past 1,200 lines; every file
-# begins with a comment that names it ("NAME - what it is").
+# docs/HACKING.md's module map names every file of supervisor/, in its
+# directory, and no file that is gone; each directory of supervisor/ is
+# a section of the map; no source file grows past 1,200 lines; every
+# file begins with a comment that names it ("NAME - what it is").
 t_module_map() {
-	local f n listed
-	listed=$(sed -n 's/^| `\([a-z0-9_-]*\.c\)` |.*/\1/p' \
+	local f d n listed
+	listed=$(sed -n 's/^| `\([a-z]*\/[a-z0-9_-]*\.[ch]\)` |.*/\1/p' \
 	    "$ROOT/docs/HACKING.md" | sort)
-	[ "$(echo "$listed" | wc -l)" -gt 30 ] || fail "no module map"
-	for f in "$ROOT"/supervisor/*.c; do
-		grep -qx "${f##*/}" <<<"$listed" ||
-		    fail "docs/HACKING.md does not map ${f##*/}"
+	[ "$(grep -c . <<<"$listed")" -gt 60 ] || fail "no module map"
+	for f in "$ROOT"/supervisor/*.[ch]; do
+		[ -e "$f" ] && fail "${f##*/} is not in a directory of supervisor/"
+	done
+	for d in "$ROOT"/supervisor/*/; do
+		d=$(basename "$d")
+		grep -q "^### .*: \`supervisor/$d/\`$" "$ROOT/docs/HACKING.md" ||
+		    fail "docs/HACKING.md has no section for supervisor/$d/"
+	done
+	for f in "$ROOT"/supervisor/*/*.c; do
+		d=$(basename "$(dirname "$f")")/${f##*/}
+		grep -qx "$d" <<<"$listed" ||
+		    fail "docs/HACKING.md does not map $d"
 		n=$(wc -l <"$f")
-		[ "$n" -le 1200 ] || fail "${f##*/} has $n lines (split it)"
+		[ "$n" -le 1200 ] || fail "$d has $n lines (split it)"
 	done
 	for f in $listed; do
 		[ -f "$ROOT/supervisor/$f" ] ||
 		    fail "docs/HACKING.md maps $f, which is gone"
 	done
-	for f in "$ROOT"/supervisor/*.[ch]; do
+	for f in "$ROOT"/supervisor/*/*.[ch]; do
 		sed -n 1,2p "$f" | grep -q "^\(/\*\| \*\) ${f##*/} - " ||
 		    fail "${f##*/} does not begin by naming itself"
 	done
@@ -404,7 +414,7 @@ t_cli() {
 	    "show: a key of the file"
 	expect_match "$OUT" "restart = always +# default" "show: a default"
 	expect_eq "$(echo "$OUT" | grep -c ' = ')" \
-	    "$(grep -c '^	\[K_.*\] = SVCN\?(\|^	LIM(' "$ROOT/supervisor/conf_parse.c")" \
+	    "$(grep -c '^	\[K_.*\] = SVCN\?(\|^	LIM(' "$ROOT/supervisor/conf/conf_parse.c")" \
 	    "keys shown"
 	expect_rc 0 ctl cat b
 	expect_eq "$OUT" "# $T/conf/services/b.ini
@@ -499,7 +509,7 @@ t_reload_settings() {
 	metrics_users = root
 	syslog_socket = $T/log.sock
 	EOF
-	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf_parse.c" |
+	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
 	expect_eq "$(echo "$keys" | wc -l)" \
 	    "$(($(grep -c . "$T/conf/pidvisor.ini") - 1))" \
@@ -593,16 +603,16 @@ t_security_map() {
 # object's .d file, -MMD -MP): victim.h, pretended new (make -W).
 t_header_deps() {
 	local rebuilt n total d c
-	rebuilt=$(make -C "$ROOT" -n -W supervisor/victim.h build/bin/pidvisor \
-	    2>/dev/null | grep -o ' -c supervisor/[a-z_0-9]*\.c' |
-	    sed 's|.*supervisor/||')
+	rebuilt=$(make -C "$ROOT" -n -W supervisor/pressure/victim.h \
+	    build/bin/pidvisor 2>/dev/null |
+	    grep -o ' -c supervisor/[a-z]*/[a-z_0-9]*\.c' | sed 's|.*/||')
 	n=$(grep -c . <<<"$rebuilt")
-	total=$(ls "$ROOT"/supervisor/*.c | wc -l)
+	total=$(ls "$ROOT"/supervisor/*/*.c | wc -l)
 	[ "$n" -gt 0 ] && [ "$n" -lt "$total" ] ||
 	    fail "touching victim.h rebuilds $n of $total objects"
 	for d in "$ROOT"/build/obj/*.d; do
 		c=$(basename "${d%.d}").c
-		if grep -q 'supervisor/victim\.h' "$d"; then
+		if grep -q 'supervisor/pressure/victim\.h' "$d"; then
 			grep -qx "$c" <<<"$rebuilt" || fail "$c includes victim.h, not rebuilt"
 		else
 			grep -qx "$c" <<<"$rebuilt" && fail "$c rebuilt, does not include victim.h"

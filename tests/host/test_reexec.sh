@@ -358,9 +358,9 @@ state_names() {
 	local v=$1
 	{
 		grep -ho 'st_\(u8\|u32\|u64\|i64\|str\|strv\|bytes\|fd\|fd_kept\|begin\|rec_parts\)(w, "[a-z0-9_]*"' \
-		    "$ROOT"/supervisor/*.c | sed 's/.*"\(.*\)"/\1/'
+		    "$ROOT"/supervisor/*/*.c | sed 's/.*"\(.*\)"/\1/'
 		grep -ho 'X([a-z_]*, [A-Z0-9]*, [0-9]*)' \
-		    "$ROOT/supervisor/svc.h" "$ROOT/supervisor/service.h" |
+		    "$ROOT/supervisor/machine/svc.h" "$ROOT/supervisor/service/service.h" |
 		    awk -F'[(, )]+' -v v="$v" '$4 <= v { print $2 }'
 	} | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
@@ -368,7 +368,7 @@ state_names() {
 t_state_fields() {
 	local v want have
 	v=$(sed -n 's/^#define STATE_VERSION	\([0-9]*\).*/\1/p' \
-	    "$ROOT/supervisor/st.h")
+	    "$ROOT/supervisor/lib/st.h")
 	[ -n "$v" ] || fail "no STATE_VERSION in st.h"
 	want=$(sed -n "s/^$v: //p" "$ROOT/tests/unit/state_fields.txt")
 	[ -n "$want" ] || fail "tests/unit/state_fields.txt has no version $v"

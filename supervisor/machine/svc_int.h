@@ -1,6 +1,6 @@
 /*
- * svcint.h - the state machine's own, shared by its files (svc.c,
- * svc_event.c, svchook.c) and nobody else: events come in through
+ * svc_int.h - the state machine's own, shared by its files (svc.c,
+ * svc_event.c, svc_hook.c) and nobody else: events come in through
  * svc.h.
  */
 #ifndef PIDVISOR_SVCINT_H
@@ -33,7 +33,7 @@ void	svc_spawn_main(struct svc *s, bool counted);
 void	svc_after_death(struct svc *s, struct svc_reason death);
 void	svc_up(struct svc *s);
 
-/* svchook.c */
+/* svc_hook.c */
 void	svc_done_stop(struct svc *s);
 void	svc_hook_cancel(struct svc *s);
 void	svc_hook_failed(struct svc *s, int kind, int status);

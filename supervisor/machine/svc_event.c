@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "svc.h"
-#include "svcint.h"
+#include "svc_int.h"
 
 /*
  * READY: the one timer serves the watchdog and a reload's deadline, the

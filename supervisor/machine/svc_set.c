@@ -1,5 +1,5 @@
 /*
- * svcset.c - the set of services as a graph: sorted by name, each
+ * svc_set.c - the set of services as a graph: sorted by name, each
  * dependency resolved in both directions, and walks along them that
  * change nothing.  The moves along them are svc.c's.
  */

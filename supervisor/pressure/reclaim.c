@@ -1,5 +1,5 @@
 /*
- * reap.c - which reclaim path this kernel has for the low-memory killer
+ * reclaim.c - which reclaim path this kernel has for the low-memory killer
  * (pressure.c): our kernel's PIDFD_SIGNAL_LOCAL_REAP, process_mrelease(),
  * or a plain SIGKILL.  Probed once, at start.
  */

@@ -1,15 +1,15 @@
 /*
- * svchook.c - the state machine's steps around hooks: a start that waits
+ * svc_hook.c - the state machine's steps around hooks: a start that waits
  * for its start_pre_exec and start_post_exec, a stop by stop_exec, a
  * death that waits for its stop_post_exec, a finished task's stop_exec
  * at the end.  The hooks themselves are hook.c's; the rest of the
- * machine is svc.c's, whose own helpers svcint.h shares.
+ * machine is svc.c's, whose own helpers svc_int.h shares.
  */
 #include <errno.h>
 #include <signal.h>
 
 #include "svc.h"
-#include "svcint.h"
+#include "svc_int.h"
 
 /*
  * At the end, a finished task with a stop_exec runs it (systemd's

@@ -18,7 +18,7 @@
 
 #include "st.h"
 #include "svc.h"
-#include "svcint.h"
+#include "svc_int.h"
 
 static void	svc_step(struct svc *);
 
@@ -75,7 +75,7 @@ svc_kick_around(struct svc *s)
 
 /*
  * Where each state may go (svc_set_state checks): the machine as this
- * file and svchook.c drive it, read from every svc_set_state() call and
+ * file and svc_hook.c drive it, read from every svc_set_state() call and
  * confirmed by a record of every move the tests make.
  */
 #define M(st)	(1U << SVC_##st)

@@ -1,6 +1,6 @@
 /*
- * svcwhy.c - a service's state and its reasons in words (status, the
- * log), and in a re-exec's state (SVC_STATE, svc.h).  svc.c makes the
+ * svc_text.c - a service's state and its reasons in words (status, the
+ * log): states, spawn stages, hooks, reasons.  svc.c makes the
  * transitions; this file only says them.
  */
 #include <errno.h>
@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "st.h"
 #include "svc.h"
 
 /* The name of a state, as status shows it. */
@@ -229,128 +228,4 @@ svc_reason_format(const struct svc *s, char *out, size_t n)
 		    "; waiting for memory, restart in at most %s" :
 		    "; restart in %s", when);
 	}
-}
-
-/*
- * A re-exec's state of a service, field by field as SVC_STATE says
- * (svc.h): the next binary takes the service over from it.  A reason's
- * dependency goes by name.
- */
-static void
-svc_reason_save(struct st_w *w, const char *name, const struct svc_reason *r)
-{
-	st_begin(w, name);
-	st_u8(w, "why", r->why);
-	st_u8(w, "stage", r->stage);
-	st_u8(w, "early", r->early);
-	st_u32(w, "code", (uint32_t)r->code);
-	st_str(w, "dep", r->dep ? r->dep->def->name : NULL);
-	st_end(w);
-}
-
-static void
-svc_reason_load(struct st_r *r, const char *name, struct svc_set *set,
-    struct svc_reason *v)
-{
-	char	*dep = NULL;
-
-	if (!st_enter(r, name))
-		return;
-	st_get_u8(r, "why", &v->why);
-	st_get_u8(r, "stage", &v->stage);
-	st_get_bool(r, "early", &v->early);
-	st_get_i32(r, "code", &v->code);
-	st_get_str(r, "dep", &dep);
-	v->dep = dep ? svc_find(set, dep) : NULL;
-	free(dep);
-	st_leave(r);
-}
-
-#define SVC_SAVE_U8(n, v)	st_u8(w, n, (uint8_t)(v));
-#define SVC_SAVE_BOOL(n, v)	st_u8(w, n, (v) ? 1 : 0);
-#define SVC_SAVE_I32(n, v)	st_u32(w, n, (uint32_t)(v));
-#define SVC_SAVE_U32(n, v)	st_u32(w, n, (v));
-#define SVC_SAVE_I64(n, v)	st_i64(w, n, (v));
-#define SVC_SAVE_U64(n, v)	st_u64(w, n, (v));
-#define SVC_SAVE_STR(n, v)	st_str(w, n, (v));
-#define SVC_SAVE_FD(n, v)	st_fd_kept(w, n, (v));
-#define SVC_SAVE_REASON(n, v)	svc_reason_save(w, n, &(v));
-#define SVC_SAVE(name, how, since)	SVC_SAVE_##how(#name, s->name)
-
-/* Write what s is now (apart from its definition) to w. */
-void
-svc_save(const struct svc *s, struct st_w *w)
-{
-	st_begin(w, "svc");
-	st_str(w, "name", s->def->name);
-	SVC_STATE(SVC_SAVE)
-	st_u8(w, "queued", s->queued);	/* was to be stepped: is again */
-	st_end(w);
-}
-
-#define SVC_LOAD_U8(n, v)	st_get_u8(r, n, &(v));
-#define SVC_LOAD_BOOL(n, v)	st_get_bool(r, n, &(v));
-#define SVC_LOAD_I32(n, v)	st_get_i32(r, n, &(v));
-#define SVC_LOAD_U32(n, v)	st_get_u32(r, n, &(v));
-#define SVC_LOAD_I64(n, v)	st_get_i64(r, n, &(v));
-#define SVC_LOAD_U64(n, v)	st_get_u64(r, n, &(v));
-#define SVC_LOAD_STR(n, v)	st_get_str(r, n, &(v));
-#define SVC_LOAD_FD(n, v)	st_get_fd_kept(r, n, &(v));
-#define SVC_LOAD_REASON(n, v)	svc_reason_load(r, n, s->set, &(v));
-#define SVC_LOAD(name, how, since)					\
-	if (st_since(r, since)) {					\
-		SVC_LOAD_##how(#name, s->name)				\
-	}
-
-/* Each field's size is its kind's (svc.h's list and struct agree). */
-#define SVC_SIZE_U8	1
-#define SVC_SIZE_BOOL	sizeof(bool)
-#define SVC_SIZE_I32	4
-#define SVC_SIZE_U32	4
-#define SVC_SIZE_I64	8
-#define SVC_SIZE_U64	8
-#define SVC_SIZE_STR	sizeof(char *)
-#define SVC_SIZE_FD	sizeof(int)
-#define SVC_SIZE_REASON	sizeof(struct svc_reason)
-#define SVC_ASSERT(name, how, since)					\
-	_Static_assert(sizeof(((struct svc *)0)->name) == SVC_SIZE_##how, \
-	    #name " is not a " #how);
-SVC_STATE(SVC_ASSERT)
-
-/*
- * Read what svc_save() wrote into s, already made of its definition (the
- * same name comes first); what is missing keeps its default.  0, or
- * -EINVAL with the error in r.
- */
-int
-svc_load(struct svc *s, struct st_r *r)
-{
-	char	*name = NULL;
-	bool	 queued = false;
-
-	if (!st_enter(r, "svc")) {
-		st_fail(r, "%s: no state", s->def->name);
-		return -EINVAL;
-	}
-	if (!st_get_str(r, "name", &name) || name == NULL ||
-	    strcmp(name, s->def->name) != 0) {
-		st_fail(r, "service %s where %s was expected", name ? name :
-		    "(none)", s->def->name);
-		free(name);
-		return -EINVAL;
-	}
-	free(name);
-	SVC_STATE(SVC_LOAD)
-	st_get_bool(r, "queued", &queued);
-	st_leave(r);
-#ifdef PV_TEST_FIELD
-	log_info("%s: test_field %u", s->def->name, s->test_field);
-#endif
-	if (s->state >= SVC__STATES)
-		st_fail(r, "%s: state %d", s->def->name, s->state);
-	if (st_bad(r))
-		return -EINVAL;
-	if (queued)
-		svc_kick(s);
-	return 0;
 }
