@@ -134,43 +134,12 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 void
 svc_def_free(struct svc_def *d)
 {
-	size_t	i;
-
 	if (d == NULL)
 		return;
+	conf_keys_free(SEC_SERVICE, d);
 	free(d->name);
 	free(d->file);
-	strv_free(d->argv);
-	strv_free(d->env);
-	strv_free(d->env_files);
-	strv_free(d->reload_exec);
-	strv_free(d->start_pre_exec);
-	strv_free(d->start_post_exec);
-	strv_free(d->stop_exec);
-	strv_free(d->stop_post_exec);
-	strv_free(d->on_failure_exec);
-	strv_free(d->health_exec);
-	strv_free(d->instances);
-	for (i = 0; i < d->nrequires; i++)
-		free(d->requires[i].name);
-	free(d->requires);
-	for (i = 0; i < d->nafter; i++)
-		free(d->after[i].name);
-	free(d->after);
-	free(d->workdir);
-	free(d->user);
-	free(d->group);
-	free(d->groups);
-	strv_free(d->ro_paths);
-	strv_free(d->rw_paths);
-	strv_free(d->hide_paths);
-	free(d->root_dir);
-	strv_free(d->syscalls);
-	free(d->cpu_affinity);
-	free(d->cpu_max);
-	strv_free(d->listen);
 	free(d->listen_lines);
-	free(d->listen_owner);
 	free(d);
 }
 
@@ -222,25 +191,7 @@ conf_free(struct conf *c)
 void
 conf_sup_free_fields(struct sup_conf *sc)
 {
-	free(sc->control_socket);
-	free(sc->notify_dir);
-	free(sc->log_dir);
-	free(sc->cgroup_root);
-	free(sc->pressure_file);
-	free(sc->pressure_min_str);
-	free(sc->control_group);
-	free(sc->metrics_listen);
-	free(sc->syslog_socket);
-	strv_free(sc->metrics_users);
-	free(sc->metrics_uids);
-	sc->metrics_users = NULL;
-	sc->metrics_uids = NULL;
-	sc->nmetrics_uids = 0;
-	sc->control_group = sc->metrics_listen = NULL;
-	sc->syslog_socket = NULL;
-	sc->log_dir = sc->cgroup_root = sc->pressure_file =
-	    sc->pressure_min_str = NULL;
-	sc->control_socket = sc->notify_dir = NULL;
+	conf_keys_free(SEC_SUPERVISOR, sc);
 }
 
 /*

@@ -51,6 +51,9 @@ enum restart_policy {
 extern const char *const restart_names[RESTART__COUNT + 1];
 extern const uint8_t restart_on[RESTART__COUNT];	/* DEATH_ bits */
 
+struct svc_def;
+bool	restart_clean(const struct svc_def *d, int code, int sig);
+
 enum ready_id {
 	READY_EXEC,		/* ready once exec succeeded */
 	READY_FD,		/* s6: a newline on fd N */
@@ -145,6 +148,7 @@ enum conf_key_id {
 	K_RESTART,
 	K_RESTART_DELAY,
 	K_RESTART_DELAY_MAX,
+	K_SUCCESS_EXIT_STATUS,
 	K_START_LIMIT_BURST,
 	K_START_LIMIT_INTERVAL,
 	K_READY,
@@ -359,6 +363,7 @@ struct svc_def {
 	char		**env;		/* KEY=VALUE overrides, or NULL */
 	char		**env_files;	/* as written: "-" first if optional */
 	char		**reload_exec;	/* NULL: reload_signal */
+	char		**success_exit_status;	/* codes, signal names */
 	/* Hooks (hook.c): command lines as written, each checked by
 	 * argv_split(), run in order; NULL if none. */
 	char		**start_pre_exec;
@@ -563,6 +568,7 @@ bool		 svc_def_equal(const struct svc_def *a, const struct svc_def *b);
 const struct conf_key *conf_key_find(enum conf_section sec, const char *name);
 bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
 int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
+void		 conf_keys_free(enum conf_section sec, void *obj);
 void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
 void		 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc);
 

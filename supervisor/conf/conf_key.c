@@ -338,6 +338,50 @@ conf_key_copy(const struct conf_key *k, void *dst, const void *src)
 	return 0;
 }
 
+/*
+ * Free what the keys of a section hold in obj (strings, lists, their
+ * counts zeroed): a key's fields are freed by their kind, so a new key
+ * needs no line of its own here.
+ */
+void
+conf_keys_free(enum conf_section sec, void *obj)
+{
+	size_t	i, j;
+
+	for (i = 0; i < K__COUNT; i++) {
+		const struct conf_key	*k = &conf_keys[i];
+
+		if (k->section != sec)
+			continue;
+		for (j = 0; j < ARRAY_SIZE(k->f) && k->f[j].kind; j++) {
+			const struct conf_field	*f = &k->f[j];
+			void			*at = (char *)obj + f->off;
+			size_t			 n;
+
+			switch (f->kind) {
+			case F_STR:
+				free(*(char **)at);
+				*(char **)at = NULL;
+				break;
+			case F_STRV:
+				strv_free(*(char ***)at);
+				*(char ***)at = NULL;
+				break;
+			case F_DEPS:
+				n = field_count(obj, f);
+				while (n > 0)
+					free((*(struct svc_dep **)at)[--n].name);
+				/* FALLTHROUGH */
+			case F_GIDS:
+				free(*(void **)at);
+				*(void **)at = NULL;
+				*(size_t *)(void *)((char *)obj + f->cnt) = 0;
+				break;
+			}
+		}
+	}
+}
+
 /* One field's value, by its kind (the key table says which). */
 static void
 field_save(struct st_w *w, const char *name, const struct conf_field *f,

@@ -168,6 +168,45 @@ key_number(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
+/*
+ * success_exit_status: exit codes (0 to 255) and signal names that end
+ * the process cleanly too (systemd's SuccessExitStatus=); an empty value
+ * forgets the ones before.
+ */
+static const char *
+k_success_exit_status(struct parse_ctx *p, void *obj, const char *v)
+{
+	struct svc_def	*d = obj;
+	char		 w[32];
+	const char	*at = v, *err;
+	size_t		 len;
+	uint64_t	 n;
+
+	if (*v == '\0') {
+		strv_free(d->success_exit_status);
+		d->success_exit_status = NULL;
+		return NULL;
+	}
+	while (*(at += strspn(at, " \t")) != '\0') {
+		len = strcspn(at, " \t");
+		if (len < sizeof(w)) {
+			memcpy(w, at, len);
+			w[len] = '\0';
+		}
+		if (len >= sizeof(w) || (parse_u64(w, 255, &n) < 0 &&
+		    signal_parse(w) < 0))
+			return bad(p, "success_exit_status: expected exit codes "
+			    "(0 to 255) and signal names, not '%.*s'",
+			    (int)len, at);
+		if (isdigit((unsigned char)w[0]))	/* as restart_clean() */
+			snprintf(w, sizeof(w), "%llu", (unsigned long long)n);
+		if ((err = key_strv_add(&d->success_exit_status, w)) != NULL)
+			return err;
+		at += len;
+	}
+	return NULL;
+}
+
 static const char *
 k_ready(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -778,6 +817,9 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_RESTART_DELAY_MAX] = SVC("restart_delay_max", key_dur,
 	    0, SHOW_DURATION, NULL,
 	    SF(restart_delay_max, F_U32)),
+	[K_SUCCESS_EXIT_STATUS] = SVC("success_exit_status",
+	    k_success_exit_status, KEY_REPEAT, SHOW_ARGV, NULL,
+	    SF(success_exit_status, F_STRV)),
 	[K_START_LIMIT_BURST] = SVCN("start_limit_burst", 0, 100000, 0,
 	    SF(start_limit_burst, F_U32)),
 	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", key_dur,

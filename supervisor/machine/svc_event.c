@@ -410,7 +410,8 @@ svc_died(struct svc *s, int code, int sig)
 	s->last = death;
 	free(s->status_text);		/* it was that process's status */
 	s->status_text = NULL;
-	clean = death.why == WHY_EXITED && code == 0;
+	clean = (death.why == WHY_EXITED || death.why == WHY_KILLED) &&
+	    restart_clean(d, code, sig);
 	if (s->state == SVC_STARTING && d->settle && !svc_is_task(s)) {
 		clean = false;		/* it did not settle: a failed start */
 		death.early = true;

@@ -475,6 +475,48 @@ t_bad_config() {
 	[ ! -e "$T/ctl.sock" ] || fail "a socket was created"
 }
 
+# success_exit_status: a code or a signal it names is a clean end, for a
+# task (done, not failed) and for restart = on-failure (stopped, not
+# restarted); one it does not name is a failure, as before.
+t_success_exit_status() {
+	pv_dir
+	svc job <<-EOF
+	exec = $H exit=143
+	ready = exit
+	success_exit_status = 1 143
+	EOF
+	svc plain <<-EOF
+	exec = $H exit=143
+	ready = exit
+	EOF
+	svc hup <<-EOF
+	exec = $H stamp=$T/h:UP sleep=forever
+	restart = on-failure
+	success_exit_status = SIGHUP
+	EOF
+	svc term <<-EOF
+	exec = $H stamp=$T/t:UP sleep=forever
+	restart = on-failure
+	success_exit_status = SIGHUP
+	EOF
+	pv_up
+	expect_rc 0 ctl start job --wait --timeout=5s
+	expect_eq "$(field job state)" done
+	expect_rc 1 ctl start plain --wait --timeout=5s
+	expect_eq "$(field plain state)" failed
+	ctl wait hup ready --timeout=5s
+	ctl wait term ready --timeout=5s
+	expect_rc 0 ctl signal hup HUP
+	ctl wait hup stopped --timeout=5s
+	expect_match "$(field hup reason)" "killed by signal HUP"
+	expect_eq "$(field hup restarts)" 0
+	expect_rc 0 ctl signal term TERM
+	"$H" waitfile="$T/t:2:5000" || fail "term was not restarted"
+	expect_eq "$(field term restarts)" 1
+	expect_eq "$(grep -c UP "$T/h")" 1
+	pv_down
+}
+
 # Exit codes of pidvisorctl.
 t_exit_codes() {
 	pv_dir

@@ -502,6 +502,7 @@ static const struct {
 	{ SEC_SERVICE, "restart", "never" },
 	{ SEC_SERVICE, "restart_delay", "1s" },
 	{ SEC_SERVICE, "restart_delay_max", "1m" },
+	{ SEC_SERVICE, "success_exit_status", "143 SIGHUP" },
 	{ SEC_SERVICE, "start_limit_burst", "9" },
 	{ SEC_SERVICE, "start_limit_interval", "1h30m" },
 	{ SEC_SERVICE, "ready", "fd:3" },
@@ -905,6 +906,12 @@ test_errors(void **state)
 	expect("[service]\nexec = x\nstart_limit_burst = many\n",
 	    "web.ini:3: start_limit_burst: expected a number from 0 to "
 	    "100000, not 'many'\n");
+	expect("[service]\nexec = x\nsuccess_exit_status = 1 256\n",
+	    "web.ini:3: success_exit_status: expected exit codes (0 to 255) "
+	    "and signal names, not '256'\n");
+	expect("[service]\nexec = x\nsuccess_exit_status = SIGFOO\n",
+	    "web.ini:3: success_exit_status: expected exit codes (0 to 255) "
+	    "and signal names, not 'SIGFOO'\n");
 	expect("[service]\nexec = x\nready = fd:2\n",
 	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
 	    "(N from 3 to 1023), not 'fd:2'\n");
