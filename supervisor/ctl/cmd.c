@@ -542,6 +542,24 @@ cmd_is_ready(struct ctl_client *c, const struct ctl_args *a)
 	buf_free(&b);
 }
 
+/*
+ * reset-failed [NAME...]: the services named, or all, that failed are
+ * stopped, with their start limit and back-off afresh (systemctl
+ * reset-failed); the others are left as they are.
+ */
+static void
+cmd_reset_failed(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc_set	*set = c->ctl->set;
+	size_t		 i;
+
+	if (!ctl_svcs(c, a, 0))
+		return;
+	for (i = 0; i < (a->npos ? c->nwait : set->n); i++)
+		svc_reset_failed(a->npos ? c->wait_svc[i] : set->v[i]);
+	ctl_ok(c);
+}
+
 /* pressure [--json]: the killer's state; pressure kill NAME: use it now. */
 static void
 cmd_pressure(struct ctl_client *c, const struct ctl_args *a)

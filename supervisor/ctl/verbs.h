@@ -84,6 +84,11 @@
 	X(SECURITY, security, "security", 1, 1, VF_JSON,		\
 	    "security NAME [--json]",					\
 	    "what a service may not do, each protection on or off, and " \
-	    "its exposure from 0 to 10")
+	    "its exposure from 0 to 10")					\
+	X(RESET_FAILED, reset_failed, "reset-failed", 0, CTL_NAMES_MAX,	\
+	    VF_ROOT,							\
+	    "reset-failed [NAME...]",					\
+	    "forget the failure of the services named, or of all: "	\
+	    "failed ones are stopped, their start limits start over")
 
 #endif

@@ -88,7 +88,8 @@ static const uint16_t svc_moves[SVC__STATES] = {
 	    M(DONE),
 	[SVC_BACKOFF] = M(STOPPED) | M(STARTING) | M(BACKOFF) | M(FAILED) |
 	    M(LISTENING),
-	[SVC_FAILED] = M(STARTING) | M(BACKOFF) | M(FAILED) | M(LISTENING),
+	[SVC_FAILED] = M(STOPPED) | M(STARTING) | M(BACKOFF) | M(FAILED) |
+	    M(LISTENING),
 	[SVC_DONE] = M(STOPPED) | M(STOPPING),
 	[SVC_LISTENING] = M(STOPPED) | M(STARTING) | M(BACKOFF) | M(FAILED),
 };
@@ -280,6 +281,20 @@ svc_stop(struct svc *s)
 	if (s->state == SVC_DONE)
 		return;
 	svc_want(s, false);
+	svc_set_run(s->set);
+}
+
+/*
+ * Command: forget a failure: a failed service is stopped, its start
+ * limit and back-off afresh; how it failed stays its last end.
+ */
+void
+svc_reset_failed(struct svc *s)
+{
+	if (s->state != SVC_FAILED)
+		return;
+	svc_fresh(s);
+	svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 	svc_set_run(s->set);
 }
 

@@ -322,6 +322,7 @@ void		 svc_kick(struct svc *s);
 void		 svc_start(struct svc *s);
 void		 svc_stop(struct svc *s);
 void		 svc_restart(struct svc *s);
+void		 svc_reset_failed(struct svc *s);
 void		 svc_set_stop_all(struct svc_set *set);
 void		 svc_dependents(struct svc *s, bool running,
 		     void (*cb)(struct svc *, struct svc *, void *), void *arg);

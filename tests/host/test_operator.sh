@@ -303,6 +303,34 @@ t_crash_loop_default() {
 	pv_down
 }
 
+# reset-failed: a service that gave up is stopped again, its start limit
+# afresh (as many quick starts as the first time); the others stay.
+t_reset_failed() {
+	pv_dir
+	svc giveup <<-EOF
+	exec = $H stamp=$T/g:UP exit=1
+	restart_delay = 10ms
+	start_limit_burst = 3
+	EOF
+	svc other <<-EOF
+	exec = $H exit=1
+	restart = never
+	EOF
+	pv_up
+	expect_rc 0 ctl wait giveup failed --timeout=30s
+	expect_rc 0 ctl wait other failed --timeout=30s
+	expect_rc 0 ctl reset-failed giveup
+	expect_eq "$(field giveup state)" stopped
+	expect_eq "$(field other state)" failed
+	expect_rc 0 ctl start giveup
+	expect_rc 0 ctl wait giveup failed --timeout=30s
+	expect_eq "$(grep -c UP "$T/g")" 6
+	expect_rc 0 ctl reset-failed
+	expect_eq "$(field other state)" stopped
+	expect_eq "$(field giveup state)" stopped
+	pv_down
+}
+
 # Command lines by systemd's rules: quotes of both kinds, a " ;" inside
 # them, escapes, and $VAR / ${VAR} / $$ from the service's environment,
 # its env_file's too.

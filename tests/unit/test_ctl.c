@@ -1027,6 +1027,39 @@ test_is_ready(void **state)
 	cli_free(&c);
 }
 
+/* reset-failed: failed services named, or all, become stopped. */
+static void
+test_reset_failed(void **state)
+{
+	struct cli	c;
+	const char	*never = "[service]\nexec = x\nrestart = never\n";
+
+	(void)state;
+	world("a", never, "b", never, "c", longrun, NULL);
+	svc_start(S("a"));
+	svc_start(S("b"));
+	svc_start(S("c"));
+	svc_exec(S("a"), STAGE_EXEC, 0);
+	svc_exec(S("b"), STAGE_EXEC, 0);
+	svc_exec(S("c"), STAGE_EXEC, 0);
+	S("a")->pidfd = S("b")->pidfd = -1;
+	svc_died(S("a"), 1, 0);
+	svc_died(S("b"), 1, 0);
+	assert_int_equal(S("a")->state, SVC_FAILED);
+	cli_expect(&c, CTL_OK, "reset-failed", "a");
+	cli_free(&c);
+	assert_int_equal(S("a")->state, SVC_STOPPED);
+	assert_int_equal(S("b")->state, SVC_FAILED);
+	assert_int_equal(S("a")->last.why, WHY_EXITED);	/* kept */
+	cli_expect(&c, CTL_ENOSVC, "reset-failed", "nosuch");
+	cli_free(&c);
+	assert_int_equal(S("b")->state, SVC_FAILED);
+	cli_expect(&c, CTL_OK, "reset-failed");
+	cli_free(&c);
+	assert_int_equal(S("b")->state, SVC_STOPPED);
+	assert_int_equal(S("c")->state, SVC_READY);	/* left as it was */
+}
+
 /* What the protocol refuses, each with its own reason. */
 static void
 test_protocol(void **state)
@@ -1269,6 +1302,7 @@ main(void)
 		cmocka_unit_test_teardown(test_events, world_free),
 		cmocka_unit_test_teardown(test_events_dropped, world_free),
 		cmocka_unit_test_teardown(test_is_ready, world_free),
+		cmocka_unit_test_teardown(test_reset_failed, world_free),
 		cmocka_unit_test_teardown(test_protocol, world_free),
 		cmocka_unit_test_teardown(test_silent_client, world_free),
 		cmocka_unit_test_teardown(test_max_clients, world_free),
