@@ -14,7 +14,7 @@ SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 B		 = build
 
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
-		   output.c notifysock.c service.c service_env.c service_kill.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
+		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
@@ -211,7 +211,7 @@ $(B)/test/pidvisor-prev:
 	git archive $(PREV_RELEASE) | tar -x -C $(B)/prev
 	$(MAKE) --no-print-directory -C $(B)/prev build/bin/pidvisor
 	cp $(B)/prev/build/bin/pidvisor $@
-FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=9
+FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=10
 $(B)/field/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(FIELD_FLAGS) -c $< -o $@

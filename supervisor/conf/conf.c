@@ -606,6 +606,9 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		    p->key_line[K_RESTART_DELAY], "restart_delay_max is "
 		    "shorter than restart_delay");
 	}
+	if (d->pid_file && !ready_kinds[d->ready].forks)
+		conf_error(p->c, p->file, p->key_line[K_PID_FILE], "pid_file: "
+		    "needs ready = forking (it names the daemon)");
 	if (d->watchdog && !ready_kinds[d->ready].notify)
 		conf_error(p->c, p->file, p->key_line[K_WATCHDOG], "watchdog: "
 		    "needs ready = notify (pings come as WATCHDOG=1)");

@@ -60,6 +60,7 @@ enum ready_id {
 	READY_NOTIFY,		/* sd_notify: READY=1 */
 	READY_EXIT,		/* a task: done when it exits 0 */
 	READY_HEALTH,		/* its health_exec passed once */
+	READY_FORKING,		/* its first process exited 0: a daemon runs */
 	READY__COUNT
 };
 
@@ -75,6 +76,8 @@ struct ready_kind {
 	bool		 task;		/* a task: its exit 0 makes it done */
 	bool		 on_exec;	/* its exec makes it ready */
 	bool		 on_check;	/* a health check that passed does */
+	bool		 forks;		/* its first process's exit 0 does; the
+					 * daemon it left is the main process */
 };
 
 extern const struct ready_kind ready_kinds[READY__COUNT];
@@ -149,6 +152,7 @@ enum conf_key_id {
 	K_RESTART_DELAY,
 	K_RESTART_DELAY_MAX,
 	K_SUCCESS_EXIT_STATUS,
+	K_PID_FILE,
 	K_START_LIMIT_BURST,
 	K_START_LIMIT_INTERVAL,
 	K_READY,
@@ -364,6 +368,7 @@ struct svc_def {
 	char		**env_files;	/* as written: "-" first if optional */
 	char		**reload_exec;	/* NULL: reload_signal */
 	char		**success_exit_status;	/* codes, signal names */
+	char		 *pid_file;	/* ready = forking: the daemon's PID */
 	/* Hooks (hook.c): command lines as written, each checked by
 	 * argv_split(), run in order; NULL if none. */
 	char		**start_pre_exec;

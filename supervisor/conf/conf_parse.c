@@ -353,14 +353,14 @@ k_group(struct parse_ctx *p, void *obj, const char *v)
 	return key_str(&d->group, v);
 }
 
+/* workdir, pid_file: an absolute path, into the key's field. */
 static const char *
-k_workdir(struct parse_ctx *p, void *obj, const char *v)
+k_abspath(struct parse_ctx *p, void *obj, const char *v)
 {
-	struct svc_def	*d = obj;
-
 	if (v[0] != '/')
-		return bad(p, "workdir: '%s' is not an absolute path", v);
-	return key_str(&d->workdir, v);
+		return bad(p, "%s: '%s' is not an absolute path", p->key->name,
+		    v);
+	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
 }
 
 static const char *
@@ -820,6 +820,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	[K_SUCCESS_EXIT_STATUS] = SVC("success_exit_status",
 	    k_success_exit_status, KEY_REPEAT, SHOW_ARGV, NULL,
 	    SF(success_exit_status, F_STRV)),
+	[K_PID_FILE] = SVC("pid_file", k_abspath, 0, SHOW_STR, NULL,
+	    SF(pid_file, F_STR)),
 	[K_START_LIMIT_BURST] = SVCN("start_limit_burst", 0, 100000, 0,
 	    SF(start_limit_burst, F_U32)),
 	[K_START_LIMIT_INTERVAL] = SVC("start_limit_interval", key_dur,
@@ -847,7 +849,7 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(set_uid, F_BOOL)),
 	[K_GROUP] = SVC("group", k_group, 0, SHOW_STR, NULL,
 	    SF(group, F_STR), SF(gid, F_U32), SF(set_gid, F_BOOL)),
-	[K_WORKDIR] = SVC("workdir", k_workdir, 0, SHOW_STR, NULL,
+	[K_WORKDIR] = SVC("workdir", k_abspath, 0, SHOW_STR, NULL,
 	    SF(workdir, F_STR)),
 	[K_ENV] = SVC("env", k_env, KEY_REPEAT | KEY_CONT, SHOW_ENV, NULL,
 	    SF(env, F_STRV)),

@@ -18,6 +18,7 @@ const struct ready_kind ready_kinds[READY__COUNT] = {
 	[READY_NOTIFY] = { .name = "notify", .notify = true },
 	[READY_EXIT] = { .name = "exit", .task = true },
 	[READY_HEALTH] = { .name = "health", .on_check = true },
+	[READY_FORKING] = { .name = "forking", .forks = true },
 };
 
 /* ready = v: 0 with *kind (and *fd for fd:N), or -1. */

@@ -74,6 +74,12 @@ reaper_reap(struct sup *sup)
 				break;
 			continue;
 		}
+		if (e != NULL && e->kind == PM_FORK) {
+			/* A forking service's pid_file reader: its pidfd. */
+			if (!forking_reaped(&sup->core, e))
+				break;
+			continue;
+		}
 		if (e != NULL && e->kind == PM_HOOK) {
 			/* A hook: through its pidfd too. */
 			struct hookrun	*hr = container_of(e, struct hookrun,

@@ -77,6 +77,9 @@ enum svc_why {
 	WHY_NO_MEMORY,		/* killed for memory, and no room for it
 				 * within pressure_calm_max */
 	WHY_TRIGGER_LIMIT,	/* too many clients in trigger_limit_interval */
+	WHY_PID_FILE,		/* ready = forking: no daemon found: s->fail */
+	WHY__COUNT		/* new reasons go above: the re-exec state
+				 * has them by number */
 };
 
 /*
@@ -270,7 +273,7 @@ struct svc {
 	X(triggered, BOOL, 6) SVC_STATE_TEST(X)
 
 #ifdef PV_TEST_FIELD
-#define SVC_STATE_TEST(X)	X(test_field, U32, 9)
+#define SVC_STATE_TEST(X)	X(test_field, U32, STATE_VERSION)
 #define SVC_RELOADS(X)
 #define SVC_SKIPPED_TEST(X)	X(reloads)
 #else

@@ -37,6 +37,8 @@ svc_reason_load(struct st_r *r, const char *name, struct svc_set *set,
 	if (!st_enter(r, name))
 		return;
 	st_get_u8(r, "why", &v->why);
+	if (v->why >= WHY__COUNT)	/* a later release's: not ours */
+		v->why = WHY_NONE;
 	st_get_u8(r, "stage", &v->stage);
 	st_get_bool(r, "early", &v->early);
 	st_get_i32(r, "code", &v->code);

@@ -184,6 +184,9 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 	case WHY_TRIGGER_LIMIT:
 		snprintf(out, n, "trigger limit hit");
 		break;
+	case WHY_PID_FILE:
+		snprintf(out, n, "%s", s->fail ? s->fail : "no daemon found");
+		break;
 	case WHY_UNHEALTHY: {
 		char	how[128];
 

@@ -54,6 +54,12 @@ struct core {
 	/* Across (service.c's): start a check of s (health_exec), or
 	 * cancel the one that runs; 0, or -errno. */
 	int			(*check)(struct core *, struct svc *, bool run);
+	/* Across (service.c's): ready = forking found the daemon of s, pid
+	 * with its pidfd fd: its main process now; or found none: the
+	 * death of its first process (exited 0) is told. */
+	void			(*forked)(struct core *, struct svc *, pid_t,
+				    int fd);
+	void			(*fork_failed)(struct core *, struct svc *);
 	/* Across: where the fds held for s are (socks.c's). */
 	struct socks		**(*socks_of)(struct svc *);
 	/* Across: s is no longer wanted: once down, it goes (an accept

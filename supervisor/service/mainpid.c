@@ -55,11 +55,14 @@ mainpid_held(const struct svc *s, bool handed)
  * session that the main process leads (every service is spawned a
  * session of its own: a forked daemon stays in it, even once its parent
  * exited and it is ours).  The main process is unreaped, so no other
- * session can have its PID for an ID.  Read once the caller holds a
- * pidfd on pid.  NULL, or why not.
+ * session can have its PID for an ID.  orphan: without a cgroup, a
+ * process we adopted (its parent is us) belongs too: the daemon of a
+ * forking service, whose first process exited.  Read once the caller
+ * holds a pidfd on pid.  NULL, or why not ("gone": no such process).
  */
 const char *
-mainpid_belongs(const struct svc *s, const struct cgroups *cg, pid_t pid)
+mainpid_belongs(const struct svc *s, const struct cgroups *cg, pid_t pid,
+    bool orphan)
 {
 	const struct svc_def	*d = s->def;
 	char			 path[64], buf[2048], *p;
@@ -76,14 +79,15 @@ mainpid_belongs(const struct svc *s, const struct cgroups *cg, pid_t pid)
 	if (cg != NULL)
 		return cgroup_pid_in(cg, d->name, pid) ? NULL :
 		    "not in its cgroup";
-	if ((p = strstr(buf, "\nPPid:")) != NULL && strtol(p + 7, NULL, 10) ==
-	    main)
+	if ((p = strstr(buf, "\nPPid:")) != NULL && (strtol(p + 7, NULL, 10) ==
+	    main || (orphan && strtol(p + 7, NULL, 10) == getpid())))
 		return NULL;
 	/* The first NSsid is in our PID namespace, as main is. */
 	if ((p = strstr(buf, "\nNSsid:")) != NULL &&
 	    strtol(p + 8, NULL, 10) == main)
 		return NULL;
-	return "not in its session, nor a child of its main process";
+	return orphan ? "not in its session, nor a child of ours" :
+	    "not in its session, nor a child of its main process";
 }
 
 /*

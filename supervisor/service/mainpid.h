@@ -23,7 +23,7 @@ bool		 mainpid_allowed(struct mainpid *m, pid_t pid);
 void		 mainpid_refused(struct mainpid *m, const char *name,
 		     pid_t pid, const char *why, bool remember);
 const char	*mainpid_belongs(const struct svc *s,
-		     const struct cgroups *cg, pid_t pid);
+		     const struct cgroups *cg, pid_t pid, bool orphan);
 bool		 mainpid_held(const struct svc *s, bool handed);
 bool		 pidfd_exited(int fd);
 

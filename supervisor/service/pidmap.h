@@ -12,6 +12,15 @@ struct pidmap_node {
 	int			 kind;		/* the holder's: what it is */
 };
 
+/* What a node is (its kind): whose pidfd path reaps the process. */
+enum {
+	PM_MAIN,		/* a service's main process (service.c) */
+	PM_RELOAD,		/* a reload_exec (hook.c) */
+	PM_CHECK,		/* a re-exec's check (reexec.c) */
+	PM_HOOK,		/* a hook or a health check (hook.c) */
+	PM_FORK,		/* a pid_file reader (forking.c) */
+};
+
 struct pidmap {
 	struct pidmap_node	**v;
 	size_t			  size;		/* a power of two */

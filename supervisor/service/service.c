@@ -41,6 +41,7 @@
 
 static void	service_process_gone(struct core *, struct service *);
 static bool	service_handed_gone(struct core *, struct service *);
+static bool	service_fork_begin(struct core *, struct service *);
 
 /* The supervisor's view of a service. */
 struct service *
@@ -337,6 +338,10 @@ service_reap(struct core *core, struct service *ss)
 	pressure_died(core->pr, &ss->svc);	/* while it is still our zombie */
 	if (ss->spawn != NULL)
 		service_spawn_check(core, ss->spawn, true);
+	/* ready = forking: its first process exited 0; its daemon next. */
+	if (si.si_code == CLD_EXITED && si.si_status == 0 && !ss->handed &&
+	    forking_wanted(&ss->fork))
+		return service_fork_begin(core, ss);
 	/* What it sent before it died, while its PID is still its own. */
 	notifysock_drain(&ss->nsock);
 	if (s->pidfd != fd) {
@@ -356,17 +361,74 @@ service_reap(struct core *core, struct service *ss)
 	} else if (si.si_pid == 0) {
 		return false;
 	}
-	service_process_gone(core, ss);
 	if (si.si_code == CLD_EXITED)
 		code = si.si_status;
 	else
 		sig = si.si_status;
 	if (sig == SIGKILL)
 		service_oom_check(ss);
-	s->exited_at = real_ms();
-	svc_died(s, code, sig);
-	service_unhold(core);
+	service_died(core, ss, code, sig);
 	return true;
+}
+
+/*
+ * ready = forking: the first process of ss exited 0; it is reaped (a
+ * zombie kept would hold the orphan reaper's peeks), and its daemon is
+ * searched for (forking.c).  Its pidfd stays the service's process
+ * until then; its PID is no longer ours: out of the PID map, and a
+ * re-exec meanwhile finds it gone (handed).
+ */
+static bool
+service_fork_begin(struct core *core, struct service *ss)
+{
+	siginfo_t	si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)ss->svc.pidfd, &si, WEXITED | WNOHANG |
+	    __WALL) < 0 || si.si_pid == 0)
+		return false;
+	pidmap_del(core->pids, &ss->pm);
+	ev_io_stop(core->loop, &ss->death);	/* readable for ever now */
+	ss->handed = true;
+	forking_start(&ss->fork);
+	return true;
+}
+
+/* core->forked: the daemon, pid with its pidfd fd, is the main process. */
+static void
+service_forked(struct core *core, struct svc *s, pid_t pid, int fd)
+{
+	struct service	*ss = service_of(s);
+
+	close(s->pidfd);
+	s->pidfd = spawn_fd_keep(fd);
+	s->pid = pid;
+	if (ss->out)
+		ss->out->pid = pid;
+	ss->pm.kind = PM_MAIN;
+	pidmap_add(core->pids, &ss->pm, pid);
+	ev_io_set(&ss->death, s->pidfd, EV_READ);
+	ev_io_start(core->loop, &ss->death);
+}
+
+/* core->fork_failed: no daemon; the first process's exit 0 is told. */
+static void
+service_fork_failed(struct core *core, struct svc *s)
+{
+	service_died(core, service_of(s), 0, 0);
+}
+
+/*
+ * The main process of ss is gone (reaped), with code or of sig: what it
+ * left goes, and the machine hears it.
+ */
+void
+service_died(struct core *core, struct service *ss, int code, int sig)
+{
+	service_process_gone(core, ss);
+	ss->svc.exited_at = real_ms();
+	svc_died(&ss->svc, code, sig);
+	service_unhold(core);
 }
 
 /* The main process before the last MAINPID= has exited: forget it. */
@@ -428,7 +490,7 @@ service_mainpid_set(void *ctx, struct svc *s, pid_t pid)
 		return;
 	}
 	if ((why = mainpid_belongs(s, ss->cgfd >= 0 ? core->cg : NULL,
-	    pid)) != NULL || pidfd_signal(fd, 0) < 0) {
+	    pid, false)) != NULL || pidfd_signal(fd, 0) < 0) {
 		mainpid_refused(&ss->mainpid, s->def->name, pid, why ? why :
 		    "gone", true);
 		close(fd);
@@ -773,6 +835,7 @@ service_op_changed(struct svc *s, enum svc_state from)
 	if (s->state == SVC_FAILED && from != SVC_FAILED)
 		hook_start(service_core(s), ss, HOOK_ON_FAILURE);
 	health_changed(&ss->health, from);
+	forking_changed(&ss->fork);
 	/* A reload_exec outlived its reload (its deadline passed, or the
 	 * service left READY): it goes. */
 	if (ss->reload != NULL && !s->reload_asked &&
@@ -851,6 +914,8 @@ service_loop_init(struct core *core)
 	ev_unref(core->loop);	/* it does not keep the loop running */
 	core->set->spawn_max = SERVICE_SPAWNS_PER_TURN;
 	core->check = service_check;
+	core->forked = service_forked;
+	core->fork_failed = service_fork_failed;
 	core->socks_of = service_socks_of;
 	core->remove = service_remove;
 }
@@ -917,6 +982,7 @@ service_new(struct core *core, struct svc_def *d)
 	ev_io_init(&ss->ready, service_on_ready, -1, EV_READ);
 	ev_init(&ss->timer, service_on_timer);
 	health_init(&ss->health, core, &ss->svc);
+	forking_init(&ss->fork, core, &ss->svc, &ss->cgfd);
 	if (service_env(core, ss) < 0) {
 		free(ss->notify_path);
 		free(ss);
@@ -941,6 +1007,7 @@ service_free(struct core *core, struct service *ss)
 		hook_reload_end(core, ss, -ECANCELED);
 	hook_end_all(core, ss);
 	health_end(&ss->health);
+	forking_stop(&ss->fork);
 	ev_io_stop(core->loop, &ss->death);
 	ev_timer_stop(core->loop, &ss->timer);
 	service_prev_forget(core, ss);
@@ -1027,113 +1094,4 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 	st->health = health_name((enum health_state)ss->health.state);
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||
 	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
-}
-
-/* A watched ev_io's fd, or -1. */
-static int
-service_watched(const ev_io *w)
-{
-	return ev_is_active(w) ? w->fd : -1;
-}
-
-#define SERVICE_SAVE_SVC(n, v)	svc_save(&(v), w);
-#define SERVICE_SAVE_WATCH(n, v) st_fd_kept(w, n, service_watched(&(v)));
-#define SERVICE_SAVE_OUT(n, v)	output_state_save((v), w);
-#define SERVICE_SAVE_NSOCK(n, v) notifysock_state_save(&(v), w);
-#define SERVICE_SAVE_SOCKS(n, v) socks_save((v), w);
-#define SERVICE_SAVE_NS(n, v)	st_begin(w, n);				\
-				st_fd_kept(w, "mnt", (v).mnt);		\
-				st_fd_kept(w, "net", (v).net);		\
-				st_fd_kept(w, "root", (v).root);	\
-				st_end(w);
-#define SERVICE_SAVE_FD(n, v)	st_fd_kept(w, n, (v));
-#define SERVICE_SAVE_U64(n, v)	st_u64(w, n, (v));
-#define SERVICE_SAVE_BOOL(n, v)	st_u8(w, n, (v) ? 1 : 0);
-#define SERVICE_SAVE(name, how, since)	SERVICE_SAVE_##how(#name, ss->name)
-
-/*
- * A re-exec's state of a service, field by field as SERVICE_STATE says
- * (service.h): what it is now, its fds and its output.
- */
-void
-service_save(const struct service *ss, struct st_w *w)
-{
-	st_begin(w, "service");
-	SERVICE_STATE(SERVICE_SAVE)
-	st_end(w);
-}
-
-#define SERVICE_LOAD_SVC(n, v)	if (svc_load(&(v), r) < 0) return -EINVAL;
-#define SERVICE_LOAD_WATCH(n, v) { int fd = -1;				\
-				st_get_fd_kept(r, n, &fd);		\
-				service_watch(core, &(v), fd); }
-#define SERVICE_LOAD_OUT(n, v)	if (output_state_load(core->output,	\
-				    &ss->svc, r, &(v)) < 0) return -EINVAL;
-#define SERVICE_LOAD_NSOCK(n, v) if (notifysock_state_load(&(v), r) < 0) \
-					return -EINVAL;
-#define SERVICE_LOAD_SOCKS(n, v) if (socks_load(&ss->svc, r) < 0)	\
-					return -EINVAL;
-#define SERVICE_LOAD_NS(n, v)	if (st_enter(r, n)) {			\
-					st_get_fd_kept(r, "mnt", &(v).mnt); \
-					st_get_fd_kept(r, "net", &(v).net); \
-					st_get_fd_kept(r, "root",	\
-					    &(v).root);			\
-					st_leave(r);			\
-				}
-#define SERVICE_LOAD_FD(n, v)	st_get_fd_kept(r, n, &(v));
-#define SERVICE_LOAD_U64(n, v)	st_get_u64(r, n, &(v));
-#define SERVICE_LOAD_BOOL(n, v)	st_get_bool(r, n, &(v));
-#define SERVICE_LOAD(name, how, since)					\
-	if (st_since(r, since)) {					\
-		SERVICE_LOAD_##how(#name, ss->name)			\
-	}
-
-/* Watch fd with w, if it is one. */
-static void
-service_watch(struct core *core, ev_io *w, int fd)
-{
-	if (fd < 0)
-		return;
-	ev_io_set(w, fd, EV_READ);
-	ev_io_start(core->loop, w);
-}
-
-/*
- * The inverse of service_save(), and the service back on our loop: its
- * death, its readiness, its timer (whose deadline is on the monotonic
- * clock, now_us being that clock now).  0, or -EINVAL with the error in r.
- */
-int
-service_load(struct core *core, struct service *ss, struct st_r *r,
-    int64_t now_us)
-{
-	struct svc	*s = &ss->svc;
-
-	if (!st_enter(r, "service")) {
-		st_fail(r, "%s: no state", s->def->name);
-		return -EINVAL;
-	}
-	SERVICE_STATE(SERVICE_LOAD)
-	st_leave(r);
-	if (st_bad(r))
-		return -EINVAL;
-	if (s->pidfd >= 0) {
-		ss->pm.kind = PM_MAIN;
-		pidmap_add(core->pids, &ss->pm, s->pid);
-		ev_io_set(&ss->death, s->pidfd, EV_READ);
-		ev_io_start(core->loop, &ss->death);
-	}
-	if (s->deadline) {
-		/* Never early: the deadline is in whole ms. */
-		int64_t	left = s->deadline * 1000 + 999 - now_us;
-
-		ev_timer_set(&ss->timer, left > 0 ? (double)left / 1e6 : 0., 0.);
-		ev_timer_start(core->loop, &ss->timer);
-	}
-	if (ss->removing)
-		ev_prepare_start(core->loop, &core->gc_w);
-	if (s->state == SVC_LISTENING && socks_watch(s, true) < 0)
-		log_err("%s: its sockets are not watched", s->def->name);
-	health_changed(&ss->health, SVC__STATES);	/* its checks, afresh */
-	return 0;
 }

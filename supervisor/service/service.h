@@ -8,6 +8,7 @@
 
 #include <ev.h>
 
+#include "forking.h"
 #include "health.h"
 #include "hook.h"
 #include "mainpid.h"
@@ -62,7 +63,6 @@ struct service_spawn {
 	char			**envp;		/* with LISTEN_FDS: this spawn's */
 };
 
-enum { PM_MAIN, PM_RELOAD, PM_CHECK, PM_HOOK };	/* pidmap_node.kind */
 
 /*
  * A service as the supervisor holds it: the state plus its watchers.
@@ -87,6 +87,8 @@ struct service {
 	struct hookrun		*dying;		/* ... killed, not yet reaped */
 	/* health checks start afresh after a re-exec (health.c) */
 	struct health		 health;
+	/* ready = forking: its search (forking.c), across a re-exec too */
+	struct forking		 fork;
 	struct service_spawn	*spawn;		/* until it exec'd */
 	struct pidmap_node	 pm;		/* made again from svc.pid */
 	struct svc_out		*out;		/* NULL until it first runs */
@@ -116,7 +118,8 @@ struct service {
 	X(svc, SVC, 6)	X(ready, WATCH, 6) X(out, OUT, 6)		\
 	X(nsock, NSOCK, 6) X(socks, SOCKS, 6) X(cgfd, FD, 6)		\
 	X(ns, NS, 8)	X(oom_kills, U64, 6) X(removing, BOOL, 6)	\
-	X(quiet, BOOL, 8) X(handed, BOOL, 6) X(prev, WATCH, 6)
+	X(quiet, BOOL, 8) X(handed, BOOL, 6) X(prev, WATCH, 6)		\
+	X(fork, FORK, 9)
 
 /* ... and what it does not, each made again as its field says. */
 #define SERVICE_SKIPPED(X)						\
@@ -144,6 +147,8 @@ int		 service_spawn_req(struct core *core, struct service *ss,
 void		 service_spawn_check(struct core *core,
 		     struct service_spawn *sp, bool dead);
 void		 service_unhold(struct core *core);
+void		 service_died(struct core *core, struct service *ss, int code,
+		     int sig);
 bool		 service_reap(struct core *core, struct service *ss);
 void		 service_prev_forget(struct core *core, struct service *ss);
 int		 service_signal(struct svc *s, int sig);

@@ -46,14 +46,20 @@ t_pid1() {
 	    "fs.protected_symlinks"
 }
 
-# Each kind of readiness, under the real init.
+# Each kind of readiness, under the real init; a forking daemon is
+# found in its cgroup, with or without its pid file.
 t_ready_kinds() {
-	for s in rdy-fd rdy-notify; do
+	for s in rdy-fd rdy-notify rdy-fork rdy-forkpid; do
 		$CTL start $s --wait --timeout=10s || fail "$s not ready"
 		expect_eq "$(field $s 2)" ready "$s state"
 	done
 	$CTL status rdy-notify | grep -q '\[up\]' || fail "no status text"
-	for s in rdy-fd rdy-notify; do
+	expect_eq "$(field rdy-forkpid 3)" "$(cat /run/rdy-forkpid.pid)" \
+	    "the daemon of rdy-forkpid"
+	grep -qx "$(field rdy-fork 3)" \
+	    /sys/fs/cgroup/pidvisor/rdy-fork/cgroup.procs ||
+	    fail "rdy-fork's main is not its cgroup's process"
+	for s in rdy-fd rdy-notify rdy-fork rdy-forkpid; do
 		$CTL stop $s --wait --timeout=10s || fail "$s did not stop"
 	done
 }

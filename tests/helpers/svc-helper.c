@@ -61,6 +61,10 @@
  *                      hold HOLD ms, give it all back, wait PAUSE ms
  *   orphans=N          leave N orphans: each child forks a grandchild
  *                      named "orphan" that lives 100 ms, and exits
+ *   daemon=FILE        daemonize as a forking service does: fork; the
+ *                      parent exits 0 at once, the child makes a session
+ *                      of its own, writes its PID to FILE ("-": none)
+ *                      and goes on with the options after this one
  *   sleep=MS           sleep; sleep=forever never returns
  *   exit=N             exit with N
  *   waitfile=FILE:N:MS wait (inotify, deadline MS) until FILE has N lines;
@@ -902,6 +906,21 @@ main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "orphans")) {
 			orphans(atoi(v));
+		} else if (!strcmp(a, "daemon")) {
+			pid_t	 pid = fork();
+			FILE	*f;
+
+			if (pid < 0)
+				return 1;
+			if (pid > 0)
+				_exit(0);
+			setsid();
+			if (strcmp(v, "-") != 0) {
+				if ((f = fopen(v, "w")) == NULL)
+					return 1;
+				fprintf(f, "%d\n", (int)getpid());
+				fclose(f);
+			}
 		} else if (!strcmp(a, "sleep")) {
 			if (!strcmp(v, "forever"))
 				for (;;)

@@ -117,6 +117,75 @@ t_notify_ready_then_exit() {
 	pv_down
 }
 
+# ready = forking: the first process exits 0 and leaves a daemon, which
+# pid_file names (written after the first exited: read again until it
+# is there); the daemon is the main process: its stop, its death and its
+# restart.  A file that is no PID, one that names another's process, one
+# never written, and no pid_file without a cgroup each fail the start,
+# saying why.
+t_ready_forking() {
+	local pid first
+	pv_dir
+	svc web <<-EOF
+	exec = $H stamp=$T/first:UP daemon=$T/web.pid stamp=$T/w:UP on-term=$T/w:TERM sleep=forever
+	ready = forking
+	pid_file = $T/web.pid
+	EOF
+	svc junk <<-EOF
+	exec = $H daemon=- sleep=forever
+	ready = forking
+	pid_file = $T/junk.pid
+	restart = never
+	enabled = no
+	EOF
+	svc other <<-EOF
+	exec = $H daemon=- sleep=forever
+	ready = forking
+	pid_file = $T/other.pid
+	restart = never
+	enabled = no
+	EOF
+	svc never <<-EOF
+	exec = $H daemon=- sleep=forever
+	ready = forking
+	pid_file = $T/never.pid
+	ready_timeout = 1s
+	restart = never
+	enabled = no
+	EOF
+	svc guess <<-EOF
+	exec = $H daemon=- sleep=forever
+	ready = forking
+	restart = never
+	enabled = no
+	EOF
+	echo hello >"$T/junk.pid"
+	echo 1 >"$T/other.pid"		# pidvisor, in its PID namespace
+	pv_up
+	expect_rc 0 ctl start web --wait --timeout=10s
+	pid=$(field web pid)
+	expect_eq "$pid" "$(cat "$T/web.pid")"
+	first=$(cut -d' ' -f3 "$T/first")
+	[ "$pid" != "$first" ] || fail "the first process is the main"
+	expect_rc 0 ctl signal web KILL
+	"$H" waitfile="$T/w:2:10000" || fail "web was not restarted"
+	expect_rc 0 ctl wait web ready --timeout=10s
+	[ "$(field web pid)" != "$pid" ] || fail "the daemon did not change"
+	expect_eq "$(field web pid)" "$(cat "$T/web.pid")"
+	expect_eq "$(field web restarts)" 1
+	expect_rc 0 ctl stop web --wait --timeout=10s
+	expect_eq "$(grep -c TERM "$T/w")" 1
+	expect_rc 1 ctl start junk --wait --timeout=10s
+	expect_match "$(field junk reason)" "pid_file $T/junk.pid: not a PID: 'hello"
+	expect_rc 1 ctl start other --wait --timeout=10s
+	expect_match "$(field other reason)" "PID 1 is not the service's"
+	expect_rc 1 ctl start never --wait --timeout=10s
+	expect_match "$(field never reason)" "ready timeout"
+	expect_rc 1 ctl start guess --wait --timeout=10s
+	expect_match "$(field guess reason)" "no pid_file, and no cgroup"
+	pv_down
+}
+
 # A crashing service restarts after 100, 200, 400, 800 ms.
 t_crash_backoff() {
 	pv_dir
@@ -470,7 +539,7 @@ t_bad_config() {
 	expect_match "$OUT" "services/a.ini:3: restart: expected always, on-failure, never, on-success, on-abnormal, on-abort or on-watchdog, not 'sometimes'"
 	expect_match "$OUT" "services/a.ini:4: requires: unknown service 'ghost'"
 	expect_match "$OUT" "services/b.ini:1: missing required key 'exec'"
-	expect_match "$OUT" "services/b.ini:2: ready: expected exec, fd:N, notify, exit or health"
+	expect_match "$OUT" "services/b.ini:2: ready: expected exec, fd:N, notify, exit, health or forking"
 	expect_match "$OUT" "4 errors in"
 	[ ! -e "$T/ctl.sock" ] || fail "a socket was created"
 }

@@ -377,3 +377,27 @@ t_state_fields() {
 new STATE_VERSION: $(diff <(tr ' ' '\n' <<<"$want") <(tr ' ' '\n' <<<"$have") |
 	    grep '^[<>]' | tr '\n' ' ')"
 }
+
+# A forking service whose daemon has not written its pid file when the
+# re-exec comes: the next binary goes on with the search, and takes the
+# daemon once the file names it.
+t_reexec_forking() {
+	local pid
+	pv_dir
+	svc late <<-EOF
+	exec = $H daemon=- stamp=$T/d:UP sleep=forever
+	ready = forking
+	pid_file = $T/late.pid
+	EOF
+	pv_up
+	"$H" waitfile="$T/d:1:10000" || fail "no daemon"
+	wait_until 10000 grep -q "late: its first process exited 0" "$T/log" ||
+	    fail "no search: $(tail -3 "$T/log")"
+	out=$(ctl reexec 2>&1) || fail "reexec: $out"
+	expect_eq "$(field late state)" starting
+	pid=$(cut -d' ' -f3 "$T/d")
+	echo "$pid" >"$T/late.pid"
+	expect_rc 0 ctl wait late ready --timeout=10s
+	expect_eq "$(field late pid)" "$pid"
+	pv_down
+}

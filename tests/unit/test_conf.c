@@ -503,6 +503,7 @@ static const struct {
 	{ SEC_SERVICE, "restart_delay", "1s" },
 	{ SEC_SERVICE, "restart_delay_max", "1m" },
 	{ SEC_SERVICE, "success_exit_status", "143 SIGHUP" },
+	{ SEC_SERVICE, "pid_file", "/run/web.pid" },
 	{ SEC_SERVICE, "start_limit_burst", "9" },
 	{ SEC_SERVICE, "start_limit_interval", "1h30m" },
 	{ SEC_SERVICE, "ready", "fd:3" },
@@ -673,12 +674,14 @@ test_every_key_table(void **state)
 		c.etc = d.etc = etc;
 		t.len = 0;
 		if (k->section == SEC_SERVICE) {
-			/* ready = notify in both: watchdog needs it. */
+			/* ready = notify in both: watchdog needs it;
+			 * pid_file, ready = forking. */
 			buf_printf(&t, "[service]\n%s%s = %s\n",
 			    strcmp(k->name, "exec") ? "exec = /bin/a\n" : "",
 			    k->name, key_examples[j].value);
 			if (strcmp(k->name, "ready"))
-				buf_puts(&t, "ready = notify\n");
+				buf_puts(&t, strcmp(k->name, "pid_file") ?
+				    "ready = notify\n" : "ready = forking\n");
 			/* The pace of a check needs the check. */
 			if (!strncmp(k->name, "health_", 7) &&
 			    strcmp(k->name, "health_exec"))
@@ -906,6 +909,11 @@ test_errors(void **state)
 	expect("[service]\nexec = x\nstart_limit_burst = many\n",
 	    "web.ini:3: start_limit_burst: expected a number from 0 to "
 	    "100000, not 'many'\n");
+	expect("[service]\nexec = x\npid_file = /run/x.pid\n",
+	    "web.ini:3: pid_file: needs ready = forking (it names the "
+	    "daemon)\n");
+	expect("[service]\nexec = x\nready = forking\npid_file = x.pid\n",
+	    "web.ini:4: pid_file: 'x.pid' is not an absolute path\n");
 	expect("[service]\nexec = x\nsuccess_exit_status = 1 256\n",
 	    "web.ini:3: success_exit_status: expected exit codes (0 to 255) "
 	    "and signal names, not '256'\n");
@@ -913,11 +921,11 @@ test_errors(void **state)
 	    "web.ini:3: success_exit_status: expected exit codes (0 to 255) "
 	    "and signal names, not 'SIGFOO'\n");
 	expect("[service]\nexec = x\nready = fd:2\n",
-	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
-	    "(N from 3 to 1023), not 'fd:2'\n");
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit, health or "
+	    "forking (N from 3 to 1023), not 'fd:2'\n");
 	expect("[service]\nexec = x\nready = socket\n",
-	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
-	    "(N from 3 to 1023), not 'socket'\n");
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit, health or "
+	    "forking (N from 3 to 1023), not 'socket'\n");
 	expect("[service]\nexec = x\nwatchdog = 5s\n",
 	    "web.ini:3: watchdog: needs ready = notify (pings come as "
 	    "WATCHDOG=1)\n");
@@ -981,8 +989,8 @@ test_every_error_named(void **state)
 	    "web.ini:2: restart: expected always, on-failure, never, "
 	    "on-success, on-abnormal, on-abort or on-watchdog, not "
 	    "'x'\n"
-	    "web.ini:3: ready: expected exec, fd:N, notify, exit or health "
-	    "(N from 3 to 1023), not 'y'\n"
+	    "web.ini:3: ready: expected exec, fd:N, notify, exit, health or "
+	    "forking (N from 3 to 1023), not 'y'\n"
 	    "web.ini:4: unknown key 'foo'\n"
 	    "web.ini:5: expected KEY = VALUE\n");
 }
