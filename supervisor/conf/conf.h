@@ -587,7 +587,8 @@ struct conf_keymap {
 
 void		 conf_sup_free_fields(struct sup_conf *sc);
 void		 conf_keys_save(struct st_w *w, enum conf_section sec,
-		     const void *obj, const struct keyset *given);
+		     const void *obj, const struct keyset *given,
+		     const void *dflt);
 int		 conf_keys_load(struct st_r *r, enum conf_section sec,
 		     void *obj, struct keyset *given);
 int		 conf_keys_load_table6(struct st_r *r, enum conf_section sec,

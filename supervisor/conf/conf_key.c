@@ -453,18 +453,23 @@ static const char *const field_names[] = { "0", "1", "2", "3" };
  * Every key of a section of obj (a struct svc_def or struct sup_conf),
  * each a group of its name: whether the file gave it, and its fields
  * by their place ("0", "1", ...).  A binary reads the keys it knows, by
- * name, and keeps its default for a key the state does not have.
+ * name, and keeps its default for a key the state does not have: so a
+ * key its file did not give and whose value is dflt's (the defaults;
+ * NULL: none) is left out, and 10,000 definitions are not a million
+ * records.
  */
 void
 conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
-    const struct keyset *given)
+    const struct keyset *given, const void *dflt)
 {
 	size_t	i, k;
 
 	for (i = 0; i < K__COUNT; i++) {
 		const struct conf_key	*key = &conf_keys[i];
 
-		if (key->section != sec)
+		if (key->section != sec || (dflt != NULL &&
+		    !keyset_has(given, (unsigned)i) &&
+		    conf_key_equal(key, obj, dflt)))
 			continue;
 		st_begin(w, key->name);
 		st_u8(w, "given", keyset_has(given, (unsigned)i));

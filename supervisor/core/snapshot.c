@@ -9,10 +9,10 @@
  * command instances; the cgroup base; the control socket and its clients
  * (ctl.c); the metrics listener (httpd.c); the killer's cool-downs and
  * history (pressure.c); then every service as SERVICE_STATE and
- * SVC_STATE say (service.c, svc.c), its output (output.c) and its notify
- * socket (notifysock.c).  Each struct writes and reads itself beside its
- * definition; this file only orders them.  Version 6's state has the
- * same values in this order, without names (st.h).
+ * SVC_STATE say (service_save.c, svc_save.c), its output (output.c)
+ * and its notify socket (notifysock.c).  Each struct writes and reads
+ * itself beside its definition; this file only orders them.  Version
+ * 6's state has the same values in this order, without names (st.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@ void
 snapshot_write(struct sup *sup, struct st_w *w)
 {
 	const struct conf	*c = &sup->conf;
+	struct svc_def		 dflt;
 	size_t			 i;
 
 	st_head(w, STATE_VERSION);
@@ -52,7 +53,7 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	st_u32(w, "exit_code", (uint32_t)sup->exit_code);
 	/* The configuration in force (not what is on disk now). */
 	st_begin(w, "sup");
-	conf_keys_save(w, SEC_SUPERVISOR, &c->sup, &c->sup.given);
+	conf_keys_save(w, SEC_SUPERVISOR, &c->sup, &c->sup.given, NULL);
 	st_end(w);
 	st_u32(w, "ntmpls", (uint32_t)c->ntmpls);
 	for (i = 0; i < c->ntmpls; i++) {
@@ -64,6 +65,9 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	}
 	st_strv(w, "extra", c->extra);
 	st_u32(w, "ndefs", (uint32_t)sup->set.n);
+	/* What the next binary starts a definition from: not saved. */
+	memset(&dflt, 0, sizeof(dflt));
+	svc_def_defaults(&dflt, &c->sup);
 	for (i = 0; i < sup->set.n; i++) {
 		const struct svc_def	*d = sup->set.v[i]->def;
 
@@ -71,9 +75,10 @@ snapshot_write(struct sup *sup, struct st_w *w)
 		st_str(w, "name", d->name);
 		st_str(w, "file", d->file);
 		st_u8(w, "dynamic", d->dynamic);
-		conf_keys_save(w, SEC_SERVICE, d, &d->given);
+		conf_keys_save(w, SEC_SERVICE, d, &d->given, &dflt);
 		st_end(w);
 	}
+	conf_keys_free(SEC_SERVICE, &dflt);
 	/* What the loop holds. */
 	st_str(w, "cg_base", sup->cg.base);
 	st_str(w, "cg_why", sup->cg.why);

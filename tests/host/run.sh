@@ -35,13 +35,18 @@ for t in "${tests[@]}"; do
 	n=$((n + 1))
 	log=$(mktemp)
 	start=$(date +%s%N)
-	timeout -k 5 120 bash -c "
+	# A process group of its own: whatever a test that timed out (and
+	# so ran no clean-up) left, its unshare first, is killed after it.
+	timeout -k 5 120 setsid -w bash -c "
+		echo \$\$ >'$log.pgid'
 		source '$here/lib.sh'
 		for f in '$here'/test_*.sh; do source \"\$f\"; done
 		set -o pipefail
 		$t
 	" >"$log" 2>&1
 	rc=$?
+	[ -s "$log.pgid" ] && kill -KILL -- "-$(cat "$log.pgid")" 2>/dev/null
+	rm -f "$log.pgid"
 	ms=$((($(date +%s%N) - start) / 1000000))
 	if [ $rc -eq 0 ]; then
 		echo "ok $n - $t (${ms} ms)"

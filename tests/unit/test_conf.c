@@ -1335,7 +1335,7 @@ static void
 test_state_roundtrip(void **state)
 {
 	struct conf	 c;
-	struct svc_def	*d, *e;
+	struct svc_def	*d, *e, dflt;
 	struct st_w	 w = { 0 };
 	struct st_r	 r;
 	struct sup_conf	 sc;
@@ -1363,13 +1363,19 @@ test_state_roundtrip(void **state)
 	free(errs);
 	d = conf_find(&c, "web");
 	assert_non_null(d);
+	/* Keys at their defaults, not given, are left out; read back onto
+	 * the defaults, the definition is the same. */
+	memset(&dflt, 0, sizeof(dflt));
+	svc_def_defaults(&dflt, &c.sup);
 	st_head(&w, STATE_VERSION);
 	st_begin(&w, "svc");
-	conf_keys_save(&w, SEC_SERVICE, d, &d->given);
+	conf_keys_save(&w, SEC_SERVICE, d, &d->given, &dflt);
 	st_end(&w);
 	st_begin(&w, "sup");
-	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup, &c.sup.given);
+	conf_keys_save(&w, SEC_SUPERVISOR, &c.sup, &c.sup.given, NULL);
 	st_end(&w);
+	conf_keys_free(SEC_SERVICE, &dflt);
+	assert_null(memmem(w.b.data, w.b.len, "kill_mode", 9));
 	st_head_done(&w);
 	assert_false(w.nomem);
 	memset(&sc, 0, sizeof(sc));
