@@ -378,12 +378,33 @@ static const char *const section_names[] = {
 const struct conf_key *
 conf_key_find(enum conf_section sec, const char *name)
 {
-	size_t	i;
+	static uint16_t	order[K__COUNT];
+	static bool	sorted;
+	size_t		lo = 0, hi = K__COUNT, i, j;
+	int		c;
 
-	for (i = 0; i < K__COUNT; i++)
-		if (conf_keys[i].section == sec &&
-		    strcmp(conf_keys[i].name, name) == 0)
-			return &conf_keys[i];
+	/* The table by name, once: a binary search for each line read
+	 * and each key a re-exec's state has. */
+	if (!sorted) {
+		for (i = 0; i < K__COUNT; i++) {
+			for (j = i; j > 0 && strcmp(conf_keys[order[j - 1]].name,
+			    conf_keys[i].name) > 0; j--)
+				order[j] = order[j - 1];
+			order[j] = (uint16_t)i;
+		}
+		sorted = true;
+	}
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if ((c = strcmp(conf_keys[order[i]].name, name)) < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	for (i = lo; i < K__COUNT && strcmp(conf_keys[order[i]].name,
+	    name) == 0; i++)
+		if (conf_keys[order[i]].section == sec)
+			return &conf_keys[order[i]];
 	return NULL;
 }
 

@@ -567,18 +567,29 @@ int
 conf_keys_load(struct st_r *r, enum conf_section sec, void *obj,
     struct keyset *given)
 {
-	size_t	i, k;
-	bool	g;
+	const struct conf_key	*key;
+	const char		*name;
+	char			 buf[64];
+	uint32_t		 i;
+	uint8_t			 len;
+	size_t			 k;
+	bool			 g, group;
 
 	memset(given, 0, sizeof(*given));
-	for (i = 0; i < K__COUNT && !st_bad(r); i++) {
-		const struct conf_key	*key = &conf_keys[i];
-
-		if (key->section != sec || !st_enter(r, key->name))
+	/* What the state has, each looked up: most keys are at their
+	 * default, and not there. */
+	for (i = 0; (name = st_rec_at(r, i, &len, &group)) != NULL &&
+	    !st_bad(r); i++) {
+		if (!group || len >= sizeof(buf))
 			continue;
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		if ((key = conf_key_find(sec, buf)) == NULL ||
+		    !st_enter(r, buf))
+			continue;	/* a later release's key: left */
 		g = false;
 		if (st_get_bool(r, "given", &g) && g)
-			keyset_add(given, (unsigned)i);
+			keyset_add(given, (unsigned)(key - conf_keys));
 		for (k = 0; k < key_nfields(key); k++)
 			field_load(r, field_names[k], &key->f[k], obj);
 		st_leave(r);

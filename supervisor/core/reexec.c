@@ -589,6 +589,8 @@ reexec_exec(struct sup *sup)
 	ctl_event(&sup->ctl, &(struct ctl_event){ .kind = EV_REEXEC,
 	    .reason = rx->binary ? rx->binary : sup->argv0, .ok = true });
 	ctl_reexec_drop(&sup->ctl);
+	/* What a service takes, about: no copy as the buffer grows. */
+	buf_reserve(&w.b, 4096 + sup->set.n * 1536);
 	snapshot_write(sup, &w);
 	if (w.nomem) {
 		st_w_free(&w);

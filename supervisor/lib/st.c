@@ -26,15 +26,38 @@ st_raw_u32(struct st_w *w, uint32_t v)
 	st_put(w, &v, sizeof(v));
 }
 
-/* A record's kind and name; its value follows. */
+/*
+ * A record's kind and name, and its value if it is one of a fixed size
+ * (v, n; else NULL, 0: it follows): one copy, the hot path of a state
+ * of thousands of services.
+ */
+static void
+st_rec_val(struct st_w *w, uint8_t kind, const char *name, const void *v,
+    size_t n)
+{
+	size_t	len = strlen(name);
+	char	*p;
+
+	if (len > 255)
+		len = 255;
+	if (buf_reserve(&w->b, 2 + len + n) < 0) {
+		w->nomem = true;
+		return;
+	}
+	p = w->b.data + w->b.len;
+	p[0] = (char)kind;
+	p[1] = (char)len;
+	memcpy(p + 2, name, len);
+	if (n > 0)
+		memcpy(p + 2 + len, v, n);
+	w->b.len += 2 + len + n;
+	w->b.data[w->b.len] = '\0';
+}
+
 static void
 st_rec(struct st_w *w, uint8_t kind, const char *name)
 {
-	size_t	n = strlen(name);
-	uint8_t	hdr[2] = { kind, (uint8_t)(n < 255 ? n : 255) };
-
-	st_put(w, hdr, 2);
-	st_put(w, name, hdr[1]);
+	st_rec_val(w, kind, name, NULL, 0);
 }
 
 /* The header, as every version has it; its length is st_head_done()'s. */
@@ -61,29 +84,25 @@ st_head_done(struct st_w *w)
 void
 st_u8(struct st_w *w, const char *name, uint8_t v)
 {
-	st_rec(w, ST_U8, name);
-	st_put(w, &v, sizeof(v));
+	st_rec_val(w, ST_U8, name, &v, sizeof(v));
 }
 
 void
 st_u32(struct st_w *w, const char *name, uint32_t v)
 {
-	st_rec(w, ST_U32, name);
-	st_put(w, &v, sizeof(v));
+	st_rec_val(w, ST_U32, name, &v, sizeof(v));
 }
 
 void
 st_u64(struct st_w *w, const char *name, uint64_t v)
 {
-	st_rec(w, ST_U64, name);
-	st_put(w, &v, sizeof(v));
+	st_rec_val(w, ST_U64, name, &v, sizeof(v));
 }
 
 void
 st_i64(struct st_w *w, const char *name, int64_t v)
 {
-	st_rec(w, ST_I64, name);
-	st_put(w, &v, sizeof(v));
+	st_rec_val(w, ST_I64, name, &v, sizeof(v));
 }
 
 void
@@ -305,25 +324,26 @@ st_push(struct st_r *r, size_t off, size_t end)
 	struct st_frame	*f;
 	struct st_rec	*rec, *nv;
 	const uint8_t	*h;
-	size_t		 cap = 0, len;
+	size_t		 len;
 
 	if (r->depth >= STATE_DEPTH) {
 		st_fail(r, "groups nested deeper than %d", STATE_DEPTH);
 		return false;
 	}
 	f = &r->fr[r->depth];
-	memset(f, 0, sizeof(*f));
+	f->n = f->next = 0;
 	while (off < end && !st_bad(r)) {
 		if ((h = st_at(r, off, 2, end)) == NULL ||
 		    st_at(r, off + 2, h[1], end) == NULL)
 			break;
-		if (f->n == cap) {
-			cap = cap ? 2 * cap : 16;
-			if ((nv = realloc(f->v, cap * sizeof(*nv))) == NULL) {
+		if (f->n == f->cap) {
+			if ((nv = realloc(f->v, (f->cap ? 2 * f->cap : 32) *
+			    sizeof(*nv))) == NULL) {
 				st_fail(r, "%s", strerror(ENOMEM));
 				break;
 			}
 			f->v = nv;
+			f->cap = f->cap ? 2 * f->cap : 32;
 		}
 		rec = &f->v[f->n];
 		rec->kind = h[0];
@@ -601,6 +621,26 @@ st_enter(struct st_r *r, const char *name)
 	return st_push(r, rec->off, (size_t)rec->off + rec->len);
 }
 
+/*
+ * Named: the name (of len bytes, not NUL-ended) of the i-th record of
+ * the group entered, and whether it is a group; NULL past the last.
+ * For a reader that goes by what the state has, not by what it knows.
+ */
+const char *
+st_rec_at(const struct st_r *r, uint32_t i, uint8_t *len, bool *group)
+{
+	const struct st_frame	*f;
+
+	if (!r->named || r->depth == 0 || st_bad(r))
+		return NULL;
+	f = &r->fr[r->depth - 1];
+	if (i >= f->n)
+		return NULL;
+	*len = f->v[i].nlen;
+	*group = f->v[i].kind == ST_GROUP;
+	return f->v[i].name;
+}
+
 /* Out of the group entered: what was not read of it is left. */
 void
 st_leave(struct st_r *r)
@@ -608,8 +648,7 @@ st_leave(struct st_r *r)
 	if (!r->named || r->depth <= 1)
 		return;
 	r->depth--;
-	free(r->fr[r->depth].v);
-	memset(&r->fr[r->depth], 0, sizeof(r->fr[r->depth]));
+	r->fr[r->depth].n = r->fr[r->depth].next = 0;
 }
 
 /*
@@ -663,11 +702,13 @@ st_r_open(struct st_r *r, const void *p, size_t n, uint32_t *version)
 void
 st_r_close(struct st_r *r)
 {
-	while (r->depth > 0) {
-		r->depth--;
-		free(r->fr[r->depth].v);
-		memset(&r->fr[r->depth], 0, sizeof(r->fr[r->depth]));
+	int	i;
+
+	for (i = 0; i < STATE_DEPTH; i++) {
+		free(r->fr[i].v);
+		memset(&r->fr[i], 0, sizeof(r->fr[i]));
 	}
+	r->depth = 0;
 }
 
 /* All is read: what was close-on-exec is again; the list goes. */

@@ -86,7 +86,8 @@ struct st_rec {
 };
 
 struct st_frame {
-	struct st_rec	*v;
+	struct st_rec	*v;		/* kept for the next group this deep */
+	uint32_t	 cap;
 	uint32_t	 n;
 	uint32_t	 next;		/* the first one not used */
 };
@@ -128,6 +129,8 @@ bool	 st_get_strv(struct st_r *r, const char *name, char ***out);
 bool	 st_get_fd(struct st_r *r, const char *name, int *out);
 bool	 st_get_fd_kept(struct st_r *r, const char *name, int *out);
 bool	 st_enter(struct st_r *r, const char *name);
+const char *st_rec_at(const struct st_r *r, uint32_t i, uint8_t *len,
+	    bool *group);
 void	 st_leave(struct st_r *r);
 bool	 st_since(const struct st_r *r, uint32_t version);
 void	 st_r_cloexec(struct st_r *r);

@@ -57,12 +57,35 @@ svc_reason_load(struct st_r *r, const char *name, struct svc_set *set,
 #define SVC_SAVE_STR(n, v)	st_str(w, n, (v));
 #define SVC_SAVE_FD(n, v)	st_fd_kept(w, n, (v));
 #define SVC_SAVE_REASON(n, v)	svc_reason_save(w, n, &(v));
-#define SVC_SAVE(name, how, since)	SVC_SAVE_##how(#name, s->name)
+/* Does a field differ from the new service's (d)?  Then it is written. */
+#define SVC_DIFF_U8(a, b)	((a) != (b))
+#define SVC_DIFF_BOOL(a, b)	((a) != (b))
+#define SVC_DIFF_I32(a, b)	((a) != (b))
+#define SVC_DIFF_U32(a, b)	((a) != (b))
+#define SVC_DIFF_I64(a, b)	((a) != (b))
+#define SVC_DIFF_U64(a, b)	((a) != (b))
+#define SVC_DIFF_STR(a, b)	((a) != (b))
+#define SVC_DIFF_FD(a, b)	((a) != (b))
+#define SVC_DIFF_REASON(a, b)	((a).why != (b).why || (a).stage != (b).stage || \
+				 (a).early != (b).early || (a).code != (b).code || \
+				 (a).dep != (b).dep)
+#define SVC_SAVE(name, how, since)					\
+	if (SVC_DIFF_##how(s->name, d.name)) {				\
+		SVC_SAVE_##how(#name, s->name)				\
+	}
 
-/* Write what s is now (apart from its definition) to w. */
+/*
+ * Write what s is now (apart from its definition) to w: the fields that
+ * differ from a service just made of its definition (svc_init), which
+ * is what the next binary reads them onto: a sleeping service's counters
+ * and flags at zero take no room.
+ */
 void
 svc_save(const struct svc *s, struct st_w *w)
 {
+	struct svc	d;
+
+	svc_init(&d, s->def, s->set);
 	st_begin(w, "svc");
 	st_str(w, "name", s->def->name);
 	SVC_STATE(SVC_SAVE)
