@@ -231,6 +231,7 @@ enum conf_key_id {
 	K_PRIVATE_TMP,
 	K_PRIVATE_NETWORK,
 	K_PRIVATE_DEVICES,
+	K_PROTECT_KERNEL_TUNABLES,
 	K_PROTECT_SYSTEM,
 	K_PROTECT_HOME,
 	K_READ_ONLY_PATHS,
@@ -455,6 +456,7 @@ struct svc_def {
 	bool		  private_tmp;
 	bool		  private_network;
 	bool		  private_devices;
+	bool		  protect_kernel_tunables;
 	/* The fds pidvisor holds for it (socks.c). */
 	char		**listen;	/* as written, in order */
 	int		 *listen_lines;	/* ... the line of each */

@@ -549,6 +549,10 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	static const char *const usr[] = { "/usr", "/boot", "/efi" };
 	static const char *const home[] = { "/home", "/root", "/run/user" };
 	static const char *const api[] = { "/dev", "/proc", "/sys" };
+	/* systemd's ProtectKernelTunables=, as its manual lists them. */
+	static const char *const tunables[] = { "/proc/sys", "/sys",
+		"/proc/sysrq-trigger", "/proc/latency_stats", "/proc/acpi",
+		"/proc/timer_stats", "/proc/fs", "/proc/irq" };
 	struct sb_path	*v = NULL;
 	size_t		 n = 0, i;
 	int		 rc = 0, slot = 0;
@@ -567,6 +571,10 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 			rc |= sb_path_add(&v, &n, "/etc", "protect_system",
 			    SB_RO, true);
 	}
+	for (i = 0; d->protect_kernel_tunables && i < ARRAY_SIZE(tunables);
+	    i++)
+		rc |= sb_path_add(&v, &n, tunables[i],
+		    "protect_kernel_tunables", SB_RO, true);
 	for (i = 0; d->protect_home != HOME_NO && i < ARRAY_SIZE(home); i++)
 		rc |= sb_path_add(&v, &n, home[i], "protect_home",
 		    d->protect_home == HOME_YES ? SB_HIDE : SB_RO, true);

@@ -24,7 +24,8 @@ static bool
 security_mounts(const struct svc_def *d)
 {
 	return d->protect_system || d->protect_home || d->ro_paths ||
-	    d->hide_paths || d->private_tmp || d->private_devices;
+	    d->hide_paths || d->private_tmp || d->private_devices ||
+	    d->protect_kernel_tunables;
 }
 
 /* Whether a filter denies (or does not allow) the group's calls. */
@@ -95,6 +96,11 @@ security_rows(const struct svc_def *d, struct security_row *r)
 	    d->private_devices ? 0 : 1, d->private_devices ? "sees only "
 	    "null, zero, full, random, urandom, tty" : "may open every "
 	    "device node" };
+	r[n++] = (struct security_row){ K_PROTECT_KERNEL_TUNABLES,
+	    "ProtectKernelTunables=", 0.5, d->protect_kernel_tunables ? 0 : 1,
+	    d->protect_kernel_tunables ? "/proc/sys, /sys and the kernel's "
+	    "other knobs are read-only to it" : "may set the kernel's "
+	    "tunables it has the right to" };
 	r[n++] = (struct security_row){ K_PRIVATE_NETWORK, "PrivateNetwork=", 0.5,
 	    d->private_network ? 0 : 1, d->private_network ? "has only a "
 	    "loopback of its own" : "may reach every network" };

@@ -81,6 +81,29 @@ t_harden_caps() {
 	EOF
 }
 
+# protect_kernel_tunables: /proc/sys and /sys read-only in the service's
+# mount namespace (its mount table says so; nothing is written to try),
+# and not in ours.
+t_harden_kernel_tunables() {
+	pv_dir
+	svc knobs <<-EOF
+	exec = /bin/sh -c "grep -E ' /(proc/sys|sys) ' /proc/self/mountinfo | awk '{ print \\\$5, \\\$6 }'; exec sleep 100000"
+	protect_kernel_tunables = yes
+	EOF
+	pv_up
+	wait_until 10000 grep -q "knobs\[[0-9]*\]: /proc/sys " "$T/log" ||
+	    fail "no mount table: $(cat "$T/log")"
+	# The last mount of each path is what the service sees.
+	[[ $(grep "knobs\[[0-9]*\]: /proc/sys " "$T/log" | tail -1) == *" ro,"* ]] ||
+	    fail "/proc/sys is not read-only: $(grep knobs "$T/log")"
+	[[ $(grep "knobs\[[0-9]*\]: /sys " "$T/log" | tail -1) == *" ro,"* ]] ||
+	    fail "/sys is not read-only: $(grep knobs "$T/log")"
+	[[ $(grep -E ' /proc/sys ' /proc/self/mountinfo | tail -1) == *" ro,"* ]] &&
+	    fail "our /proc/sys became read-only"
+	expect_match "$(ctl security knobs)" "ProtectKernelTunables="
+	pv_down
+}
+
 # private_tmp, private_devices, private_network: what the service sees.
 t_harden_private() {
 	pv_dir

@@ -582,6 +582,7 @@ static const struct {
 	{ SEC_SERVICE, "private_tmp", "yes" },
 	{ SEC_SERVICE, "private_network", "yes" },
 	{ SEC_SERVICE, "private_devices", "yes" },
+	{ SEC_SERVICE, "protect_kernel_tunables", "yes" },
 	{ SEC_SERVICE, "protect_system", "strict" },
 	{ SEC_SERVICE, "protect_home", "read-only" },
 	{ SEC_SERVICE, "read_only_paths", "/srv -/opt/x" },
