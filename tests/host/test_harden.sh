@@ -459,6 +459,7 @@ t_harden_security() {
 	private_tmp = yes
 	private_devices = yes
 	private_network = yes
+	protect_kernel_tunables = yes
 	syscall_filter = @system-service
 	limit_core = 0
 	EOF
@@ -470,7 +471,7 @@ t_harden_security() {
 	expect_match "$OUT" "^tight: exposure 0\.4 of 10 \(safe\)"
 	expect_match "$OUT" $'\non +private_network +yes +PrivateNetwork= '
 	expect_rc 0 ctl security tight --json
-	expect_eq "$(jq -r '.checks | length' <<<"$OUT")" 11 "checks"
+	expect_eq "$(jq -r '.checks | length' <<<"$OUT")" 12 "checks"
 	expect_eq "$(jq -r '.exposure' <<<"$OUT")" 0.4 "exposure"
 	expect_eq "$(jq -r '.checks[] | select(.key == "syscall_filter") |
 	    .systemd' <<<"$OUT")" SystemCallFilter "systemd name"
