@@ -7,7 +7,8 @@ CFLAGS		?= -O2 -g
 SRCDIRS		 = lib conf machine spawn service io core ctl pressure
 vpath %.c $(SRCDIRS:%=supervisor/%)
 vpath %.h $(SRCDIRS:%=supervisor/%)
-INC		 = $(SRCDIRS:%=-Isupervisor/%)
+# -iquote, not -I: our spawn.h must not shadow <spawn.h>.
+INC		 = $(SRCDIRS:%=-iquote supervisor/%)
 WARN		 = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror $(INC)
 SAN		 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
@@ -538,7 +539,7 @@ lint-deps: deps
 lint: lint-deps
 	cppcheck -q --error-exitcode=1 --inline-suppr --std=c11 \
 	    --enable=warning,performance,portability --library=posix \
-	    -D_GNU_SOURCE $(INC) \
+	    -D_GNU_SOURCE $(SRCDIRS:%=-Isupervisor/%) \
 	    '-Dcontainer_of(p,t,m)=((t *)(void *)((char *)(p) - offsetof(t, m)))' \
 	    --suppress=readdirCalled --suppress=fgetgrentCalled \
 	    --suppress=fgetpwentCalled --suppress=invalidFunctionArg:bench/reclaim.c \

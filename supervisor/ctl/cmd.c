@@ -560,6 +560,14 @@ cmd_reset_failed(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
+/* calendar: pidvisorctl's own (calshow.c); a request of it is a mistake. */
+static void
+cmd_calendar(struct ctl_client *c, const struct ctl_args *a)
+{
+	(void)a;
+	ctl_reply(c, CTL_EUSAGE, "calendar is answered by pidvisorctl itself");
+}
+
 /* pressure [--json]: the killer's state; pressure kill NAME: use it now. */
 static void
 cmd_pressure(struct ctl_client *c, const struct ctl_args *a)

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "calshow.h"
 #include "proto.h"
 
 #define CLIENT_TIMEOUT	30000	/* ms, for requests that do not wait */
@@ -326,6 +327,8 @@ main(int argc, char **argv)
 	}
 	if (ctl_args_parse(argc, argv, &a, err, sizeof(err)) < 0)
 		die(CTL_EUSAGE, "%s", err);
+	if (ctl_verbs[a.verb].flags & VF_LOCAL)
+		return calshow(&a);
 	if (a.verb == VERB_VERSION)
 		printf("pidvisorctl %s (protocol %d)\n", PIDVISOR_VERSION,
 		    CTL_VERSION);

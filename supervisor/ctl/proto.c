@@ -177,7 +177,8 @@ static bool
 ctl_opt_takes_next(const char *s)
 {
 	return !strcmp(s, "-n") || !strcmp(s, "--lines") ||
-	    !strcmp(s, "--binary") || !strcmp(s, "--timeout");
+	    !strcmp(s, "--binary") || !strcmp(s, "--timeout") ||
+	    !strcmp(s, "--iterations") || !strcmp(s, "--base-time");
 }
 
 /*
@@ -192,10 +193,12 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 	const struct ctl_verb	*v = NULL;
 	const char		*val;
 	int			 i, vi;
+	bool			 dashdash = false;	/* "--": no more options */
 
 	memset(a, 0, sizeof(*a));
 	a->timeout = CTL_WAIT_DEFAULT;
 	a->lines = UINT32_MAX;
+	a->iterations = 1;
 	if (argc < 1) {
 		snprintf(err, errlen, "no verb given");
 		return -EINVAL;
@@ -221,7 +224,16 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 
 		if (i == vi)
 			continue;
-		if ((v->flags & VF_WAIT) && strcmp(s, "--wait") == 0) {
+		if (!dashdash && i > vi && strcmp(s, "--") == 0) {
+			dashdash = true;
+		} else if (dashdash) {
+			if (a->npos == v->max) {
+				snprintf(err, errlen, "too many arguments; "
+				    "usage: %s", v->usage);
+				return -EINVAL;
+			}
+			a->pos[a->npos++] = s;
+		} else if ((v->flags & VF_WAIT) && strcmp(s, "--wait") == 0) {
 			a->wait = true;
 		} else if ((v->flags & VF_JSON) && strcmp(s, "--json") == 0) {
 			a->json = true;
@@ -248,6 +260,24 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 				return -EINVAL;
 			}
 			a->binary = val;
+		} else if ((v->flags & VF_ITER) && ctl_opt_value(argc, argv,
+		    &i, "--iterations", NULL, &val)) {
+			uint64_t	n;
+
+			if (val == NULL || parse_u64(val, 10000, &n) < 0) {
+				snprintf(err, errlen, "--iterations needs a "
+				    "number up to 10000; usage: %s", v->usage);
+				return -EINVAL;
+			}
+			a->iterations = (uint32_t)n;
+		} else if ((v->flags & VF_BASE) && ctl_opt_value(argc, argv,
+		    &i, "--base-time", NULL, &val)) {
+			if (val == NULL) {
+				snprintf(err, errlen, "--base-time needs a "
+				    "time; usage: %s", v->usage);
+				return -EINVAL;
+			}
+			a->base_time = val;
 		} else if ((v->flags & VF_TIMEOUT) && ctl_opt_value(argc, argv,
 		    &i, "--timeout", NULL, &val)) {
 			if (val == NULL || parse_duration(val, &a->timeout) < 0 ||

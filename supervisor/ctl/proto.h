@@ -98,6 +98,9 @@ enum ctl_verb_id {
 #define VF_FOLLOW	0x20	/* takes -f */
 #define VF_BINARY	0x40	/* takes --binary PATH */
 #define VF_ALL		0x80	/* takes --all */
+#define VF_LOCAL	0x100	/* pidvisorctl's own: no pidvisor asked */
+#define VF_ITER		0x200	/* takes --iterations N */
+#define VF_BASE		0x400	/* takes --base-time TIME */
 
 struct ctl_verb {
 	const char	*name;
@@ -126,6 +129,8 @@ struct ctl_args {
 	uint32_t	 timeout;	/* ms */
 	uint32_t	 lines;		/* -n; UINT32_MAX: all */
 	const char	*binary;	/* --binary; NULL: none */
+	uint32_t	 iterations;	/* --iterations; 1 if not given */
+	const char	*base_time;	/* --base-time; NULL: now */
 };
 
 int	ctl_args_parse(int argc, char *const argv[], struct ctl_args *a,

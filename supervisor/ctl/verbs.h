@@ -89,6 +89,11 @@
 	    VF_ROOT,							\
 	    "reset-failed [NAME...]",					\
 	    "forget the failure of the services named, or of all: "	\
-	    "failed ones are stopped, their start limits start over")
+	    "failed ones are stopped, their start limits start over")	\
+	X(CALENDAR, calendar, "calendar", 1, CTL_NAMES_MAX,		\
+	    VF_LOCAL | VF_ITER | VF_BASE,				\
+	    "calendar EXPR... [--iterations N] [--base-time TIME]",	\
+	    "when calendar expressions elapse next, as systemd-analyze " \
+	    "calendar says (needs no pidvisor)")
 
 #endif
