@@ -16,10 +16,10 @@ B		 = build
 
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
-		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c \
+		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c tz.c calendar.c timefmt.c \
 		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
 		   util.c
-CTL_SRC		 = pidvisorctl.c proto.c util.c
+CTL_SRC		 = pidvisorctl.c calshow.c proto.c calendar.c timefmt.c tz.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching
 # a header rebuilds only what includes it.  No built-in rules: a rule
 # to make a .d file from a .o by linking it is not one we want.
@@ -163,7 +163,7 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 
 # Unit tests: cmocka, against the sanitized objects, linked from one
 # library of them (the linker takes what a test needs).
-UNIT		 = conf svc proto util svclog decide parts ctl
+UNIT		 = conf svc proto util svclog decide parts ctl calendar
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 LIB_SRC		 = $(filter-out main.c,$(DAEMON_SRC))
 LIB		 = $(B)/asan/libpidvisor.a
@@ -244,7 +244,7 @@ $(B)/test/sdlisten: tests/helpers/sdlisten.c
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
-		   template http machine
+		   template http machine calendar
 FUZZ_SRC_service = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
 FUZZ_SRC_tree	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
 FUZZ_SRC_request = proto util
@@ -256,6 +256,7 @@ FUZZ_SRC_envfile = env rawpath util
 FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SRC_machine = svc svc_event svc_hook svc_set svc_text svc_save $(FUZZ_SRC_tree)
+FUZZ_SRC_calendar = calendar timefmt tz util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
@@ -267,7 +268,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c \
 	@mkdir -p $(@D)
 	clang -std=gnu11 -D_GNU_SOURCE -g -O1 -DPV_STRICT \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -Itests/fuzz \
+	    $(INC) -Itests/fuzz \
 	    -o $@ $^ $(LIBS)
 $(B)/asan/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	$(CC) $(WARN) -O1 -g $(SAN) -Itests/fuzz -o $@ $^ $(LIBS)
