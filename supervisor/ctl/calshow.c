@@ -15,15 +15,6 @@
 #include "tz.h"
 #include "util.h"
 
-static int64_t
-real_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* calendar EXPR... [--iterations N] [--base-time TIME]: its exit code. */
 int
 calshow(const struct ctl_args *a)

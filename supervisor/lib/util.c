@@ -354,26 +354,65 @@ real_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* CLOCK_REALTIME in us. */
+int64_t
+real_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The units of a duration, with systemd.time(7)'s names for each. */
+static const struct { const char *name; uint64_t us; } duration_units[] = {
+	{ "us", 1 }, { "usec", 1 }, { "ms", 1000 }, { "msec", 1000 },
+	{ "s", 1000000 }, { "sec", 1000000 }, { "second", 1000000 },
+	{ "seconds", 1000000 }, { "m", 60000000 }, { "min", 60000000 },
+	{ "minute", 60000000 }, { "minutes", 60000000 },
+	{ "h", 3600000000ULL }, { "hr", 3600000000ULL },
+	{ "hour", 3600000000ULL }, { "hours", 3600000000ULL },
+	{ "d", 86400000000ULL }, { "day", 86400000000ULL },
+	{ "days", 86400000000ULL }, { "w", 604800000000ULL },
+	{ "week", 604800000000ULL }, { "weeks", 604800000000ULL },
+	/* systemd's: a month is 30.44 days, a year 365.25 */
+	{ "M", 2629800000000ULL }, { "month", 2629800000000ULL },
+	{ "months", 2629800000000ULL }, { "y", 31557600000000ULL },
+	{ "year", 31557600000000ULL }, { "years", 31557600000000ULL },
+};
+
+/* A unit's length in us, from its name of len letters; 0: none such. */
+static uint64_t
+duration_unit(const char *p, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(duration_units); i++)
+		if (strlen(duration_units[i].name) == len &&
+		    strncmp(p, duration_units[i].name, len) == 0)
+			return duration_units[i].us;
+	return 0;
+}
+
 /*
  * A duration: one or more NUMBER[.FRACTION]UNIT terms, largest unit
- * first as written ("1h30m", "2m30s", "1.5s"), with units us, ms, s, m,
- * h and d; or a bare number, alone, in bare_us units.  Into *us; -EINVAL
- * for anything else, -ERANGE past max_us.
+ * first as written ("1h30m", "2min 30s", "1.5s"), with the units of
+ * systemd.time(7) (us, ms, s, m or min, h, d, w, M, y and their long
+ * names), blanks between terms or before a unit; or a bare number, alone,
+ * in bare_us units.  Into *us; -EINVAL for anything else, -ERANGE past
+ * max_us.
  */
 int
 parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
     uint64_t *us)
 {
-	static const struct { const char *name; uint64_t us; } units[] = {
-		{ "us", 1 }, { "ms", 1000 }, { "s", 1000000 },
-		{ "m", 60000000 }, { "h", 3600000000ULL },
-		{ "d", 86400000000ULL },
-	};
 	uint64_t	 total = 0, whole, frac, fscale, unit, last = UINT64_MAX;
 	const char	*p = s;
-	size_t		 i, len;
+	size_t		 len;
 
 	do {
+		if (last != UINT64_MAX)
+			p += strspn(p, " ");
 		if (!isdigit((unsigned char)*p))
 			return -EINVAL;
 		for (whole = 0; isdigit((unsigned char)*p); p++) {
@@ -393,6 +432,8 @@ parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
 				}
 			}
 		}
+		if (p[strspn(p, " ")] != '\0')
+			p += strspn(p, " ");
 		for (len = 0; isalpha((unsigned char)p[len]); len++)
 			;
 		if (len == 0) {
@@ -401,13 +442,10 @@ parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
 				return -EINVAL;
 			unit = bare_us;
 		} else {
-			for (i = 0; i < ARRAY_SIZE(units); i++)
-				if (strlen(units[i].name) == len &&
-				    strncmp(p, units[i].name, len) == 0)
-					break;
-			if (i == ARRAY_SIZE(units) || units[i].us >= last)
+			unit = duration_unit(p, len);
+			if (unit == 0 || unit >= last)
 				return -EINVAL;	/* unknown, or out of order */
-			unit = last = units[i].us;
+			last = unit;
 			p += len;
 		}
 		if (whole > (max_us - total) / unit)

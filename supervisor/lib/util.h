@@ -49,6 +49,7 @@ size_t	utf8_valid_len(const char *s, size_t n);
 int64_t	mono_ms(void);
 int64_t	mono_us(void);
 int64_t	real_ms(void);
+int64_t	real_us(void);
 int64_t	proc_start_ms(void);
 
 /* A small file (under dirfd, or AT_FDCWD) in one read, NUL-terminated. */

@@ -22,6 +22,11 @@ test_duration_valid(void **state)
 		{ "1h", 3600000 }, { "1h30m", 5400000 }, { "1d", 86400000 },
 		{ "2m30s", 150000 }, { "1s500ms", 1500 }, { "250000us", 250 },
 		{ "1d2h3m4s5ms", 93784005 }, { "0.5h", 1800000 },
+		/* systemd.time(7)'s names, blanks between terms */
+		{ "1w", 604800000 }, { "1 s", 1000 }, { "1h 5m", 3900000 },
+		{ "1min 30sec", 90000 }, { "2 weeks", 1209600000 },
+		{ "1M", 2629800000U }, { "12hr", 43200000 },
+		{ "3 days 1 hour", 262800000 }, { "5msec", 5 },
 	};
 	uint32_t	ms;
 	size_t		i;
@@ -37,8 +42,8 @@ static void
 test_duration_invalid(void **state)
 {
 	static const char *const bad[] = {
-		"", "s", "-1", "1w", "1 s", "1m1h", "1h1h", "1h5", "1h 5m",
-		"1hm", "1.s", ".5", "1e3", "10 ", "ms",
+		"", "s", "-1", "1m1h", "1h1h", "1h5", "1h 5", "1min 1h",
+		"1hm", "1 week 1 weeks", "1Min", " 1s", "1s ", "1.s", ".5", "1e3", "10 ", "ms",
 		"1ss", "0x10",
 	};
 	uint32_t	ms;
