@@ -17,7 +17,7 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c tz.c calendar.c timefmt.c \
-		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c \
+		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c timer.c conf_timer.c timers.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c calshow.c proto.c calendar.c timefmt.c tz.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching
@@ -124,10 +124,11 @@ $(B)/bin/pidvisorctl: $(CTL_SRC:%.c=$(B)/obj/%.o)
 	$(CC) $(CFLAGS) -o $@ $^
 
 # The same, with the sanitizers, for the tests; PV_STRICT: a bug the
-# code sees (a state move outside svc_moves) aborts.
+# code sees (a state move outside svc_moves) aborts; PV_FAKE_PRESSURE:
+# the killer's level can come from a file (t_timer_defer).
 $(B)/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_STRICT -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g $(SAN) -DPV_STRICT -DPV_FAKE_PRESSURE -c $< -o $@
 
 # The daemon of the tests can fail an allocation on purpose.
 $(B)/asan/ctl.o: ctl.c
@@ -151,7 +152,8 @@ $(B)/asan/pidvisorctl: $(CTL_SRC:%.c=$(B)/asan/%.o)
 # injected as in the sanitized one.
 $(B)/memcheck/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(DEP) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_STRICT -DPV_FAULT -c $< -o $@
+	$(CC) $(DEP) $(WARN) -O1 -g -DPV_MEMCHECK -DPV_STRICT -DPV_FAULT \
+	    -DPV_FAKE_PRESSURE -c $< -o $@
 
 $(B)/memcheck/fault.o: tests/helpers/fault.c
 	@mkdir -p $(@D)
@@ -212,7 +214,7 @@ $(B)/test/pidvisor-prev:
 	git archive $(PREV_RELEASE) | tar -x -C $(B)/prev
 	$(MAKE) --no-print-directory -C $(B)/prev build/bin/pidvisor
 	cp $(B)/prev/build/bin/pidvisor $@
-FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=10
+FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=11
 $(B)/field/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(FIELD_FLAGS) -c $< -o $@
@@ -245,15 +247,15 @@ $(B)/test/sdlisten: tests/helpers/sdlisten.c
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
 		   template http machine calendar
-FUZZ_SRC_service = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
-FUZZ_SRC_tree	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
+FUZZ_SRC_service = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
+FUZZ_SRC_tree	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notifymsg
 FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env rawpath util
-FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure listen rawpath conf_key sandbox security st util
+FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SRC_machine = svc svc_event svc_hook svc_set svc_text svc_save $(FUZZ_SRC_tree)
 FUZZ_SRC_calendar = calendar timefmt tz util

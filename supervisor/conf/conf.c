@@ -128,6 +128,8 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->listen_mode = 0666;		/* systemd's SocketMode= */
 	d->max_connections = 64;	/* systemd's MaxConnections= */
 	d->trigger_interval = 2000;	/* systemd's TriggerLimitIntervalSec= */
+	d->accuracy = 60000;		/* systemd's AccuracySec= */
+	d->defer_max = 3600000;
 }
 
 /* Free one service definition. */
@@ -675,6 +677,7 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 	if (d->user)
 		conf_user(p, d);
 	conf_listen_finish(p, d);
+	conf_timer_finish(p, d);
 }
 
 /*

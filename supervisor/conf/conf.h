@@ -129,6 +129,7 @@ enum kill_mode {
 };
 
 #define KILL_PRIORITY_NEVER	(-1)
+#define STATE_DIR_DEFAULT	"/var/lib/pidvisor"
 #define SIZE_MAX_UNSET		UINT64_MAX	/* memory_max = max */
 
 /* Log defaults, from pidvisor.ini, for services that do not say. */
@@ -279,6 +280,20 @@ enum conf_key_id {
 	K_PRESSURE_POLICY,
 	K_MEMORY_PRESSURE_WATCH,
 	K_MEMORY_PRESSURE_THRESHOLD,
+	K_ON_CALENDAR,		/* the first of a timer's (svc_timed) */
+	K_ON_BOOT,
+	K_ON_STARTUP,
+	K_ON_ACTIVE,
+	K_ON_UNIT_ACTIVE,
+	K_ON_UNIT_INACTIVE,	/* the last of them */
+	K_PERSISTENT,
+	K_RANDOMIZED_DELAY,
+	K_FIXED_RANDOM_DELAY,
+	K_ACCURACY,
+	K_WAKE_SYSTEM,
+	K_DEFER_UNDER_PRESSURE,
+	K_DEFER_MAX,
+	K_STATE_DIR,
 	K__COUNT
 };
 
@@ -475,6 +490,20 @@ struct svc_def {
 	uint8_t		  memory_pressure_watch;	/* enum mp_watch */
 	bool		  on_demand;
 	bool		  accept;	/* a template: an instance per client */
+	/* When it runs by itself (timer.c): systemd's timer keys. */
+	char		**on_calendar;	/* expressions, as written */
+	uint64_t	  on_boot;	/* ms; each only if given */
+	uint64_t	  on_startup;
+	uint64_t	  on_active;
+	uint64_t	  on_unit_active;
+	uint64_t	  on_unit_inactive;
+	uint64_t	  randomized_delay;	/* ms */
+	uint64_t	  accuracy;		/* ms */
+	uint64_t	  defer_max;		/* ms */
+	bool		  persistent;
+	bool		  fixed_random_delay;
+	bool		  wake_system;		/* refused */
+	bool		  defer_under_pressure;
 	struct keyset	  given;	/* keys its file gave */
 };
 
@@ -492,6 +521,7 @@ struct sup_conf {
 	uid_t		*metrics_uids;	/* ... theirs */
 	size_t		 nmetrics_uids;
 	char		*syslog_socket;	/* NULL: /dev/log */
+	char		*state_dir;	/* NULL: STATE_DIR_DEFAULT */
 	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */
@@ -562,6 +592,9 @@ int		 conf_parse_service(struct conf *c, const char *file,
 int		 conf_check(struct conf *c);
 void		 conf_listen_check(struct conf *c);
 bool		 conf_def_is_conn(const struct svc_def *d);
+bool		 conf_def_timed(const struct svc_def *d);
+bool		 conf_timer_equal(const struct svc_def *a,
+		     const struct svc_def *b);
 struct svc_def	*conf_find(const struct conf *c, const char *name);
 int		 conf_instance(struct conf *c, const struct conf_tmpl *t,
 		     const char *name, struct svc_def **out);

@@ -81,5 +81,11 @@ const char	*conf_listen(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_listen_owner(struct parse_ctx *p, void *obj, const char *v);
 const char	*conf_listen_mode(struct parse_ctx *p, void *obj, const char *v);
 void		 conf_listen_finish(struct parse_ctx *p, struct svc_def *d);
+/* The timer keys (conf_timer.c). */
+const char	*conf_timer_calendar(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_timer_span(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_timer_wake_system(struct parse_ctx *p, void *obj,
+		    const char *v);
+void		 conf_timer_finish(struct parse_ctx *p, struct svc_def *d);
 
 #endif

@@ -21,6 +21,7 @@
 #include "pressure.h"
 #include "sup.h"
 #include "security.h"
+#include "tz.h"
 
 /*
  * Supervisor-wide settings: each key of [supervisor] that changed is
@@ -73,16 +74,18 @@ static int
 confreload_swap(struct sup *sup, struct service *ss, struct svc_def *d)
 {
 	struct service_spawn	*sp = ss->spawn;
+	struct svc_def		*old = ss->svc.def;
 
+	ss->svc.def = d;
+	timer_reloaded(&ss->sched, old);
 	if (sp != NULL && sp->old_def == NULL) {
 		/* Its child may still read them, until it execs. */
-		sp->old_def = ss->svc.def;
+		sp->old_def = old;
 		sp->old_envp = ss->envp;
 		ss->envp = NULL;
 	} else {
-		svc_def_free(ss->svc.def);
+		svc_def_free(old);
 	}
-	ss->svc.def = d;
 	service_sandbox_drop(ss);	/* made again at its next spawn */
 	if (ss->cgfd >= 0) {		/* new limits at its next start */
 		close(ss->cgfd);
@@ -295,7 +298,8 @@ confreload_act(struct sup *sup)
 		s = sup->set.v[i];
 		switch (service_of(s)->fate) {
 		case R_ADDED:
-			if (s->def->enabled)
+			timer_start(&service_of(s)->sched);
+			if (svc_starts_at_once(s))
 				svc_start(s);
 			break;
 		case R_CHANGED:
@@ -303,6 +307,7 @@ confreload_act(struct sup *sup)
 				svc_restart(s);
 			break;
 		case R_REMOVED:
+			timer_stop(&service_of(s)->sched);
 			svc_stop(s);
 			if (!svc_has_process(s))
 				ev_prepare_start(sup->core.loop, &sup->core.gc_w);
@@ -321,7 +326,10 @@ confreload(struct sup *sup, struct buf *report)
 {
 	char	sum[256];
 	size_t	i, n = 0;
-	int	rc = confreload_apply(sup, report);
+	int	rc;
+
+	tz_system_reload();	/* /etc/localtime may be another zone now */
+	rc = confreload_apply(sup, report);
 
 	if (sup->ctl.nevents == 0)
 		return rc;

@@ -133,7 +133,8 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		svc_reason_format(s, why, sizeof(why));
 		if (service_of(s)->quiet)
 			;	/* one of a storm of instances (socks.c) */
-		else if (s->state == SVC_STARTING || s->state == SVC_STOPPING)
+		else if (s->state == SVC_STARTING || s->state == SVC_STOPPING ||
+		    (from == SVC_DONE && s->state == SVC_STOPPED))
 			log_debug("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
 		else if (s->state == SVC_READY)
@@ -155,6 +156,7 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 	if (sup->phase == SUP_STOPPING && from != s->state)
 		sup_check_stopped(sup);
 	socks_changed(s);
+	timer_changed(&service_of(s)->sched, from);
 	if (service_of(s)->removing && !svc_has_process(s))
 		ev_prepare_start(sup->core.loop, &sup->core.gc_w);
 }
@@ -303,6 +305,13 @@ sup_core_changed(struct core *c, struct svc *s, enum svc_state from)
 	sup_changed(container_of(c, struct sup, core), s, from);
 }
 
+static void
+sup_core_timer_event(struct core *c, struct svc *s, const char *what)
+{
+	ctl_event(&container_of(c, struct sup, core)->ctl, &(struct ctl_event){
+	    .kind = EV_ELAPSE, .svc = s, .reason = what });
+}
+
 static struct svc *
 sup_core_instance(struct core *c, const char *name, struct buf *err,
     bool quiet)
@@ -330,6 +339,8 @@ sup_core_init(struct sup *sup)
 	c->spawns = sup->spawn_slots;
 	c->changed = sup_core_changed;
 	c->instance = sup_core_instance;
+	c->timer_event = sup_core_timer_event;
+	c->sc = &sup->conf.sup;
 }
 
 /* Free removed services once they have no process left. */
@@ -801,6 +812,7 @@ sup_init_parts(struct sup *sup)
 	sup->httpd.users = &sup->conf.sup.metrics_uids;
 	sup->httpd.nusers = &sup->conf.sup.nmetrics_uids;
 	sup->start_ms = proc_start_ms();
+	timer_core_init(&sup->core, sup->start_ms, sup->container);
 	sup->output.syslogfd = syslog_open();
 	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
 	sup_log_apply(sup);
@@ -846,9 +858,11 @@ sup_start_fresh(struct sup *sup)
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
 	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path ?
 	    sup->ctl_path : "none");
-	for (i = 0; i < sup->set.n; i++)
-		if (sup->set.v[i]->def->enabled)
+	for (i = 0; i < sup->set.n; i++) {
+		timer_start(&service_of(sup->set.v[i])->sched);
+		if (svc_starts_at_once(sup->set.v[i]))
 			svc_start(sup->set.v[i]);
+	}
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "pressure.h"
 #include "spawn.h"
 #include "sandbox.h"
+#include "timers.h"
 
 
 /*
@@ -501,10 +502,15 @@ cmd_metrics(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
-/* Is a service as is-ready wants it: ready, a task done, or listening? */
+/*
+ * Is a service as is-ready wants it: ready, a task done, or listening;
+ * a timer's: armed and not failed, between runs or in one?
+ */
 static bool
 cmd_ready(const struct svc *s)
 {
+	if (svc_timed(s))
+		return svc_timer_ok(s);
 	return s->state == SVC_READY || s->state == SVC_DONE ||
 	    s->state == SVC_LISTENING;
 }
@@ -557,6 +563,41 @@ cmd_reset_failed(struct ctl_client *c, const struct ctl_args *a)
 		return;
 	for (i = 0; i < (a->npos ? c->nwait : set->n); i++)
 		svc_reset_failed(a->npos ? c->wait_svc[i] : set->v[i]);
+	ctl_ok(c);
+}
+
+/*
+ * timers [--all] [--json]: the services with an armed timer (--all: any
+ * timer), sorted by their next elapse (timers.c formats them).
+ */
+static void
+cmd_timers(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct svc_set		*set = c->ctl->set;
+	struct svc_status	*v;
+	struct buf		 b = { 0 };
+	int64_t			 now = mono_ms(), real = real_us();
+	size_t			 i, n = 0;
+
+	if ((v = calloc(set->n + 1, sizeof(*v))) == NULL) {
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < set->n; i++) {
+		if (!svc_timed(set->v[i]))
+			continue;
+		c->ctl->ops->status(c->ctl->ctx, set->v[i], now, &v[n]);
+		if (v[n].timer.armed || a->all)
+			n++;
+	}
+	timers_sort(v, n);
+	if (a->json)
+		timers_json(&b, v, n, real);
+	else
+		timers_text(&b, v, n, real, a->all);
+	free(v);
+	ctl_output_buf(c, &b);
+	buf_free(&b);
 	ctl_ok(c);
 }
 

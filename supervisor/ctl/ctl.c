@@ -435,7 +435,7 @@ ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
 	static const char *const kinds[] = {
 		[EV_STATE] = "state", [EV_PRESSURE_KILL] = "pressure_kill",
 		[EV_RELOAD] = "reload", [EV_REEXEC] = "reexec",
-		[EV_REEXEC_DONE] = "reexec_done",
+		[EV_REEXEC_DONE] = "reexec_done", [EV_ELAPSE] = "timer",
 	};
 	const char	*name = e->svc ? e->svc->def->name : NULL;
 	char		 when[40];
@@ -488,6 +488,9 @@ ctl_event_format(struct buf *b, const struct ctl_event *e, bool json)
 	case EV_REEXEC_DONE:
 		buf_printf(b, "reexec: %s (%s)", e->ok ? "done" : "failed",
 		    e->reason);
+		break;
+	case EV_ELAPSE:
+		buf_printf(b, "%s: timer: %s", name, e->reason);
 		break;
 	}
 	if (e->pid > 0)

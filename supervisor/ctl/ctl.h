@@ -68,6 +68,7 @@ enum ctl_event_kind {
 	EV_RELOAD,		/* ok, reason (a summary) */
 	EV_REEXEC,		/* reason (the binary): it begins */
 	EV_REEXEC_DONE,		/* ok, reason: who took over, or why not */
+	EV_ELAPSE,		/* svc, reason: what its timer's elapse did */
 };
 
 struct ctl_event {

@@ -96,6 +96,48 @@ metrics_svc_sec(struct buf *b, const char *name, const char *svc, int64_t ms)
 	buf_add(b, frac, sizeof(frac));
 }
 
+/* The timers' rows: services with a timer only. */
+static void
+metrics_timers(struct buf *b, const struct svc_status *v, size_t n)
+{
+	size_t	i, j;
+
+	metrics_family(b, "pidvisor_timer_next_seconds", "gauge",
+	    "When the service's timer elapses next, since the epoch (armed "
+	    "timers with a next elapse).");
+	for (i = 0; i < n; i++)
+		if (v[i].timer.armed && v[i].timer.next_real)
+			metrics_svc_sec(b, "pidvisor_timer_next_seconds",
+			    v[i].name, v[i].timer.next_real / 1000);
+	metrics_family(b, "pidvisor_timer_last_trigger_seconds", "gauge",
+	    "When the service's timer last started it, since the epoch.");
+	for (i = 0; i < n; i++)
+		if (v[i].timer.last_real)
+			metrics_svc_sec(b, "pidvisor_timer_last_trigger_seconds",
+			    v[i].name, v[i].timer.last_real / 1000);
+	metrics_family(b, "pidvisor_timer_triggers_total", "counter",
+	    "Runs the service's timer started.");
+	for (i = 0; i < n; i++)
+		if (v[i].timer.timed)
+			metrics_svc_u64(b, "pidvisor_timer_triggers_total",
+			    v[i].name, v[i].timer.triggers);
+	metrics_family(b, "pidvisor_timer_skipped_total", "counter",
+	    "Elapses of the service's timer that started nothing: the run "
+	    "before still ran, or a command had stopped it.");
+	for (i = 0; i < n; i++) {
+		if (!v[i].timer.timed)
+			continue;
+		for (j = 0; j < SKIP__COUNT; j++) {
+			metrics_row(b, "pidvisor_timer_skipped_total",
+			    v[i].name);
+			buf_printf(b, "\",reason=\"%s\"} ",
+			    timer_skip_names[j]);
+			metrics_u64(b, v[i].timer.skipped[j]);
+			buf_add(b, "\n", 1);
+		}
+	}
+}
+
 int
 metrics_text(struct buf *b, const struct metrics_own *own,
     const struct svc_status *v, size_t n)
@@ -191,5 +233,6 @@ metrics_text(struct buf *b, const struct metrics_own *own,
 	for (i = 0; i < n; i++)
 		metrics_svc_u64(b, "pidvisor_service_log_dropped_total",
 		    v[i].name, v[i].log_dropped);
+	metrics_timers(b, v, n);
 	return b->nomem ? -ENOMEM : 0;
 }

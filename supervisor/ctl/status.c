@@ -54,6 +54,16 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		    st->ran_at_ms);
 		buf_printf(b, "; ran at %s for %s", when, took);
 	}
+	if (st->timer.deferred)
+		buf_puts(b, "; timer: deferred for memory pressure");
+	else if (st->timer.armed && st->timer.next_real) {
+		char	when[40];
+
+		format_rfc3339(when, sizeof(when), st->timer.next_real / 1000);
+		buf_printf(b, "; next run %s", when);
+	} else if (st->timer.timed && !st->timer.armed) {
+		buf_puts(b, "; timer off");
+	}
 	if (st->err)
 		buf_printf(b, "; errno %d (%s)", st->err, strerror(st->err));
 	if (st->health != NULL && st->health[0] != '\0')
@@ -119,6 +129,12 @@ status_json(struct buf *b, const struct svc_status *st)
 		buf_printf(b, ",\"health\":\"%s\"", st->health);
 	else
 		buf_puts(b, ",\"health\":null");
+	if (st->timer.armed && st->timer.next_real) {
+		format_rfc3339(when, sizeof(when), st->timer.next_real / 1000);
+		buf_printf(b, ",\"next_run\":\"%s\"", when);
+	} else {
+		buf_puts(b, ",\"next_run\":null");
+	}
 	if (st->err)
 		buf_printf(b, ",\"errno\":%d", st->err);
 	else

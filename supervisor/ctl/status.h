@@ -10,6 +10,26 @@
 #include "svclog.h"
 #include "util.h"
 
+/* Why an elapse started nothing (pidvisor_timer_skipped_total). */
+enum timer_skip {
+	SKIP_RUNNING,		/* the run before still runs */
+	SKIP_STOPPED,		/* a command stopped the service */
+	SKIP__COUNT
+};
+
+extern const char *const timer_skip_names[SKIP__COUNT];
+
+/* A timer as status, timers and metrics show it. */
+struct timer_status {
+	bool		 timed;		/* it has a timer */
+	bool		 armed;
+	bool		 deferred;	/* held for memory pressure */
+	int64_t		 next_real;	/* us; 0: none */
+	int64_t		 last_real;	/* us; 0: never */
+	uint64_t	 triggers;
+	uint64_t	 skipped[SKIP__COUNT];
+};
+
 /* One service, as `status` shows it: filled by service_status(). */
 struct svc_status {
 	const char		*name;
@@ -41,6 +61,7 @@ struct svc_status {
 	int32_t			 err;		/* sd_notify ERRNO=; 0: none */
 	bool			 reloading;	/* RELOADING=1 until READY=1 */
 	const char		*health;	/* its checks say; NULL, "": none */
+	struct timer_status	 timer;		/* when it runs by itself */
 };
 
 int	status_width(const struct svc_status *v, size_t n);

@@ -90,6 +90,10 @@
 	    "reset-failed [NAME...]",					\
 	    "forget the failure of the services named, or of all: "	\
 	    "failed ones are stopped, their start limits start over")	\
+	X(TIMERS, timers, "timers", 0, 0, VF_ALL | VF_JSON,		\
+	    "timers [--all] [--json]",					\
+	    "the services timers run: when next and last, sorted by "	\
+	    "the next (--all: those not armed too)")			\
 	X(CALENDAR, calendar, "calendar", 1, CTL_NAMES_MAX,		\
 	    VF_LOCAL | VF_ITER | VF_BASE,				\
 	    "calendar EXPR... [--iterations N] [--base-time TIME]",	\

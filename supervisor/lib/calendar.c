@@ -553,7 +553,7 @@ validate(struct parser *p)
 /*
  * Parse text into c (freed with calendar_free() either way); local: the
  * zone whose abbreviations a text may end with (NULL: none).  0, or
- * -errno with e saying where and why.
+ * -errno with e saying where and why (and c empty).
  */
 int
 calendar_parse(const char *text, const struct tz *local, struct calendar *c,
@@ -586,8 +586,10 @@ calendar_parse(const char *text, const struct tz *local, struct calendar *c,
 	if (rc > 0)
 		rc = 0;
 out:
-	if (rc < 0)
+	if (rc < 0) {
 		e->pos = e->pos < 0 ? 0 : e->pos;
+		calendar_free(c);	/* nothing half made is left */
+	}
 	free(s);
 	return rc;
 }

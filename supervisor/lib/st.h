@@ -30,7 +30,7 @@
  */
 #define STATE_MAGIC	"PVSTATE"	/* with its NUL: 8 bytes */
 #ifndef STATE_VERSION
-#define STATE_VERSION	9	/* 8: named records; 9: forking */
+#define STATE_VERSION	10	/* 8: named records; 9: forking; 10: timers */
 #endif
 #ifndef STATE_NAMED
 #define STATE_NAMED	8	/* the first version of named records */

@@ -488,6 +488,30 @@ tz_local(struct tz *z)
 	return 0;
 }
 
+static struct tz	system_zone;
+static bool		system_loaded;
+
+/*
+ * The system's zone as tz_local() finds it, read once (and again after
+ * tz_system_reload()); NULL only without memory.
+ */
+const struct tz *
+tz_system(void)
+{
+	if (!system_loaded && tz_local(&system_zone) == 0)
+		system_loaded = true;
+	return system_loaded ? &system_zone : NULL;
+}
+
+/* Read the system's zone again at its next use (a reload). */
+void
+tz_system_reload(void)
+{
+	if (system_loaded)
+		tz_free(&system_zone);
+	system_loaded = false;
+}
+
 void
 tz_free(struct tz *z)
 {

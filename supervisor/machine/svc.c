@@ -144,6 +144,48 @@ svc_satisfies(const struct svc *s)
 	    s->state == SVC_LISTENING) && !s->restart_req;
 }
 
+/* Is it run by a timer (any on_* key)? */
+bool
+svc_timed(const struct svc *s)
+{
+	return conf_def_timed(s->def);
+}
+
+/* Does it start when pidvisor does (or a reload adds it)? */
+bool
+svc_starts_at_once(const struct svc *s)
+{
+	return s->def->enabled && !svc_timed(s);
+}
+
+/*
+ * A timer's service as is-ready wants it: enabled, not stopped by a
+ * command, and not failed: between its runs, or in one.
+ */
+bool
+svc_timer_ok(const struct svc *s)
+{
+	return s->def->enabled && !s->paused && s->state != SVC_FAILED &&
+	    s->state != SVC_BACKOFF;
+}
+
+/*
+ * Its timer elapsed: start it as a command would, unless it runs (or
+ * is on its way up) or a command stopped it.  0: started; -EBUSY: it
+ * runs; -EPERM: stopped by a command.
+ */
+int
+svc_trigger(struct svc *s)
+{
+	if (s->paused)
+		return -EPERM;
+	if (svc_has_process(s) || s->state == SVC_BACKOFF ||
+	    (s->state == SVC_STOPPED && s->want_up))
+		return -EBUSY;
+	svc_start(s);
+	return 0;
+}
+
 /* Is it an accept = yes listener, whose instances serve its clients? */
 bool
 svc_is_listener(const struct svc *s)
@@ -264,6 +306,7 @@ svc_undone(struct svc *s)
 void
 svc_start(struct svc *s)
 {
+	s->paused = false;
 	svc_undone(s);
 	svc_want(s, true);
 	svc_fresh(s);
@@ -278,6 +321,7 @@ svc_start(struct svc *s)
 void
 svc_stop(struct svc *s)
 {
+	s->paused = svc_timed(s);	/* its timer starts nothing */
 	if (s->state == SVC_DONE)
 		return;
 	svc_want(s, false);
@@ -323,6 +367,7 @@ svc_restart(struct svc *s)
 	size_t		  top = 0;
 	uint32_t	  i;
 
+	s->paused = false;
 	svc_undone(s);
 	svc_want(s, true);
 	set->round++;

@@ -240,6 +240,7 @@ struct svc {
 	/* STARTING: start_pre_exec done, its spawn waits for room */
 	bool			 pre_done;
 	bool			 triggered;	/* LISTENING: a client came */
+	bool			 paused;	/* timed: a command stopped it */
 	TAILQ_ENTRY(svc)	 q;		/* the queue's link */
 #ifdef PV_TEST_FIELD
 	/* A release one ahead (tests/host/test_reexec.sh): a field added
@@ -270,7 +271,7 @@ struct svc {
 	X(mem_waived, BOOL, 6)	X(ready_seen, BOOL, 6)			\
 	X(reloading, BOOL, 6)	X(reload_asked, BOOL, 6)		\
 	X(reload_ready, BOOL, 6) X(pre_done, BOOL, 6)			\
-	X(triggered, BOOL, 6) SVC_STATE_TEST(X)
+	X(triggered, BOOL, 6) X(paused, BOOL, 10) SVC_STATE_TEST(X)
 
 #ifdef PV_TEST_FIELD
 #define SVC_STATE_TEST(X)	X(test_field, U32, STATE_VERSION)
@@ -355,6 +356,10 @@ bool		 svc_has_process(const struct svc *s);
 bool		 svc_is_task(const struct svc *s);
 bool		 svc_satisfies(const struct svc *s);
 bool		 svc_is_listener(const struct svc *s);
+bool		 svc_timed(const struct svc *s);
+bool		 svc_starts_at_once(const struct svc *s);
+bool		 svc_timer_ok(const struct svc *s);
+int		 svc_trigger(struct svc *s);
 void		 svc_triggered(struct svc *s);
 void		 svc_trigger_limit(struct svc *s);
 const char	*svc_state_name(enum svc_state st);

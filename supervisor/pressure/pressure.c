@@ -667,6 +667,7 @@ pressure_look(struct pressure *pr, const struct snap *s)
 		pressure_trace(pr, "look none", s);
 	else if (pr->on && !pr->stopping) {
 		pr->last_event = now;	/* victims wait for calm from here */
+		pr->last_level = lv;
 		v = pressure_pick(pr, lv, pr->dec.deficit, &freed);
 		pressure_why(pr, lv, why, sizeof(why));
 		v = v != NULL && pressure_kill_at(pr, v, lv, why, freed) == 0 ?
@@ -817,6 +818,36 @@ pressure_before(const struct svc *a, const struct svc *b)
 	if (pa != pb)
 		return pa < pb;		/* never (-1) first */
 	return a->since < b->since;
+}
+
+/*
+ * The pressure now, as the killer saw it at its last look: that look's
+ * level, until pressure_calm (at least its window) has passed since;
+ * then none.  The tests' daemon (PV_FAKE_PRESSURE) takes it from the
+ * file $PIDVISOR_FAKE_PRESSURE instead: "none", "medium", "critical".
+ */
+enum level
+pressure_level(const struct pressure *pr)
+{
+	int64_t	calm = pr->sc->pressure_calm;
+
+#ifdef PV_FAKE_PRESSURE
+	const char	*fake = getenv("PIDVISOR_FAKE_PRESSURE");
+	char		 word[16];
+
+	if (fake != NULL) {
+		if (read_small(AT_FDCWD, fake, word, sizeof(word)) < 0)
+			return LEVEL_NONE;
+		return strncmp(word, "medium", 6) == 0 ? LEVEL_MEDIUM :
+		    strncmp(word, "critical", 8) == 0 ? LEVEL_CRITICAL :
+		    LEVEL_NONE;
+	}
+#endif
+	if (calm < pr->sc->pressure_window / 1000)
+		calm = pr->sc->pressure_window / 1000;
+	if (!pr->on || pr->last_event == 0 || mono_ms() - pr->last_event >= calm)
+		return LEVEL_NONE;
+	return (enum level)pr->last_level;
 }
 
 /*

@@ -102,6 +102,7 @@ struct pressure {
 	struct svc	**who;
 	size_t		 cap;
 	int64_t		 last_event;	/* pressure last seen, mono ms */
+	uint8_t		 last_level;	/* ... at which level */
 	int64_t		 last_grant;	/* a victim last restarted, mono ms */
 	int64_t		 warned_at;	/* "nobody to kill", mono ms */
 	unsigned	 nkills;
@@ -117,6 +118,7 @@ int		 pressure_kill(struct pressure *pr, struct svc *s,
 #define PRESSURE_BY_REQUEST	"by request"	/* pressure_kill's why */
 void		 pressure_died(struct pressure *pr, struct svc *s);
 void		 pressure_look_now(struct pressure *pr);
+enum level	 pressure_level(const struct pressure *pr);
 void		 pressure_forget(struct pressure *pr, struct svc *s);
 void		 pressure_report(struct pressure *pr, struct buf *b, bool json);
 /* Of pressure.c, for pressure_report.c. */

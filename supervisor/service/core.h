@@ -24,6 +24,7 @@ struct pidmap;
 struct pressure;
 struct service_spawn;
 struct socks;
+struct sup_conf;
 
 struct core {
 	struct ev_loop		 *loop;
@@ -48,6 +49,15 @@ struct core {
 	bool			  pgrp_signal;	/* PIDFD_SIGNAL_PROCESS_GROUP */
 	bool			  quiesce;	/* a re-exec waits for quiet:
 						 * no new spawn, no new check */
+	/* What timers count from (timer.c). */
+	const struct sup_conf	 *sc;		/* live: reload changes it */
+	int64_t			  start_real;	/* our start (an exec keeps
+						 * it), us */
+	int64_t			  start_mono;	/* ... on CLOCK_MONOTONIC */
+	int64_t			  perturb;	/* this boot's, us: where in a
+						 * minute coalesced timers wake */
+	char			  machine_id[33]; /* or the boot's id */
+	bool			  container;	/* a boot is our start */
 	/* Up: a service changed state (or status text). */
 	void			(*changed)(struct core *, struct svc *,
 				    enum svc_state from);
@@ -65,6 +75,9 @@ struct core {
 	/* Across: s is no longer wanted: once down, it goes (an accept
 	 * instance that served its client). */
 	void			(*remove)(struct core *, struct svc *);
+	/* Up: a timer elapsed, and what came of it (`events`). */
+	void			(*timer_event)(struct core *, struct svc *,
+				    const char *what);
 	/* Up: NAME@INSTANCE made from its template; NULL with why. */
 	struct svc		*(*instance)(struct core *, const char *name,
 				    struct buf *err, bool quiet);

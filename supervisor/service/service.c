@@ -983,6 +983,7 @@ service_new(struct core *core, struct svc_def *d)
 	ev_init(&ss->timer, service_on_timer);
 	health_init(&ss->health, core, &ss->svc);
 	forking_init(&ss->fork, core, &ss->svc, &ss->cgfd);
+	timer_init(&ss->sched, core, &ss->svc);
 	if (service_env(core, ss) < 0) {
 		free(ss->notify_path);
 		free(ss);
@@ -1008,6 +1009,7 @@ service_free(struct core *core, struct service *ss)
 	hook_end_all(core, ss);
 	health_end(&ss->health);
 	forking_stop(&ss->fork);
+	timer_free(&ss->sched);
 	ev_io_stop(core->loop, &ss->death);
 	ev_timer_stop(core->loop, &ss->timer);
 	service_prev_forget(core, ss);
@@ -1092,6 +1094,7 @@ service_status(struct svc *s, int64_t now, struct svc_status *st)
 	st->err = s->err;
 	st->reloading = s->reloading;
 	st->health = health_name((enum health_state)ss->health.state);
+	timer_status(&ss->sched, &st->timer);
 	st->reason_has_exit = s->reason.why == WHY_EXITED ||
 	    s->reason.why == WHY_KILLED || s->reason.why == WHY_START_LIMIT;
 }

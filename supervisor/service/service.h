@@ -19,6 +19,7 @@
 #include "spawn.h"
 #include "status.h"
 #include "svc.h"
+#include "timer.h"
 
 struct core;
 struct hook_reload;
@@ -89,6 +90,7 @@ struct service {
 	struct health		 health;
 	/* ready = forking: its search (forking.c), across a re-exec too */
 	struct forking		 fork;
+	struct timer		 sched;		/* when it runs by itself */
 	struct service_spawn	*spawn;		/* until it exec'd */
 	struct pidmap_node	 pm;		/* made again from svc.pid */
 	struct svc_out		*out;		/* NULL until it first runs */
@@ -119,7 +121,7 @@ struct service {
 	X(nsock, NSOCK, 6) X(socks, SOCKS, 6) X(cgfd, FD, 6)		\
 	X(ns, NS, 8)	X(oom_kills, U64, 6) X(removing, BOOL, 6)	\
 	X(quiet, BOOL, 8) X(handed, BOOL, 6) X(prev, WATCH, 6)		\
-	X(fork, FORK, 9)
+	X(fork, FORK, 9)	X(sched, TIMER, 10)
 
 /* ... and what it does not, each made again as its field says. */
 #define SERVICE_SKIPPED(X)						\

@@ -33,6 +33,7 @@ service_watched(const ev_io *w)
 #define SERVICE_SAVE_U64(n, v)	st_u64(w, n, (v));
 #define SERVICE_SAVE_BOOL(n, v)	st_u8(w, n, (v) ? 1 : 0);
 #define SERVICE_SAVE_FORK(n, v)	st_u8(w, n, (v).active ? 1 : 0);
+#define SERVICE_SAVE_TIMER(n, v) timer_save(&(v), w);
 #define SERVICE_SAVE(name, how, since)	SERVICE_SAVE_##how(#name, ss->name)
 
 /*
@@ -68,6 +69,7 @@ service_save(const struct service *ss, struct st_w *w)
 #define SERVICE_LOAD_U64(n, v)	st_get_u64(r, n, &(v));
 #define SERVICE_LOAD_BOOL(n, v)	st_get_bool(r, n, &(v));
 #define SERVICE_LOAD_FORK(n, v)	st_get_bool(r, n, &(v).active);
+#define SERVICE_LOAD_TIMER(n, v) timer_load(&(v), r);
 #define SERVICE_LOAD(name, how, since)					\
 	if (st_since(r, since)) {					\
 		SERVICE_LOAD_##how(#name, ss->name)			\
@@ -99,6 +101,8 @@ service_load(struct core *core, struct service *ss, struct st_r *r,
 		return -EINVAL;
 	}
 	SERVICE_STATE(SERVICE_LOAD)
+	if (!st_since(r, 10))
+		timer_start(&ss->sched);	/* the release before's */
 	st_leave(r);
 	if (st_bad(r))
 		return -EINVAL;

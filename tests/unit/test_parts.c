@@ -18,6 +18,7 @@
 #include "pidmap.h"
 #include "service.h"
 #include "status.h"
+#include "timer.h"
 #include "util.h"
 
 /* Is var (KEY=VALUE) in env, exactly? */
@@ -678,7 +679,7 @@ test_status_json(void **state)
 	    "\"oom_kill\":1,\"kill_mode\":\"group\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":false,"
 	    "\"log_dropped\":0,\"reloading\":false,\"health\":null,"
-	    "\"errno\":null,"
+	    "\"next_run\":null,\"errno\":null,"
 	    "\"started_at\":null,\"ready_at\":\"2025-12-05T09:10:11.000Z\","
 	    "\"exit_code\":null,\"exit_signal\":null,\"exited_at\":null}"
 	    "{\"name\":\"x\",\"state\":\"stopped\",\"pid\":null,"
@@ -687,7 +688,7 @@ test_status_json(void **state)
 	    "\"oom_kill\":null,\"kill_mode\":\"process\","
 	    "\"kill_mode_effective\":\"process\",\"essential\":true,"
 	    "\"log_dropped\":7,\"reloading\":false,\"health\":null,"
-	    "\"errno\":null,"
+	    "\"next_run\":null,\"errno\":null,"
 	    "\"started_at\":null,\"ready_at\":null,\"exit_code\":137,"
 	    "\"exit_signal\":\"KILL\","
 	    "\"exited_at\":\"2025-12-05T09:10:11.123Z\"}");
@@ -739,6 +740,34 @@ test_service_fields(void **state)
 	    sizeof(struct service));
 }
 
+/*
+ * A timer's wake-up within its accuracy: on the minute's grid shifted by
+ * the perturb if that falls in [a, b], else on a finer one, else b.
+ */
+static void
+test_timer_coalesce(void **state)
+{
+	const int64_t	s = 1000000;
+
+	(void)state;
+	assert_int_equal(timer_coalesce(5 * s, 5 * s, 0), 5 * s);
+	assert_int_equal(timer_coalesce(5 * s, 5 * s + 1, 0), 5 * s);
+	/* 67 s: a minute plus the perturb */
+	assert_int_equal(timer_coalesce(10 * s + 5000, 70 * s, 7 * s),
+	    67 * s);
+	/* two timers due in one window wake together */
+	assert_int_equal(timer_coalesce(61 * s, 121 * s, 7 * s),
+	    timer_coalesce(64 * s, 125 * s, 7 * s));
+	/* no minute's point within: 10 s's, then 1 s's */
+	assert_int_equal(timer_coalesce(61 * s, 75 * s, 30 * s), 70 * s);
+	assert_int_equal(timer_coalesce(61 * s, 62 * s, 30 * s), 61 * s);
+	/* 250 ms's, then b itself */
+	assert_int_equal(timer_coalesce(61100000, 61400000, 30 * s),
+	    61250000);
+	assert_int_equal(timer_coalesce(61100000, 61200000, 30 * s),
+	    61200000);
+}
+
 int
 main(void)
 {
@@ -760,6 +789,7 @@ main(void)
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_status_done),
 		cmocka_unit_test(test_status_json),
+		cmocka_unit_test(test_timer_coalesce),
 		cmocka_unit_test(test_service_fields),
 	};
 

@@ -1145,6 +1145,47 @@ test_task_failed(void **state)
 }
 
 /*
+ * A timer's elapse (svc_trigger): a start, as a command's; nothing while
+ * it runs or restarts, or after a command stopped it, until a start.
+ */
+static void
+test_timer_trigger(void **state)
+{
+	struct svc	*j;
+
+	(void)state;
+	world("job", "[service]\nexec = x\nready = exit\n"
+	    "restart = on-failure\non_calendar = hourly\n", NULL);
+	j = S("job");
+	assert_true(svc_timed(j));
+	assert_false(svc_starts_at_once(j));
+	assert_true(svc_timer_ok(j));
+	assert_int_equal(svc_trigger(j), 0);
+	expect_log("spawn job;job>starting;");
+	assert_int_equal(svc_trigger(j), -EBUSY);
+	assert_true(svc_timer_ok(j));
+	die(j, 1, 0);
+	expect_log("job>backoff;");
+	assert_int_equal(svc_trigger(j), -EBUSY);
+	fire(j);
+	die(j, 0, 0);
+	expect_log("spawn job;job>starting;job>done;");
+	EV(svc_stop(j));
+	assert_false(svc_timer_ok(j));
+	assert_int_equal(svc_trigger(j), -EPERM);
+	expect_log("");
+	EV(svc_start(j));
+	expect_log("job>stopped;spawn job;job>starting;");
+	assert_true(svc_timer_ok(j));
+	die(j, 2, 0);
+	expect_log("job>backoff;");
+	fire(j);
+	die(j, 2, 0);
+	fire(j);
+	assert_int_equal(svc_trigger(j), -EBUSY);
+}
+
+/*
  * settle: ready only once up that long; a death before is a failed
  * start (back-off), even with exit code 0.
  */
@@ -1666,6 +1707,7 @@ main(void)
 		T_(test_settle),
 		T_(test_reload_extend),
 		T_(test_stop_extend),
+		T_(test_timer_trigger),
 		T_(test_state_fields),
 		T_(test_status_text),
 		T_(test_long_chain),
