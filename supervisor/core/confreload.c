@@ -298,6 +298,7 @@ confreload_act(struct sup *sup)
 		s = sup->set.v[i];
 		switch (service_of(s)->fate) {
 		case R_ADDED:
+			s->paused = false;	/* a removal's stop is over */
 			timer_start(&service_of(s)->sched);
 			if (svc_starts_at_once(s))
 				svc_start(s);

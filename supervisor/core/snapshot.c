@@ -46,6 +46,8 @@ snapshot_write(struct sup *sup, struct st_w *w)
 	st_str(w, "notify_path", sup->notify_path);
 	st_u32(w, "log_level", (uint32_t)sup->log_level);
 	st_u64(w, "nofile_cur", sup->core.nofile_cur);
+	st_i64(w, "start_real", sup->core.start_real);
+	st_i64(w, "start_mono", sup->core.start_mono);
 	st_u64(w, "nofile_max", sup->core.nofile_max);
 	st_u8(w, "container", sup->container);
 	st_u32(w, "mounts", pid1_mounts_mask());
@@ -161,6 +163,10 @@ snapshot_load_conf(struct sup *sup, struct sup_restore *rs)
 	if (st_get_u32(r, "log_level", &u))
 		sup->log_level = (int)u;
 	st_get_u64(r, "nofile_cur", &rs->nofile_cur);
+	if (st_since(r, 10)) {		/* timers' */
+		st_get_i64(r, "start_real", &rs->start_real);
+		st_get_i64(r, "start_mono", &rs->start_mono);
+	}
 	st_get_u64(r, "nofile_max", &rs->nofile_max);
 	st_get_bool(r, "container", &sup->container);
 	u = 0;

@@ -450,6 +450,7 @@ sup_instance(struct sup *sup, const char *name, struct buf *err, bool quiet)
 	ss->quiet = quiet;
 	if (!quiet)
 		log_info("%s: made from %s", name, t->file);
+	timer_start(&ss->sched);	/* a timed template's instance */
 	return &ss->svc;
 }
 
@@ -883,6 +884,10 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	if ((rc = sup_init_env(sup, rs)) < 0)
 		return rc;
 	sup_init_parts(sup);
+	if (rs != NULL && rs->start_mono > 0) {	/* as the first binary saw it */
+		sup->core.start_real = rs->start_real;
+		sup->core.start_mono = rs->start_mono;
+	}
 	return rs != NULL ? sup_restore(sup, rs) : sup_start_fresh(sup);
 }
 
@@ -1001,6 +1006,8 @@ sup_shutdown(struct sup *sup, unsigned int cmd)
 	sup->phase = SUP_STOPPING;
 	sup->pr.stopping = true;
 	log_info("stopping all services");
+	for (i = 0; i < sup->set.n; i++)	/* no elapse starts one now */
+		timer_stop(&service_of(sup->set.v[i])->sched);
 	if (sup->conf.sup.shutdown_timeout) {
 		ev_timer_set(&sup->shutdown_w,
 		    sup->conf.sup.shutdown_timeout / 1000.0, 0.);

@@ -64,6 +64,8 @@ struct sup_restore {
 	char		*cg_base;
 	char		*cg_why;
 	uint64_t	 nofile_cur;
+	int64_t		 start_real;	/* timers count from (core.h) */
+	int64_t		 start_mono;
 	uint64_t	 nofile_max;
 	int64_t		 t0_us;		/* the binary before: asked at */
 	int64_t		 t_check_us;	/* ... checked at */

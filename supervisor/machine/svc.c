@@ -159,8 +159,8 @@ svc_starts_at_once(const struct svc *s)
 }
 
 /*
- * A timer's service as is-ready wants it: enabled, not stopped by a
- * command, and not failed: between its runs, or in one.
+ * A timer's service as is-ready wants it: enabled (its timer armed), not
+ * stopped by a command, and not failed: between its runs, or in one.
  */
 bool
 svc_timer_ok(const struct svc *s)
@@ -281,6 +281,8 @@ svc_want(struct svc *s, bool up)
 			continue;
 		if (up && !x->want_up)
 			svc_fresh(x);
+		if (up)
+			x->paused = false;	/* wanted: its timer too */
 		x->want_up = up;
 		svc_kick(x);
 		for (i = 0; i < (up ? x->nreqs : x->nreq_by); i++) {

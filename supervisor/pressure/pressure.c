@@ -833,11 +833,14 @@ pressure_level(const struct pressure *pr)
 
 #ifdef PV_FAKE_PRESSURE
 	const char	*fake = getenv("PIDVISOR_FAKE_PRESSURE");
-	char		 word[16];
+	char		 word[16] = "";
+	int		 fd;
 
 	if (fake != NULL) {
-		if (read_small(AT_FDCWD, fake, word, sizeof(word)) < 0)
+		if ((fd = open_regular(AT_FDCWD, fake)) < 0)
 			return LEVEL_NONE;
+		(void)!read(fd, word, sizeof(word) - 1);
+		close(fd);
 		return strncmp(word, "medium", 6) == 0 ? LEVEL_MEDIUM :
 		    strncmp(word, "critical", 8) == 0 ? LEVEL_CRITICAL :
 		    LEVEL_NONE;

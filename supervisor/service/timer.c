@@ -139,6 +139,13 @@ timer_random(const struct timer *t)
 	return r % d->randomized_delay;
 }
 
+/* Is a state one of rest (systemd's inactive)? */
+static bool
+timer_rest(enum svc_state st)
+{
+	return st == SVC_STOPPED || st == SVC_DONE || st == SVC_FAILED;
+}
+
 /* A span key's value in ms. */
 static uint64_t
 timer_span(const struct svc_def *d, unsigned k)
@@ -194,18 +201,28 @@ timer_compute(struct timer *t, const struct timer_now *now)
 	int64_t			 best = INT64_MAX, mono = 0, n, base;
 	size_t			 i;
 
+	/* The wall clock was set back: what was is now (systemd's too). */
+	if (t->elapsed_real > now->real)
+		t->elapsed_real = now->real;
+	if (t->armed_real > now->real)
+		t->armed_real = now->real;
 	base = t->elapsed_real ? t->elapsed_real : t->armed_real;
 	for (i = 0; i < t->ncal; i++)
 		if (calendar_next(&t->cal[i], tz_system(), base, &n) == 0 &&
 		    n < best)
 			best = n;
-	if (best != INT64_MAX && best < t->core->start_real)
+	if (best != INT64_MAX && best < t->core->start_real &&
+	    t->core->start_real <= now->real)
 		best = t->core->start_real;	/* missed while we were down */
 	for (i = 0; i < ARRAY_SIZE(timer_spans); i++) {
 		unsigned	k = timer_spans[i].key;
 
 		if (!keyset_has(&d->given, k) || (t->done &
 		    timer_spans[i].once) || (base = timer_span_base(t, k)) < 0)
+			continue;
+		/* A span from the service's own start or end counts while
+		 * it is at rest (timer_changed computes it again then). */
+		if (!timer_spans[i].once && !timer_rest(t->svc->state))
 			continue;
 		n = base + (int64_t)timer_span(d, k) * 1000;
 		if (timer_spans[i].once && t->elapsed_real && n <= now->mono) {
@@ -238,6 +255,7 @@ timer_arm(struct timer *t)
 	if (!t->armed || t->next_real == 0)
 		return;
 	if (t->next_mono) {
+		ev_now_update(c->loop);	/* the delay counts from now */
 		t->wake = timer_coalesce(t->next_mono, t->next_mono + acc,
 		    c->perturb);
 		ev_timer_set(&t->mono_w, t->wake > now.mono ?
@@ -251,12 +269,16 @@ timer_arm(struct timer *t)
 	}
 }
 
-/* persistent's stamps: STATE_DIR/timers, made if need be; -1. */
+/*
+ * persistent's stamps: STATE_DIR/timers, made 0700 if need be, ours and
+ * written by no one else (else -1, said by the caller).
+ */
 static int
 timer_stamp_dir(const struct timer *t)
 {
 	const char	*dir = t->core->sc->state_dir ?
 			    t->core->sc->state_dir : STATE_DIR_DEFAULT;
+	struct stat	 st;
 	int		 fd, tfd;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
@@ -270,31 +292,43 @@ timer_stamp_dir(const struct timer *t)
 	tfd = openat(fd, "timers", O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	close(fd);
+	if (tfd >= 0 && (fstat(tfd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))) {
+		close(tfd);
+		errno = EPERM;
+		return -1;
+	}
 	return tfd;
 }
 
 /*
- * The stamp of the last elapse: its time as the file's (us), made now
- * if there is none.  0, or -errno (said).
+ * The stamp of the last elapse: a regular file of its own, its time the
+ * elapse's (us), made if there is none.  0, or -errno (said).
  */
 static int
 timer_stamp_write(const struct timer *t, int64_t us)
 {
-	struct timespec	ts[2];
-	int		dfd, fd = -1, rc = 0;
+	const char	*name = t->svc->def->name;
+	struct timespec	 ts[2];
+	struct stat	 st;
+	int		 dfd, fd = -1, rc = 0;
 
 	ts[0].tv_sec = us / 1000000;
 	ts[0].tv_nsec = us % 1000000 * 1000;
 	ts[1] = ts[0];
-	if ((dfd = timer_stamp_dir(t)) < 0 ||
-	    (fd = openat(dfd, t->svc->def->name, O_WRONLY | O_CREAT |
-	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)) < 0 ||
-	    futimens(fd, ts) < 0) {
+	if ((dfd = timer_stamp_dir(t)) < 0)
 		rc = -errno;
-		log_warn("%s: timer: its stamp in %s/timers: %s",
-		    t->svc->def->name, t->core->sc->state_dir ?
-		    t->core->sc->state_dir : STATE_DIR_DEFAULT, strerror(-rc));
-	}
+	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = !S_ISREG(st.st_mode) || st.st_nlink != 1 ? -EPERM :
+		    utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno :
+		    0;
+	else if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 || futimens(fd, ts) < 0)
+		rc = -errno;
+	if (rc < 0)
+		log_warn("%s: timer: its stamp in %s/timers: %s", name,
+		    t->core->sc->state_dir ? t->core->sc->state_dir :
+		    STATE_DIR_DEFAULT, strerror(-rc));
 	if (fd >= 0)
 		close(fd);
 	if (dfd >= 0)
@@ -546,13 +580,6 @@ timer_free(struct timer *t)
 	timer_cal_free(t);
 }
 
-/* Is a state one of rest (systemd's inactive)? */
-static bool
-timer_rest(enum svc_state st)
-{
-	return st == SVC_STOPPED || st == SVC_DONE || st == SVC_FAILED;
-}
-
 /*
  * The service moved: when it left rest and came back is what
  * on_unit_active and on_unit_inactive count from.
@@ -674,8 +701,10 @@ timer_load(struct timer *t, struct st_r *r)
 		return;
 	}
 	t->armed = true;
-	if (t->deferred_mono) {
-		timer_defer(t, &(struct timer_now){ real_us(), mono_us() });
+	if (t->deferred_mono) {		/* its next look, as before */
+		timer_cal_make(t);
+		ev_timer_set(&t->mono_w, TIMER_DEFER_LOOK, 0.);
+		ev_timer_start(t->core->loop, &t->mono_w);
 		return;
 	}
 	timer_rearm(t, false);
