@@ -42,7 +42,7 @@ DEPS		 = $(DEPS_BUILD) $(DEPS_TEST) $(DEPS_GUEST)
 
 .PHONY: all deps check test unit-test host-test guest-prereqs qemu-test run debian debian-test debian-bench run-debian \
 	kernel kernel-stock kernel-test initramfs qemu-test-stock install uninstall \
-	bench bench-deps bench-bins bench-sockets bench-pressure fuzz fuzz-deps fuzz-replay storm torture \
+	bench bench-deps bench-bins bench-sockets bench-pressure bench-timers fuzz fuzz-deps fuzz-replay storm torture \
 	attack-test container-test container \
 	lint lint-deps memcheck clean help
 
@@ -87,6 +87,7 @@ help:
 	@echo "make bench      pidvisor against the limit, runit, s6, daemontools"
 	@echo "make bench-sockets  a server's clients across 100 restarts (wrk)"
 	@echo "make bench-pressure low-memory killers, 7 scenarios, in the guest"
+	@echo "make bench-timers   timers: 10,000 idle, and 1,000 due at once against cron"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (60), or FUZZ_RUNS runs"
 	@echo "make storm      1,000 services crash-looping for 60 s, twice"
 	@echo "make torture    PID-reuse torture in the guest: 100,000 restarts"
@@ -494,6 +495,19 @@ $(B)/earlyoom/usr/bin/earlyoom:
 	    (apt-get download earlyoom || \
 	     (apt-get update -q && apt-get download earlyoom)) && \
 	    dpkg-deb -x earlyoom_*.deb . && rm -f earlyoom_*.deb
+
+# Debian's cron for bench/timers.sh, unpacked, not installed: the
+# package would start a cron daemon on this machine.
+$(B)/cron/usr/sbin/cron:
+	@mkdir -p $(B)/cron
+	cd $(B)/cron && rm -f cron_*.deb && \
+	    (apt-get download cron || \
+	     (apt-get update -q && apt-get download cron)) && \
+	    dpkg-deb -x cron_*.deb . && rm -f cron_*.deb
+
+# Timers: 10,000 armed and idle, and 1,000 due at once against cron.
+bench-timers: deps
+	bench/timers.sh
 
 bench-bins: all kernel
 	@$(MAKE) --no-print-directory $(BENCH_BINS)

@@ -1,13 +1,14 @@
 /*
  * svc.c - the tiny static service every supervisor runs in the benchmarks.
  *
- *   bench-svc [fifo=PATH] [ready=N] [sleep|exit]
+ *   bench-svc [fifo=PATH] [stamp=PATH] [ready=N] [sleep|exit]
  *
  * Started as "run" it reads them from ./args instead (runsv, s6-supervise
  * and supervise run ./run in the service directory; s6-supervise passes
  * the service's name as an argument).
  * fifo=PATH: write "PID CLOCK_MONOTONIC-ns\n" to the FIFO at start (a
- * reader must be there; if none is, the line is dropped).  ready=N: write
+ * reader must be there; if none is, the line is dropped).  stamp=PATH:
+ * append "CLOCK_REALTIME-ns\n" to the file (a timer's lateness).  ready=N: write
  * a newline on fd N and close it.  sleep: wait forever; exit: exit 0.
  */
 #include <fcntl.h>
@@ -29,6 +30,15 @@ act(const char *a)
 		n = snprintf(line, sizeof(line), "%d %lld\n", (int)getpid(),
 		    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 		if ((fd = open(a + 5, O_WRONLY | O_NONBLOCK)) >= 0) {
+			(void)!write(fd, line, (size_t)n);
+			close(fd);
+		}
+	} else if (strncmp(a, "stamp=", 6) == 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n = snprintf(line, sizeof(line), "%lld\n",
+		    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+		if ((fd = open(a + 6, O_WRONLY | O_APPEND | O_CREAT, 0644)) >=
+		    0) {
 			(void)!write(fd, line, (size_t)n);
 			close(fd);
 		}
