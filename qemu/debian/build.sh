@@ -14,7 +14,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 dir=$top/build/debian
-pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,udev,hostname,findutils
+pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,udev,hostname,findutils,logrotate,man-db
 mkdir -p "$dir"
 tar=$dir/rootfs-$(echo "$pkgs" | md5sum | cut -c1-12).tar
 if [ ! -s "$tar" ]; then

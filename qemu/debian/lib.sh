@@ -27,13 +27,14 @@ gssh() {
 }
 
 # pidvisor's every service ready (or listening for its clients) and
-# every boot task done; else those that are not (or why status failed)
-# in $bad.
+# every boot task done, but those timers run (their timer armed); else
+# those that are not (or why status failed) in $bad.
 pidvisor_ready() {
 	local out
 	out=$(gssh pidvisorctl status --json 2>&1) || { bad=$out; return 1; }
 	bad=$(printf '%s' "$out" | jq -r '.[] | select(.state != "ready" and
-	    .state != "done" and .state != "listening") |
+	    .state != "done" and .state != "listening" and
+	    .next_run == null) |
 	    "\(.name): \(.state) (\(.reason))"' 2>&1)
 	[ -z "$bad" ] && printf '%s' "$out" | jq -e 'length >= 10' >/dev/null
 }

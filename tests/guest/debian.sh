@@ -7,6 +7,8 @@
 # rsyslog got a line from logger and, through log = syslog, a new
 # service's lines, rsyslog and cron run hardened (and cron runs a job),
 # sshd -i serves a client of port 2200 as an instance of its own,
+# Debian's own jobs (apt-daily, dpkg-db-backup, logrotate, ...) armed on
+# their timers' schedules and one of them run by its timer,
 # `pidvisorctl poweroff` ends QEMU,
 # e2fsck -n finds the file system clean, its journal empty, and the
 # random seed was saved at power-off.  Then once by Debian's systemd, the image's other init
@@ -95,6 +97,30 @@ accepted() {
 	    "$(gssh pidvisorctl status 2>&1)"
 }
 
+# Debian's own jobs on their timers (the image's services/*.ini, as
+# their .timer files say): listed by `pidvisorctl timers`; then
+# dpkg-db-backup's given on_active = 1s for the test (a reload re-arms
+# it): it runs, and its backup of dpkg's status is there.
+timers() {
+	local b=$1 who=$2 out f=/etc/pidvisor/services/dpkg-db-backup.ini
+	out=$(gssh pidvisorctl timers 2>&1)
+	[ "$(grep -cE ' (apt-daily|apt-daily-upgrade|dpkg-db-backup|e2scrub_all|fstrim|logrotate|man-db)$' <<<"$out")" = 7 ]
+	ok $? "boot $b ($who): pidvisorctl timers lists Debian's jobs" "$out"
+	gssh "rm -f /var/backups/dpkg.status.0 &&
+	    cp $f /run/dpkg-db-backup.ini &&
+	    printf 'on_active = 1s\naccuracy = 1ms\n' >>$f &&
+	    pidvisorctl reload >/dev/null" >/dev/null 2>&1
+	until_ok 60 gssh test -s /var/backups/dpkg.status.0
+	ok $? "boot $b ($who): a timer ran dpkg-db-backup" \
+	    "$(gssh 'pidvisorctl timers --all; pidvisorctl status dpkg-db-backup' 2>&1)"
+	out=$(gssh pidvisorctl timers --json 2>&1)
+	[ "$(jq -r '.[] | select(.service == "dpkg-db-backup") | .triggers' \
+	    <<<"$out")" = 1 ]
+	ok $? "boot $b ($who): counted once" "$out"
+	gssh "cp /run/dpkg-db-backup.ini $f && pidvisorctl reload" \
+	    >/dev/null 2>&1
+}
+
 # boot N [systemd]: one boot by pidvisor, or by Debian's systemd (the
 # other init of the image: it still boots it, on our kernel).
 boot() {
@@ -147,6 +173,7 @@ boot() {
 		    >/dev/null 2>&1
 		hardened "$b" "$who"
 		accepted "$b" "$who"
+		[ "$b" = 1 ] && timers "$b" "$who"
 	fi
 	if [ "$who" = systemd ]; then
 		gssh systemctl poweroff >/dev/null 2>&1
