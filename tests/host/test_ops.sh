@@ -508,6 +508,7 @@ t_reload_settings() {
 	metrics_listen = 127.0.0.1:0
 	metrics_users = root
 	syslog_socket = $T/log.sock
+	state_dir = $T/state
 	EOF
 	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
