@@ -138,7 +138,7 @@ med() {
 wait_stamps() {
 	local i
 	for ((i = 0; i < 36000; i++)); do
-		[ "$(wc -l <"$W/stamps" 2>/dev/null || echo 0)" -ge "$1" ] &&
+		[ -f "$W/stamps" ] && [ "$(wc -l <"$W/stamps")" -ge "$1" ] &&
 		    return 0
 		sleep 0.1
 	done
