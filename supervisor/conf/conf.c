@@ -383,7 +383,6 @@ conf_key_find(enum conf_section sec, const char *name)
 	static uint16_t	order[K__COUNT];
 	static bool	sorted;
 	size_t		lo = 0, hi = K__COUNT, i, j;
-	int		c;
 
 	/* The table by name, once: a binary search for each line read
 	 * and each key a re-exec's state has. */
@@ -398,7 +397,7 @@ conf_key_find(enum conf_section sec, const char *name)
 	}
 	while (lo < hi) {
 		i = lo + (hi - lo) / 2;
-		if ((c = strcmp(conf_keys[order[i]].name, name)) < 0)
+		if (strcmp(conf_keys[order[i]].name, name) < 0)
 			lo = i + 1;
 		else
 			hi = i;

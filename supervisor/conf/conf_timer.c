@@ -20,8 +20,8 @@ const char *
 conf_timer_calendar(struct parse_ctx *p, void *obj, const char *v)
 {
 	struct svc_def		*d = obj;
-	struct calendar		 c;
-	struct cal_error	 e;
+	struct calendar		 c = { 0 };
+	struct cal_error	 e = { 0 };
 	int64_t			 next;
 
 	if (calendar_parse(v, tz_system(), &c, &e) < 0)

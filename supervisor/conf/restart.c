@@ -13,7 +13,7 @@
 #include "util.h"
 
 const char *const restart_names[RESTART__COUNT + 1] = {
-#define X(id, name, on)	[RESTART_##id] = name,
+#define X(id, name, on)	[RESTART_##id] = (name),
 	RESTART_MODES(X)
 #undef X
 	NULL,

@@ -301,7 +301,7 @@ httpd_on_retry(struct ev_loop *loop, ev_timer *w, int revents)
 static int
 httpd_peer_uid(int fd, uid_t *uid)
 {
-	struct sockaddr_storage	 me, peer;
+	struct sockaddr_storage	 me = { 0 }, peer = { 0 };
 	struct sockaddr_in	*m4 = (void *)&me, *p4 = (void *)&peer;
 	struct sockaddr_in6	*m6 = (void *)&me, *p6 = (void *)&peer;
 	socklen_t		 ml = sizeof(me), pl = sizeof(peer);

@@ -382,24 +382,24 @@ special(struct parser *p, const char *s)
 {
 	static const struct {
 		const char	*word;
-		int		 fields;	/* how many of sec, min, ... */
-		int64_t		 day;		/* 0: * */
 		const char	*months;	/* NULL: * */
+		int64_t		 day;		/* 0: * */
+		int		 fields;	/* how many of sec, min, ... */
 		bool		 monday;
 	} w[] = {
-		{ "minutely", 1, 0, NULL, false },
-		{ "hourly", 2, 0, NULL, false },
-		{ "daily", 3, 0, NULL, false },
-		{ "monthly", 3, 1, NULL, false },
-		{ "weekly", 3, 0, NULL, true },
-		{ "yearly", 3, 1, "1", false },
-		{ "annually", 3, 1, "1", false },
-		{ "anually", 3, 1, "1", false },
-		{ "quarterly", 3, 1, "1,4,7,10", false },
-		{ "semiannually", 3, 1, "1,7", false },
-		{ "semi-annually", 3, 1, "1,7", false },
-		{ "biannually", 3, 1, "1,7", false },
-		{ "bi-annually", 3, 1, "1,7", false },
+		{ "minutely", NULL, 0, 1, false },
+		{ "hourly", NULL, 0, 2, false },
+		{ "daily", NULL, 0, 3, false },
+		{ "monthly", NULL, 1, 3, false },
+		{ "weekly", NULL, 0, 3, true },
+		{ "yearly", "1", 1, 3, false },
+		{ "annually", "1", 1, 3, false },
+		{ "anually", "1", 1, 3, false },
+		{ "quarterly", "1,4,7,10", 1, 3, false },
+		{ "semiannually", "1,7", 1, 3, false },
+		{ "semi-annually", "1,7", 1, 3, false },
+		{ "biannually", "1,7", 1, 3, false },
+		{ "bi-annually", "1,7", 1, 3, false },
 	};
 	struct calendar	*c = p->c;
 	const char	*m;
@@ -448,7 +448,7 @@ zone_suffix(struct parser *p, const struct tz *local, char *text)
 		n = strlen(ab);
 		if (len > n + 1 && text[len - n - 1] == ' ' &&
 		    strcasecmp(text + len - n, ab) == 0) {
-			c->dst = (int8_t)i;
+			c->dst = i;
 			if ((c->abbr = strdup(ab)) == NULL)
 				return bad(p, p->s, ENOMEM, "out of memory");
 			text[len - n - 1] = '\0';

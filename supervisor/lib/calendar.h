@@ -32,7 +32,7 @@ struct cal_chain {
 struct calendar {
 	uint8_t		 weekdays;	/* bit 0 Monday .. 6 Sunday; 0: any */
 	bool		 utc;
-	int8_t		 dst;		/* a local abbreviation: 0, 1; else -1 */
+	int		 dst;		/* a local abbreviation: 0, 1; else -1 */
 	bool		 end_of_month;	/* ~: days count from the month's end */
 	char		*tz;		/* a zone's name, or NULL: local */
 	char		*abbr;		/* the local abbreviation it named */

@@ -40,7 +40,7 @@ RAWPATH static long
 rawpath_may_follow(long fd, const struct stat *st, uid_t owner,
     struct rawpath *rp)
 {
-	struct statfs	sfs;
+	struct statfs	sfs = { 0 };
 
 	if (RAWSYS(SYS_fstatfs, fd, &sfs) < 0 || sfs.f_type == PROC_SUPER_MAGIC)
 		return -ELOOP;		/* a magic link */
@@ -65,7 +65,7 @@ rawpath_walk(int root, const char *path, uid_t owner, struct rawpath *rp)
 	char		 cur[4096], link[4096];
 	int		 dirs[RAWPATH_DEPTH], depth = 0, links = 0;
 	const char	*p, *q, *r;
-	struct stat	 st;
+	struct stat	 st = { 0 };
 	size_t		 len, rest;
 	long		 fd, rc;
 
@@ -167,7 +167,7 @@ RAWPATH long
 rawpath_open(int root, const char *path, uid_t owner, int flags,
     struct rawpath *rp)
 {
-	struct stat	st;
+	struct stat	st = { 0 };
 	long		fd, rc;
 
 	if ((rc = rawpath_walk(root, path, owner, rp)) < 0)

@@ -47,7 +47,8 @@ st_rec_val(struct st_w *w, uint8_t kind, const char *name, const void *v,
 	p = w->b.data + w->b.len;
 	p[0] = (char)kind;
 	p[1] = (char)len;
-	memcpy(p + 2, name, len);
+	/* A name is counted, not ended. */
+	memcpy(p + 2, name, len);	/* NOLINT(bugprone-not-null-terminated-result) */
 	if (n > 0)
 		memcpy(p + 2 + len, v, n);
 	w->b.len += 2 + len + n;
@@ -412,7 +413,7 @@ st_value(struct st_r *r, const char *name, uint8_t kind, size_t n)
 
 #define ST_GET(type, fn, kind)						\
 bool									\
-fn(struct st_r *r, const char *name, type *out)			\
+fn(struct st_r *r, const char *name, type *out) /* NOLINT */	\
 {									\
 	const void	*p = st_value(r, name, kind, sizeof(type));	\
 									\

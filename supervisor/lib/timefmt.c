@@ -207,8 +207,8 @@ int
 calendar_describe(struct buf *out, struct buf *err, const char *text,
     const struct tz *local, int64_t base, int64_t now, uint32_t iterations)
 {
-	struct calendar	 c;
-	struct cal_error e;
+	struct calendar	 c = { 0 };
+	struct cal_error e = { 0 };
 	struct buf	 b = { 0 };
 	char		 label[24];
 	int64_t		 t = base;

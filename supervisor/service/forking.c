@@ -77,7 +77,7 @@ forking_read(void *arg)
 {
 	const struct forking_reader	*r = arg;
 	struct rawpath			 rp;
-	struct stat			 st;
+	struct stat			 st = { 0 };
 	char				 buf[64];
 	long				 root, fd, n;
 

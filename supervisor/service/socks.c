@@ -362,7 +362,7 @@ socks_listener(struct core *core, const struct svc_def *d)
 static void
 socks_src_of(int fd, struct socks_src *src)
 {
-	struct sockaddr_storage	 ss;
+	struct sockaddr_storage	 ss = { 0 };
 	struct sockaddr_in	*in = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)&ss;
 	struct ucred		 cred;

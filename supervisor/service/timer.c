@@ -91,7 +91,7 @@ timer_cal_make(struct timer *t)
 {
 	const struct svc_def	*d = t->svc->def;
 	size_t			 n = strv_len(d->on_calendar), i;
-	struct cal_error	 e;
+	struct cal_error	 e = { 0 };
 
 	timer_cal_free(t);
 	t->def = d;
@@ -316,14 +316,13 @@ timer_stamp_write(const struct timer *t, int64_t us)
 	ts[0].tv_sec = us / 1000000;
 	ts[0].tv_nsec = us % 1000000 * 1000;
 	ts[1] = ts[0];
-	if ((dfd = timer_stamp_dir(t)) < 0)
-		rc = -errno;
-	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if ((dfd = timer_stamp_dir(t)) >= 0 &&
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		rc = !S_ISREG(st.st_mode) || st.st_nlink != 1 ? -EPERM :
 		    utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno :
 		    0;
-	else if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
-	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 || futimens(fd, ts) < 0)
+	else if (dfd < 0 || (fd = openat(dfd, name, O_WRONLY | O_CREAT |
+	    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 || futimens(fd, ts) < 0)
 		rc = -errno;
 	if (rc < 0)
 		log_warn("%s: timer: its stamp in %s/timers: %s", name,

@@ -114,7 +114,7 @@ sandbox_child_ro(long fd, bool is_root)
 SANDBOX_CHILD static long
 sandbox_child_hide(long fd, long dir)
 {
-	struct stat	st;
+	struct stat	st = { 0 };
 	long		m, f, rc, cwd;
 
 	if ((rc = SYS(SYS_fstat, fd, &st)) < 0)
@@ -235,7 +235,7 @@ sandbox_child_op(const struct sandbox *sb, const struct sb_op *op,
     struct sb_walk *w)
 {
 	const char	*rel = op->path + sb->rootlen;
-	struct stat	 st;
+	struct stat	 st = { 0 };
 	long		 fd, rc = 0;
 	bool		 is_root = rel[0] == '\0' || (rel[0] == '/' &&
 			    rel[1] == '\0');
