@@ -327,10 +327,17 @@ confreload(struct sup *sup, struct buf *report)
 {
 	char	sum[256];
 	size_t	i, n = 0;
+	bool	zone;
 	int	rc;
 
-	tz_system_reload();	/* /etc/localtime may be another zone now */
+	zone = tz_system_reload();	/* /etc/localtime may have moved */
 	rc = confreload_apply(sup, report);
+	if (zone) {
+		log_info("the system's time zone changed: calendar timers "
+		    "computed again");
+		for (i = 0; i < sup->set.n; i++)
+			timer_zone_changed(&service_of(sup->set.v[i])->sched);
+	}
 
 	if (sup->ctl.nevents == 0)
 		return rc;

@@ -503,13 +503,64 @@ tz_system(void)
 	return system_loaded ? &system_zone : NULL;
 }
 
-/* Read the system's zone again at its next use (a reload). */
-void
+static bool
+tz_type_equal(const struct tz_type *a, const struct tz_type *b)
+{
+	return a->off == b->off && a->dst == b->dst &&
+	    strncmp(a->abbr, b->abbr, sizeof(a->abbr)) == 0;
+}
+
+static bool
+tz_date_equal(const struct tz_date *a, const struct tz_date *b)
+{
+	return a->kind == b->kind && a->m == b->m && a->w == b->w &&
+	    a->d == b->d && a->n == b->n && a->secs == b->secs;
+}
+
+/* Do two zones give every instant the same local time and name? */
+static bool
+tz_equal(const struct tz *a, const struct tz *b)
+{
+	size_t	i;
+
+	if (a->n != b->n || a->ntypes != b->ntypes || a->rule != b->rule ||
+	    (a->n > 0 && (memcmp(a->at, b->at, a->n * sizeof(*a->at)) != 0 ||
+	    memcmp(a->idx, b->idx, a->n) != 0)))
+		return false;
+	for (i = 0; i < a->ntypes; i++)
+		if (!tz_type_equal(&a->types[i], &b->types[i]))
+			return false;
+	return !a->rule || (a->rule_dst == b->rule_dst &&
+	    tz_type_equal(&a->std, &b->std) &&
+	    (!a->rule_dst || (tz_type_equal(&a->dst, &b->dst) &&
+	    tz_date_equal(&a->start, &b->start) &&
+	    tz_date_equal(&a->end, &b->end))));
+}
+
+/*
+ * Read the system's zone again (a reload: /etc/localtime may have been
+ * pointed elsewhere, or tzdata upgraded).  True if it was in use and
+ * now gives another local time somewhere: what was computed in it is
+ * stale.
+ */
+bool
 tz_system_reload(void)
 {
+	struct tz	z = { 0 };
+	bool		changed;
+
+	if (tz_local(&z) < 0) {		/* no memory: read it at its use */
+		if (system_loaded)
+			tz_free(&system_zone);
+		system_loaded = false;
+		return true;
+	}
+	changed = system_loaded && !tz_equal(&system_zone, &z);
 	if (system_loaded)
 		tz_free(&system_zone);
-	system_loaded = false;
+	system_zone = z;
+	system_loaded = true;
+	return changed;
 }
 
 void

@@ -42,7 +42,7 @@ int	tz_load(const char *name, struct tz *z);
 int	tz_local(struct tz *z);
 void	tz_free(struct tz *z);
 const struct tz *tz_system(void);
-void	tz_system_reload(void);
+bool	tz_system_reload(void);
 bool	tz_name_ok(const char *name);
 void	tz_at(const struct tz *z, int64_t t, struct tz_type *out);
 int	tz_instants(const struct tz *z, int64_t wall, int64_t out[2]);

@@ -630,6 +630,21 @@ timer_reloaded(struct timer *t, const struct svc_def *old)
 	timer_start(t);
 }
 
+/*
+ * The system's zone changed (tz_system_reload()): an armed calendar
+ * timer's next elapse is computed again in the new zone, from its last
+ * elapse, with the same randomized delay (as systemd on a zone change).
+ */
+void
+timer_zone_changed(struct timer *t)
+{
+	if (!t->armed || t->deferred_mono != 0 ||
+	    t->svc->def->on_calendar == NULL)
+		return;
+	timer_cal_make(t);
+	timer_rearm(t, false);
+}
+
 void
 timer_status(const struct timer *t, struct timer_status *st)
 {

@@ -60,6 +60,7 @@ void	timer_stop(struct timer *t);
 void	timer_free(struct timer *t);
 void	timer_changed(struct timer *t, enum svc_state from);
 void	timer_reloaded(struct timer *t, const struct svc_def *old);
+void	timer_zone_changed(struct timer *t);
 void	timer_status(const struct timer *t, struct timer_status *st);
 void	timer_save(const struct timer *t, struct st_w *w);
 void	timer_load(struct timer *t, struct st_r *r);

@@ -251,6 +251,33 @@ t_timer_reexec_reload() {
 	pv_down
 }
 
+# A reload that finds the system's zone changed computes each calendar
+# timer's next elapse again in the new zone; one that finds it the same
+# keeps it.  (The zone is $TZ's file here, as /etc/localtime would be.)
+t_timer_zone_reload() {
+	local next
+	pv_dir
+	cp /usr/share/zoneinfo/UTC "$T/localtime"
+	export TZ=$T/localtime
+	svc job <<-EOF
+	exec = /bin/true
+	ready = exit
+	on_calendar = 03:00
+	accuracy = 1ms
+	EOF
+	pv_up
+	next=$(timers_field job next)
+	expect_eq "$(date -u -d "@${next:0:10}" +%T)" 03:00:00 "in UTC"
+	expect_rc 0 ctl reload
+	expect_eq "$(timers_field job next)" "$next" "the same zone"
+	cp /usr/share/zoneinfo/Asia/Tokyo "$T/localtime"
+	expect_rc 0 ctl reload
+	expect_match "$(cat "$T/log")" "time zone changed"
+	next=$(timers_field job next)
+	expect_eq "$(date -u -d "@${next:0:10}" +%T)" 18:00:00 "in Tokyo"
+	pv_down
+}
+
 # defer_under_pressure: a due run waits while the pressure is medium or
 # worse (the tests' daemon reads it from a file), for at most defer_max.
 t_timer_defer() {
