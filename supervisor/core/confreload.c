@@ -294,6 +294,7 @@ confreload_act(struct sup *sup)
 	struct svc	*s;
 	size_t		 i;
 
+	svc_set_batch(&sup->set, true);
 	for (i = 0; i < sup->set.n; i++) {
 		s = sup->set.v[i];
 		switch (service_of(s)->fate) {
@@ -315,6 +316,7 @@ confreload_act(struct sup *sup)
 			break;
 		}
 	}
+	svc_set_batch(&sup->set, false);
 }
 
 /*

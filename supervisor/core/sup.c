@@ -859,11 +859,13 @@ sup_start_fresh(struct sup *sup)
 	log_info("%zu service%s from %s, control socket %s", sup->set.n,
 	    sup->set.n == 1 ? "" : "s", sup->confdir, sup->ctl_path ?
 	    sup->ctl_path : "none");
+	svc_set_batch(&sup->set, true);
 	for (i = 0; i < sup->set.n; i++) {
 		timer_start(&service_of(sup->set.v[i])->sched);
 		if (svc_starts_at_once(sup->set.v[i]))
 			svc_start(sup->set.v[i]);
 	}
+	svc_set_batch(&sup->set, false);
 	return 0;
 }
 

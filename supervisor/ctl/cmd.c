@@ -123,8 +123,10 @@ cmd_start(struct ctl_client *c, const struct ctl_args *a)
 
 	if (ctl_refuse_stopping(c) || !ctl_svcs(c, a, 0))
 		return;
+	svc_set_batch(c->ctl->set, true);
 	for (i = 0; i < c->nwait; i++)
 		svc_start(c->wait_svc[i]);
+	svc_set_batch(c->ctl->set, false);
 	if (a->wait)
 		ctl_wait_begin(c, WAIT_UP, a->timeout);
 	else

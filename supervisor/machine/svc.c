@@ -402,7 +402,7 @@ svc_set_run(struct svc_set *set)
 {
 	struct svc	*s;
 
-	if (set->running)
+	if (set->running || set->batch > 0)
 		return;
 	set->running = true;
 	set->deferred = false;
@@ -414,6 +414,21 @@ svc_set_run(struct svc_set *set)
 	set->running = false;
 	if (set->deferred)
 		set->ops->defer(set);
+}
+
+/*
+ * Several changes at once (the boot's starts, a reload's, a command's
+ * names): nothing steps until svc_set_batch(set, false), so that each
+ * service sees every want set (`after` waits for a service that starts
+ * in the same batch, whatever their order).
+ */
+void
+svc_set_batch(struct svc_set *set, bool on)
+{
+	if (on)
+		set->batch++;
+	else if (--set->batch == 0)
+		svc_set_run(set);
 }
 
 /* A spawn can start again: step the held services first, in order. */

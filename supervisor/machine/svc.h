@@ -304,6 +304,7 @@ struct svc_set {
 	uint32_t		  spawn_max;	/* per turn; 0: no bound */
 	uint32_t		  spawns;	/* this turn; the owner resets */
 	bool			  running;
+	uint32_t	 batch;		/* svc_set_batch() depth */
 	bool			  deferred;
 };
 
@@ -320,6 +321,7 @@ void		 svc_release(struct svc *s);
 int		 svc_set_link(struct svc_set *set);
 struct svc	*svc_find(const struct svc_set *set, const char *name);
 void		 svc_set_run(struct svc_set *set);
+void		 svc_set_batch(struct svc_set *set, bool on);
 void		 svc_set_unhold(struct svc_set *set);
 void		 svc_kick(struct svc *s);
 

@@ -365,3 +365,27 @@ t_env_file() {
 	expect_match "$OUT" "env_file: $T/e1: No such file or directory"
 	pv_down
 }
+
+# after: at boot, a service waits for one it comes after whatever their
+# order in the tree (every want is set before any service steps); so it
+# does among the names of one start command.
+t_after_boot_order() {
+	pv_dir
+	svc app <<-EOF
+	exec = /bin/sh -c 'echo app >>$T/order'
+	ready = exit
+	after = net
+	EOF
+	svc net <<-EOF
+	exec = /bin/sh -c 'echo net >>$T/order'
+	ready = exit
+	EOF
+	pv_up
+	ctl wait app done --timeout=10s || fail "app: $(ctl status)"
+	ctl wait net done --timeout=10s || fail "net: $(ctl status)"
+	expect_eq "$(tr '\n' ' ' <"$T/order")" "net app " "the boot's order"
+	: >"$T/order"
+	expect_rc 0 ctl start app net --wait
+	expect_eq "$(tr '\n' ' ' <"$T/order")" "net app " "one command's order"
+	pv_down
+}
