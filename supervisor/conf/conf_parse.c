@@ -289,7 +289,8 @@ k_hook(struct parse_ctx *p, void *obj, const char *v)
 	char		**argv = NULL;
 	const char	 *why;
 
-	if (argv_split(v, &argv, &why) < 0)
+	/* '-' first: its failure is ignored (hook.c), as systemd's. */
+	if (argv_split(v + (v[0] == '-'), &argv, &why) < 0)
 		return bad(p, "%s: %s", p->key->name, why);
 	if (argv[0][0] == '\0') {
 		strv_free(argv);

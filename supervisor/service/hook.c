@@ -196,9 +196,10 @@ hook_spawn(struct core *core, struct hookrun *hr)
 	int			 rc;
 
 	strv_free(hr->argv);
+	hr->ignore = hr->cmds != NULL && hr->cmds[hr->next][0] == '-';
 	if (hr->cmds != NULL)
-		hr->argv = hook_words(hr->cmds[hr->next], ss->svc.pidfd >= 0 ?
-		    ss->svc.pid : 0);
+		hr->argv = hook_words(hr->cmds[hr->next] + hr->ignore,
+		    ss->svc.pidfd >= 0 ? ss->svc.pid : 0);
 	else			/* health_exec: its words, kept */
 		hr->argv = strv_dup(ss->svc.def->health_exec);
 	if (hr->argv == NULL)
@@ -333,6 +334,16 @@ hook_over(struct core *core, struct hookrun *hr, int status)
 		    !hook_busy(ss))
 			ev_prepare_start(core->loop, &core->gc_w);
 		return;
+	}
+	/* A command after '-' that failed or never ran counts as done
+	 * (systemd's prefix); one that ran out of time does not. */
+	if (hr->ignore && status != 0 && status != -ETIMEDOUT) {
+		char	how[128];
+
+		hook_status_format(kind, status, how, sizeof(how));
+		log_info("%s: %s (ignored: its command begins with '-')",
+		    ss->svc.def->name, how);
+		status = 0;
 	}
 	if (status == 0 && hr->cmds != NULL && hr->cmds[hr->next] != NULL) {
 		if ((status = hook_spawn(core, hr)) == 0)

@@ -41,6 +41,7 @@ struct hookrun {
 	uint8_t			 kind;		/* enum hook_kind */
 	bool			 cancelled;	/* reaped in silence */
 	bool			 timed_out;
+	bool			 ignore;	/* its '-': a failure is none */
 	struct hookrun		*dying;		/* cancelled: the next */
 };
 

@@ -504,6 +504,20 @@ t_hooks_failures() {
 	start_pre_exec = $H waitfile=$T/go:1:20000
 	exec = $H sleep=forever
 	EOF
+	# '-': a failure, or a program that is not there, is no failure;
+	# a time-out still is.
+	svc minus <<-EOF
+	start_pre_exec = -$H exit=3
+	start_pre_exec = -/nonexistent/program
+	start_pre_exec = $H stamp=$T/minus:pre
+	exec = $H sleep=forever
+	EOF
+	svc minus_hang <<-EOF
+	start_pre_exec = -$H sleep=forever
+	exec = $H sleep=forever
+	ready_timeout = 1s
+	restart = never
+	EOF
 	pv_up
 	wait_until 10000 field_is slow reason "running start_pre_exec" ||
 	    fail "slow: $(ctl status slow)"
@@ -515,6 +529,11 @@ t_hooks_failures() {
 	[ ! -e "$T/bad" ] || fail "the main process ran after a failed start_pre_exec"
 	expect_rc 0 ctl wait hang failed --timeout=20s
 	expect_match "$(field hang reason)" "start_pre_exec timed out"
+	expect_rc 0 ctl wait minus ready --timeout=20s
+	[ -s "$T/minus" ] || fail "minus: the hook after the ignored ones"
+	expect_match "$(cat "$T/log")" "minus: start_pre_exec exited with code 3 \(ignored: its command begins with '-'\)"
+	expect_rc 0 ctl wait minus_hang failed --timeout=20s
+	expect_match "$(field minus_hang reason)" "start_pre_exec timed out"
 	wait_until 10000 ns_count_is "hang pre" 0 || fail "the hung hook lives on"
 	"$H" waitfile="$T/c:4:20000" || fail "crash: $(cat "$T/c")"
 	expect_eq "$(head -4 "$T/c" | awk '{ print $1 }' | tr '\n' ' ')" \
