@@ -17,7 +17,7 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c tz.c calendar.c timefmt.c \
-		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c timer.c conf_timer.c timers.c \
+		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c timer.c conf_timer.c timers.c unit.c conf_unit.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c calshow.c proto.c calendar.c timefmt.c tz.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching
@@ -166,7 +166,7 @@ $(B)/memcheck/pidvisor: $(DAEMON_SRC:%.c=$(B)/memcheck/%.o) \
 
 # Unit tests: cmocka, against the sanitized objects, linked from one
 # library of them (the linker takes what a test needs).
-UNIT		 = conf svc proto util svclog decide parts ctl calendar
+UNIT		 = conf svc proto util svclog decide parts ctl calendar unit
 UNIT_BIN	 = $(UNIT:%=$(B)/asan/test_%)
 LIB_SRC		 = $(filter-out main.c,$(DAEMON_SRC))
 LIB		 = $(B)/asan/libpidvisor.a
@@ -247,19 +247,20 @@ $(B)/test/sdlisten: tests/helpers/sdlisten.c
 # a plain driver (gcc, sanitized) replay the seeds and the saved crashes
 # in make test.
 FUZZ		 = service tree request reply notify notifymsg argv envfile \
-		   template http machine calendar
-FUZZ_SRC_service = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
-FUZZ_SRC_tree	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
+		   template http machine calendar unit
+FUZZ_SRC_service = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer unit conf_unit calendar tz listen rawpath conf_key sandbox security st util
+FUZZ_SRC_tree	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer unit conf_unit calendar tz listen rawpath conf_key sandbox security st util
 FUZZ_SRC_request = proto util
 FUZZ_SRC_reply	 = proto util
 FUZZ_SRC_notify	 = notifymsg
 FUZZ_SRC_notifymsg = notifymsg
 FUZZ_SRC_argv	 = util
 FUZZ_SRC_envfile = env rawpath util
-FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer calendar tz listen rawpath conf_key sandbox security st util
+FUZZ_SRC_template = conf ready restart conf_tmpl conf_parse conf_ids conf_harden conf_listen conf_pressure conf_timer unit conf_unit calendar tz listen rawpath conf_key sandbox security st util
 FUZZ_SRC_http	 = httpd st util
 FUZZ_SRC_machine = svc svc_event svc_hook svc_set svc_text svc_save $(FUZZ_SRC_tree)
 FUZZ_SRC_calendar = calendar timefmt tz util
+FUZZ_SRC_unit	 = unit util
 FUZZ_SECONDS	?= 60
 FUZZ_BIN	 = $(FUZZ:%=$(B)/fuzz/fuzz_%)
 REPLAY_BIN	 = $(FUZZ:%=$(B)/asan/replay_%)
@@ -443,7 +444,7 @@ debian-test: debian kernel
 
 # pidvisor against systemd as the init of that image: boot timeline and
 # power-off, median of 3 (6 measured boots, 2 warm-up; about 2.5 minutes).
-debian-bench: debian kernel
+debian-bench: debian kernel $(B)/bench/bench-svc
 	@qemu/debian/bench.sh 3
 
 run-debian: debian kernel

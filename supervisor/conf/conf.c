@@ -680,23 +680,20 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 }
 
 /*
- * Parse one service held in text (a file's, or a template's for an
- * instance, tmpl); the result joins the tree, and *out (if asked) is it.
+ * A new service of the tree, defaults set, and the parser's context for
+ * its keys (conf_apply); NULL (said) if the name is not valid or without
+ * memory.  conf_def_end() checks it whole.
  */
-int
-conf_parse_def(struct conf *c, const char *file, const char *name,
-    const char *text, bool tmpl, struct svc_def **out)
+struct svc_def *
+conf_def_begin(struct conf *c, struct parse_ctx *p, const char *file,
+    const char *name, bool tmpl)
 {
-	struct parse_ctx	 p;
 	struct svc_def		*d, **defs;
-	size_t			 nerrs = c->nerrs;
 
-	if (out)
-		*out = NULL;
 	if (!conf_name_valid(name)) {
 		conf_error(c, file, 0, "'%s' is not a valid service name "
 		    "(letters, digits, _.@- ; at most %d)", name, SVC_NAME_MAX);
-		return -EINVAL;
+		return NULL;
 	}
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		goto nomem;
@@ -710,27 +707,66 @@ conf_parse_def(struct conf *c, const char *file, const char *name,
 		goto nomem;
 	}
 	c->defs[c->ndefs++] = d;
-
-	if (out)
-		*out = d;
-
-	memset(&p, 0, sizeof(p));
-	p.c = c;
-	p.file = file;
-	p.def = d;
-	p.obj = d;
-	p.tmpl = tmpl;
-	p.section = SEC_SERVICE;
-	conf_ini(&p, text, conf_key);
-	d->given = p.given;
-	conf_service_finish(&p, d);
-	buf_free(&p.exec);
-	return c->nerrs == nerrs ? 0 : -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->file = file;
+	p->def = d;
+	p->obj = d;
+	p->tmpl = tmpl;
+	p->section = SEC_SERVICE;
+	p->bad_line = -1;	/* conf_apply's keys may be of no line (0) */
+	return d;
 nomem:
 	/* A service left out would be a service removed: refuse. */
 	conf_error(c, file, 0, "%s", strerror(ENOMEM));
 	c->nomem = true;
-	return -ENOMEM;
+	return NULL;
+}
+
+/* The service's keys are all given: check it whole. */
+void
+conf_def_end(struct parse_ctx *p, struct svc_def *d)
+{
+	d->given = p->given;
+	conf_service_finish(p, d);
+	buf_free(&p->exec);
+}
+
+/*
+ * One key of a service from another front end (a unit file's directive,
+ * conf_unit.c): as if file said "key = value" at line.
+ */
+void
+conf_apply(struct parse_ctx *p, const char *file, int line, const char *key,
+    const char *value)
+{
+	p->file = file;
+	p->line = line;
+	p->cont = false;
+	conf_key(p, section_names[SEC_SERVICE], key, value);
+}
+
+/*
+ * Parse one service held in text (a file's, or a template's for an
+ * instance, tmpl); the result joins the tree, and *out (if asked) is it.
+ */
+int
+conf_parse_def(struct conf *c, const char *file, const char *name,
+    const char *text, bool tmpl, struct svc_def **out)
+{
+	struct parse_ctx	 p;
+	struct svc_def		*d;
+	size_t			 nerrs = c->nerrs;
+
+	if (out)
+		*out = NULL;
+	if ((d = conf_def_begin(c, &p, file, name, tmpl)) == NULL)
+		return c->nomem ? -ENOMEM : -EINVAL;
+	if (out)
+		*out = d;
+	conf_ini(&p, text, conf_key);
+	conf_def_end(&p, d);
+	return c->nerrs == nerrs ? 0 : -EINVAL;
 }
 
 /* Parse services/NAME.ini held in text; the result joins the tree. */
@@ -987,6 +1023,10 @@ conf_load(struct conf *c, const char *dir)
 		if (sfd >= 0)
 			close(sfd);
 		close(dirfd);
+		if (c->sup.systemd_units) {	/* the units alone */
+			conf_units(c);
+			conf_check(c);
+		}
 		return c->nerrs || c->nomem ? -EINVAL : 0;
 	}
 	while ((e = readdir(dp)) != NULL) {
@@ -1034,6 +1074,8 @@ conf_load(struct conf *c, const char *dir)
 	free(names);
 	close(dirfd);
 	conf_instances(c);
+	if (c->sup.systemd_units)
+		conf_units(c);
 	conf_check(c);
 	return c->nerrs || c->nomem ? -EINVAL : 0;
 }

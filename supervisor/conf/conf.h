@@ -294,6 +294,8 @@ enum conf_key_id {
 	K_DEFER_UNDER_PRESSURE,
 	K_DEFER_MAX,
 	K_STATE_DIR,
+	K_SYSTEMD_UNITS,
+	K_UNIT_PATH,
 	K__COUNT
 };
 
@@ -522,6 +524,8 @@ struct sup_conf {
 	size_t		 nmetrics_uids;
 	char		*syslog_socket;	/* NULL: /dev/log */
 	char		*state_dir;	/* NULL: STATE_DIR_DEFAULT */
+	char		*unit_path;	/* NULL: UNIT_PATH_DEFAULT (unit.h) */
+	bool		 systemd_units;	/* the unit files too (conf_unit.c) */
 	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */
@@ -591,6 +595,7 @@ int		 conf_parse_service(struct conf *c, const char *file,
 		     const char *name, const char *text);
 int		 conf_check(struct conf *c);
 void		 conf_listen_check(struct conf *c);
+int		 conf_units(struct conf *c);
 bool		 conf_def_is_conn(const struct svc_def *d);
 bool		 conf_def_timed(const struct svc_def *d);
 bool		 conf_timer_equal(const struct svc_def *a,

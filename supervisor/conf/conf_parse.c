@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -361,6 +362,24 @@ k_abspath(struct parse_ctx *p, void *obj, const char *v)
 	if (v[0] != '/')
 		return bad(p, "%s: '%s' is not an absolute path", p->key->name,
 		    v);
+	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
+}
+
+/* unit_path: absolute directories, ':' between them. */
+static const char *
+s_unit_path(struct parse_ctx *p, void *obj, const char *v)
+{
+	const char	*s;
+	size_t		 n;
+
+	for (s = v; *s != '\0'; s += n + (s[n] == ':')) {
+		n = strcspn(s, ":");
+		if (n == 0 || s[0] != '/' || n >= PATH_MAX)
+			return bad(p, "unit_path: '%.*s' is not an absolute "
+			    "directory (DIR:DIR:...)", (int)n, s);
+	}
+	if (*v == '\0')
+		return bad(p, "unit_path: no directory");
 	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
 }
 
@@ -1122,6 +1141,11 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_DURATION, NULL, SF(defer_max, F_U64)),
 	[K_STATE_DIR] = SUP("state_dir", k_abspath, 0, SHOW_STR, NULL,
 	    GF(state_dir, F_STR)),
+	/* The unit files are read with the rest at each load (reload). */
+	[K_SYSTEMD_UNITS] = SUP("systemd_units", conf_harden_flag, KEY_LIVE,
+	    SHOW_BOOL, NULL, GF(systemd_units, F_BOOL)),
+	[K_UNIT_PATH] = SUP("unit_path", s_unit_path, KEY_LIVE, SHOW_STR,
+	    NULL, GF(unit_path, F_STR)),
 };
 
 #undef SF

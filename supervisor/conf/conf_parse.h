@@ -48,6 +48,11 @@ int		 conf_users(struct parse_ctx *p, struct sup_conf *sc);
 int		 conf_parse_def(struct conf *c, const char *file,
 		    const char *name, const char *text, bool tmpl,
 		    struct svc_def **out);
+struct svc_def	*conf_def_begin(struct conf *c, struct parse_ctx *p,
+		    const char *file, const char *name, bool tmpl);
+void		 conf_def_end(struct parse_ctx *p, struct svc_def *d);
+void		 conf_apply(struct parse_ctx *p, const char *file, int line,
+		    const char *key, const char *value);
 int		 conf_tmpl_add(struct conf *c, const char *file,
 		    const char *name, char *text);
 void		 conf_instances(struct conf *c);

@@ -202,11 +202,27 @@ ctl_ok(struct ctl_client *c)
 	ctl_reply(c, CTL_OK, "%s", "");
 }
 
+/* A service by its name, or by its unit's (NAME.service), or NULL. */
+static struct svc *
+ctl_find(const struct ctl *ctl, const char *name)
+{
+	struct svc	*s = svc_find(ctl->set, name);
+	size_t		 n = strlen(name);
+	char		 base[SVC_NAME_MAX + 1];
+
+	if (s == NULL && n > 8 && n - 8 <= SVC_NAME_MAX &&
+	    strcmp(name + n - 8, ".service") == 0) {
+		snprintf(base, sizeof(base), "%.*s", (int)(n - 8), name);
+		s = svc_find(ctl->set, base);
+	}
+	return s;
+}
+
 /* The service named by the request, or reply "no such service". */
 struct svc *
 ctl_svc(struct ctl_client *c, const char *name)
 {
-	struct svc	*s = svc_find(c->ctl->set, name);
+	struct svc	*s = ctl_find(c->ctl, name);
 
 	if (s == NULL)
 		ctl_reply(c, CTL_ENOSVC, "no such service '%.64s'", name);
@@ -220,7 +236,7 @@ ctl_svc(struct ctl_client *c, const char *name)
 static struct svc *
 ctl_svc_make(struct ctl_client *c, const char *name)
 {
-	struct svc	*s = svc_find(c->ctl->set, name);
+	struct svc	*s = ctl_find(c->ctl, name);
 	struct buf	 err = { 0 };
 
 	if (s != NULL || strchr(name, '@') == NULL)

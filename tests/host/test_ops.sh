@@ -509,6 +509,8 @@ t_reload_settings() {
 	metrics_users = root
 	syslog_socket = $T/log.sock
 	state_dir = $T/state
+	systemd_units = yes
+	unit_path = $T/units
 	EOF
 	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')

@@ -644,6 +644,8 @@ static const struct {
 	{ SEC_SERVICE, "defer_under_pressure", "yes" },
 	{ SEC_SERVICE, "defer_max", "10m" },
 	{ SEC_SUPERVISOR, "state_dir", "/srv/pidvisor" },
+	{ SEC_SUPERVISOR, "systemd_units", "yes" },
+	{ SEC_SUPERVISOR, "unit_path", "/srv/units:/etc/units" },
 };
 
 /* A key only a template takes. */

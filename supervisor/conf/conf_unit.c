@@ -1,0 +1,1087 @@
+/*
+ * conf_unit.c - systemd's unit files, a second front end of the same
+ * service model ([supervisor] systemd_units = yes): what boots is what
+ * systemd would start, the closure of default.target through Wants=,
+ * Requires= and the .wants/.requires directories; each .service in it
+ * becomes a service NAME through the key table (its directives applied
+ * as the keys they are, errors at the unit's FILE:LINE); a .timer puts
+ * its schedule on the service it starts; targets are ordering points,
+ * flattened into `after` between services.  A directive pidvisor cannot
+ * honour is said with its FILE:LINE and what is done about it; a unit
+ * with an error is not run, and said so.  Reading the files: unit.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "conf_parse.h"
+#include "unit.h"
+
+#define CU_LIST		0x01	/* every assignment counts (an empty one
+				 * resets); else the last one */
+#define CU_SILENT	0x02	/* a no-op kept quiet (what it says is
+				 * done elsewhere, or is for people) */
+
+struct cu {
+	struct conf		*c;
+	struct unit_path	 up;
+	struct unit		*v;		/* every unit loaded */
+	size_t			 n;
+	size_t			 cap;
+	char			**after;	/* per unit: the services it
+						 * comes after, blank-separated */
+	char			**requires;
+	bool			*refused;
+};
+
+/* One service being made from its unit. */
+struct cu_svc {
+	struct cu		*cu;
+	struct unit		*u;
+	struct parse_ctx	 p;
+	struct svc_def		*d;
+};
+
+typedef void cu_fn(struct cu_svc *cs, const struct unit_kv *kv,
+    const char *v, const char *arg);
+
+struct cu_map {
+	const char	*section;
+	const char	*key;
+	cu_fn		*fn;
+	const char	*arg;		/* pidvisor's key, or fn's word */
+	uint8_t		 flags;
+};
+
+static void
+cu_err(void *arg, const char *file, int line, const char *msg)
+{
+	struct cu	*cu = arg;
+
+	if (line > 0)
+		conf_warn(cu->c, "%s:%d: %s (the line is ignored, as systemd "
+		    "does)", file, line, msg);
+	else
+		conf_warn(cu->c, "%s: %s", file, msg);
+}
+
+/* Say an unsupported directive, and what is done about it. */
+static void
+cu_note(struct cu_svc *cs, const struct unit_kv *kv, const char *what)
+{
+	conf_warn(cs->cu->c, "%s:%d: %s=: %s", kv->file, kv->line, kv->key,
+	    what);
+}
+
+static void
+cu_refuse(struct cu_svc *cs, const struct unit_kv *kv, const char *why)
+{
+	conf_error(cs->cu->c, kv->file, kv->line, "%s=: %s", kv->key, why);
+}
+
+/* A service of the tree by name (not sorted yet: conf_check sorts). */
+static struct svc_def *
+cu_def(const struct conf *c, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < c->ndefs; i++)
+		if (strcmp(c->defs[i]->name, name) == 0)
+			return c->defs[i];
+	return NULL;
+}
+
+/* "ssh" of "ssh.service" in out; false if it is not a service. */
+static bool
+cu_svc_name(const char *unit, char *out, size_t n)
+{
+	const char	*suf = unit_suffix(unit);
+
+	if (suf == NULL || strcmp(suf, ".service") != 0 ||
+	    (size_t)(suf - unit) >= n)
+		return false;
+	snprintf(out, n, "%.*s", (int)(suf - unit), unit);
+	return true;
+}
+
+/* systemd's unescaping of a name's part (%I, %P, %f): '-' is '/'. */
+static void
+cu_unescape(struct buf *b, const char *s, size_t n, bool path)
+{
+	unsigned int	ch;
+	size_t		i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '-') {
+			buf_add(b, "/", 1);
+		} else if (s[i] == '\\' && i + 3 < n + 0 && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &ch) == 1 && ch != 0) {
+			char	c = (char)ch;
+
+			buf_add(b, &c, 1);
+			i += 3;
+		} else {
+			buf_add(b, s + i, 1);
+		}
+	}
+	(void)path;
+}
+
+/*
+ * A value with its specifiers put in, as systemd.unit(5) lists them for
+ * the system manager; -EINVAL for one it does not know (said).
+ */
+static int
+cu_spec(const struct unit *u, const struct unit_kv *kv, struct conf *c,
+    struct buf *b)
+{
+	const char	*s, *id = u->id, *suf = unit_suffix(u->id);
+	const char	*at = strchr(id, '@');
+	size_t		 pre = (size_t)((at ? at : suf) - id);
+	char		 host[256];
+
+	b->len = 0;
+	for (s = kv->value; *s != '\0'; s++) {
+		if (*s != '%') {
+			buf_add(b, s, 1);
+			continue;
+		}
+		switch (*++s) {
+		case 'n': buf_puts(b, id); break;
+		case 'N': buf_add(b, id, (size_t)(suf - id)); break;
+		case 'p': buf_add(b, id, pre); break;
+		case 'P': cu_unescape(b, id, pre, false); break;
+		case 'i':
+			if (at)
+				buf_add(b, at + 1, (size_t)(suf - at - 1));
+			break;
+		case 'I':
+			if (at)
+				cu_unescape(b, at + 1, (size_t)(suf - at - 1),
+				    false);
+			break;
+		case 'f':
+			buf_add(b, "/", 1);
+			if (at)
+				cu_unescape(b, at + 1, (size_t)(suf - at - 1),
+				    true);
+			else
+				cu_unescape(b, id, pre, true);
+			break;
+		case 'u': buf_puts(b, "root"); break;
+		case 'U': buf_puts(b, "0"); break;
+		case 'h': buf_puts(b, "/root"); break;
+		case 's': buf_puts(b, "/bin/sh"); break;
+		case 't': buf_puts(b, "/run"); break;
+		case 'S': buf_puts(b, "/var/lib"); break;
+		case 'C': buf_puts(b, "/var/cache"); break;
+		case 'L': buf_puts(b, "/var/log"); break;
+		case 'E': buf_puts(b, "/etc"); break;
+		case 'T': buf_puts(b, "/tmp"); break;
+		case 'V': buf_puts(b, "/var/tmp"); break;
+		case 'H':
+			if (gethostname(host, sizeof(host)) < 0)
+				host[0] = '\0';
+			host[sizeof(host) - 1] = '\0';
+			buf_puts(b, host);
+			break;
+		case '%': buf_add(b, "%", 1); break;
+		default:
+			conf_error(c, kv->file, kv->line, "%s=: unknown "
+			    "specifier '%%%c' (pidvisor knows %%n %%N %%p %%P "
+			    "%%i %%I %%f %%u %%U %%h %%s %%t %%S %%C %%L %%E "
+			    "%%T %%V %%H %%%%)", kv->key, *s ? *s : ' ');
+			return -EINVAL;
+		}
+		if (*s == '\0')
+			break;
+	}
+	buf_add(b, "", 1);
+	b->len--;
+	return b->nomem ? -ENOMEM : 0;
+}
+
+/* The handlers: a directive as pidvisor's key arg, its value made so. */
+
+static void
+cu_key(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	conf_apply(&cs->p, kv->file, kv->line, arg, v);
+}
+
+/* systemd's booleans: 1 yes y true t on; 0 no n false f off. */
+static void
+cu_bool(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			v = "yes";
+		else if (strcasecmp(v, no[i]) == 0)
+			v = "no";
+	}
+	cu_key(cs, kv, v, arg);
+}
+
+/* A span: "infinity" is pidvisor's 0 (none). */
+static void
+cu_span(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	cu_key(cs, kv, strcmp(v, "infinity") == 0 ? "0" : v, arg);
+}
+
+/* TimeoutSec=: both, unless the one of each is given. */
+static void
+cu_timeout(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	(void)arg;
+	if (unit_get(cs->u, "Service", "TimeoutStartSec") == NULL)
+		cu_span(cs, kv, v, "ready_timeout");
+	if (unit_get(cs->u, "Service", "TimeoutStopSec") == NULL)
+		cu_span(cs, kv, v, "stop_timeout");
+}
+
+static void
+cu_type(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	static const char *const map[][2] = {
+		{ "simple", "exec" }, { "exec", "exec" }, { "idle", "exec" },
+		{ "notify", "notify" }, { "notify-reload", "notify" },
+		{ "forking", "forking" }, { "oneshot", "exit" },
+		{ "dbus", "exec" },
+	};
+	size_t	i;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (strcmp(v, map[i][0]) == 0)
+			break;
+	if (i == ARRAY_SIZE(map)) {
+		cu_refuse(cs, kv, "unknown type (simple, exec, forking, "
+		    "oneshot, dbus, notify, notify-reload, idle)");
+		return;
+	}
+	if (strcmp(v, "dbus") == 0)
+		cu_note(cs, kv, "dbus: run as simple (pidvisor has no D-Bus; "
+		    "the service counts as ready at its exec)");
+	if (strcmp(v, "notify-reload") == 0 &&
+	    unit_get(cs->u, "Service", "ExecReload") == NULL &&
+	    unit_get(cs->u, "Service", "ReloadSignal") == NULL)
+		conf_apply(&cs->p, kv->file, kv->line, "reload_signal",
+		    "SIGHUP");
+	conf_apply(&cs->p, kv->file, kv->line, "ready", map[i][1]);
+}
+
+static void
+cu_restart(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	cu_key(cs, kv, strcmp(v, "no") == 0 ? "never" : v, arg);
+}
+
+static void
+cu_kill_mode(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (strcmp(v, "process") == 0)
+		cu_key(cs, kv, "process", arg);
+	else if (strcmp(v, "mixed") == 0)
+		cu_note(cs, kv, "mixed: the stop signal goes to every process "
+		    "of the service, as control-group");
+	else if (strcmp(v, "none") == 0)
+		cu_note(cs, kv, "none: the stop signal goes to the main "
+		    "process alone, as process; pidvisor leaves no process "
+		    "of a stopped service behind");
+	else if (strcmp(v, "control-group") != 0)
+		cu_refuse(cs, kv, "unknown mode (control-group, mixed, "
+		    "process, none)");
+	if (strcmp(v, "none") == 0)
+		cu_key(cs, kv, "process", arg);
+}
+
+/*
+ * A command's prefixes (systemd.service(5)): '-' its failure ignored,
+ * ':' no $VARIABLES put in; '@', '+', '!' and '!!' are not supported
+ * yet: the unit is refused.  The command as pidvisor's key writes it in
+ * b; -EINVAL if refused (said).
+ */
+static int
+cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    bool hook, struct buf *b)
+{
+	bool		minus = false, colon = false;
+	const char	*s;
+
+	for (; *v != '\0' && strchr("-@:+!", *v); v++) {
+		if (*v == '-' && hook) {
+			minus = true;
+		} else if (*v == ':') {
+			colon = true;
+		} else {
+			cu_refuse(cs, kv, *v == '-' ? "the prefix '-' is "
+			    "supported on ExecStartPre=, ExecStartPost=, "
+			    "ExecStop= and ExecStopPost= only" : "the prefixes "
+			    "'@', '+', '!' and '!!' are not supported");
+			return -EINVAL;
+		}
+	}
+	b->len = 0;
+	if (minus)
+		buf_add(b, "-", 1);
+	for (s = v; *s != '\0'; s++) {
+		if (*s == '$' && colon)
+			buf_add(b, "$", 1);	/* "$$" is a '$' */
+		buf_add(b, s, 1);
+	}
+	buf_add(b, "", 1);
+	b->len--;
+	return b->nomem ? -ENOMEM : 0;
+}
+
+static void
+cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	struct buf	b = { 0 };
+	bool		hook = strncmp(arg, "st", 2) == 0;	/* start_*, stop_* */
+
+	if (*v != '\0' && cu_command(cs, kv, v, hook, &b) == 0)
+		cu_key(cs, kv, b.data, arg);
+	else if (!hook && strcmp(arg, "exec") == 0)
+		cs->p.exec_bad = true;	/* said: not "missing exec" too */
+	buf_free(&b);
+}
+
+/* Environment=: words, each VAR=VALUE, quoted as systemd quotes. */
+static void
+cu_env(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	char		**w = NULL;
+	const char	 *why;
+	size_t		  i;
+
+	if (argv_split(v, &w, &why) < 0) {
+		cu_refuse(cs, kv, why);
+		return;
+	}
+	for (i = 0; w[i] != NULL; i++)
+		cu_key(cs, kv, w[i], arg);
+	strv_free(w);
+}
+
+static void
+cu_workdir(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (*v == '-') {
+		cu_note(cs, kv, "'-': the directory must be there (pidvisor "
+		    "fails the start without it)");
+		v++;
+	}
+	if (*v == '~') {
+		cu_refuse(cs, kv, "'~' (the user's home) is not supported "
+		    "yet");
+		return;
+	}
+	cu_key(cs, kv, v, arg);
+}
+
+static void
+cu_protect_home(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (strcmp(v, "tmpfs") == 0) {
+		cu_note(cs, kv, "tmpfs: the homes hidden, as yes");
+		v = "yes";
+	}
+	cu_bool(cs, kv, v, arg);
+}
+
+static void
+cu_refused(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	(void)v;
+	cu_refuse(cs, kv, arg);
+}
+
+/* Conflicts=: shutdown.target is every service's, and pidvisor's end. */
+static void
+cu_conflicts(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	(void)arg;
+	if (strcmp(v, "shutdown.target") != 0)
+		cu_note(cs, kv, "not supported yet: ignored (both may run)");
+}
+
+static const struct cu_map cu_maps[] = {
+	{ "Unit", "Description", NULL, NULL, CU_SILENT },
+	{ "Unit", "Documentation", NULL, NULL, CU_SILENT },
+	{ "Unit", "DefaultDependencies", NULL, NULL, CU_SILENT },
+	{ "Unit", "Wants", NULL, NULL, CU_SILENT },
+	{ "Unit", "Requires", NULL, NULL, CU_SILENT },
+	{ "Unit", "BindsTo", NULL, NULL, CU_SILENT },
+	{ "Unit", "Requisite", NULL, NULL, CU_SILENT },
+	{ "Unit", "After", NULL, NULL, CU_SILENT },
+	{ "Unit", "Before", NULL, NULL, CU_SILENT },
+	{ "Unit", "IgnoreOnIsolate", NULL, NULL, CU_SILENT },
+	{ "Unit", "Conflicts", cu_conflicts, NULL, CU_LIST },
+	{ "Unit", "StartLimitIntervalSec", cu_span, "start_limit_interval", 0 },
+	{ "Unit", "StartLimitBurst", cu_key, "start_limit_burst", 0 },
+	{ "Install", "WantedBy", NULL, NULL, CU_SILENT },
+	{ "Install", "RequiredBy", NULL, NULL, CU_SILENT },
+	{ "Install", "Alias", NULL, NULL, CU_SILENT },
+	{ "Install", "Also", NULL, NULL, CU_SILENT },
+	{ "Install", "DefaultInstance", NULL, NULL, CU_SILENT },
+	{ "Service", "Type", cu_type, NULL, 0 },
+	{ "Service", "ExecStart", cu_exec, "exec", 0 },
+	{ "Service", "ExecStartPre", cu_exec, "start_pre_exec", CU_LIST },
+	{ "Service", "ExecStartPost", cu_exec, "start_post_exec", CU_LIST },
+	{ "Service", "ExecStop", cu_exec, "stop_exec", CU_LIST },
+	{ "Service", "ExecStopPost", cu_exec, "stop_post_exec", CU_LIST },
+	{ "Service", "ExecReload", cu_exec, "reload_exec", 0 },
+	{ "Service", "Restart", cu_restart, "restart", 0 },
+	{ "Service", "RestartSec", cu_span, "restart_delay", 0 },
+	{ "Service", "TimeoutStartSec", cu_span, "ready_timeout", 0 },
+	{ "Service", "TimeoutStopSec", cu_span, "stop_timeout", 0 },
+	{ "Service", "TimeoutSec", cu_timeout, NULL, 0 },
+	{ "Service", "WatchdogSec", cu_span, "watchdog", 0 },
+	{ "Service", "PIDFile", cu_key, "pid_file", 0 },
+	{ "Service", "KillMode", cu_kill_mode, "kill_mode", 0 },
+	{ "Service", "KillSignal", cu_key, "stop_signal", 0 },
+	{ "Service", "SuccessExitStatus", cu_key, "success_exit_status",
+	    CU_LIST },
+	{ "Service", "User", cu_key, "user", 0 },
+	{ "Service", "Group", cu_key, "group", 0 },
+	{ "Service", "WorkingDirectory", cu_workdir, "workdir", 0 },
+	{ "Service", "Environment", cu_env, "env", CU_LIST },
+	{ "Service", "EnvironmentFile", cu_key, "env_file", CU_LIST },
+	{ "Service", "UMask", cu_key, "umask", 0 },
+	{ "Service", "Nice", cu_key, "nice", 0 },
+	{ "Service", "OOMScoreAdjust", cu_key, "oom_score_adj", 0 },
+	{ "Service", "LimitNOFILE", cu_key, "limit_nofile", 0 },
+	{ "Service", "LimitAS", cu_key, "limit_as", 0 },
+	{ "Service", "LimitCORE", cu_key, "limit_core", 0 },
+	{ "Service", "LimitCPU", cu_key, "limit_cpu", 0 },
+	{ "Service", "LimitDATA", cu_key, "limit_data", 0 },
+	{ "Service", "LimitFSIZE", cu_key, "limit_fsize", 0 },
+	{ "Service", "LimitLOCKS", cu_key, "limit_locks", 0 },
+	{ "Service", "LimitMEMLOCK", cu_key, "limit_memlock", 0 },
+	{ "Service", "LimitMSGQUEUE", cu_key, "limit_msgqueue", 0 },
+	{ "Service", "LimitNICE", cu_key, "limit_nice", 0 },
+	{ "Service", "LimitNPROC", cu_key, "limit_nproc", 0 },
+	{ "Service", "LimitRSS", cu_key, "limit_rss", 0 },
+	{ "Service", "LimitRTPRIO", cu_key, "limit_rtprio", 0 },
+	{ "Service", "LimitRTTIME", cu_key, "limit_rttime", 0 },
+	{ "Service", "LimitSIGPENDING", cu_key, "limit_sigpending", 0 },
+	{ "Service", "LimitSTACK", cu_key, "limit_stack", 0 },
+	{ "Service", "NoNewPrivileges", cu_bool, "no_new_privs", 0 },
+	{ "Service", "CapabilityBoundingSet", cu_key, "capabilities", 0 },
+	{ "Service", "PrivateTmp", cu_bool, "private_tmp", 0 },
+	{ "Service", "PrivateNetwork", cu_bool, "private_network", 0 },
+	{ "Service", "PrivateDevices", cu_bool, "private_devices", 0 },
+	{ "Service", "ProtectKernelTunables", cu_bool,
+	    "protect_kernel_tunables", 0 },
+	{ "Service", "ProtectSystem", cu_bool, "protect_system", 0 },
+	{ "Service", "ProtectHome", cu_protect_home, "protect_home", 0 },
+	{ "Service", "ReadOnlyPaths", cu_key, "read_only_paths", CU_LIST },
+	{ "Service", "ReadWritePaths", cu_key, "read_write_paths", CU_LIST },
+	{ "Service", "InaccessiblePaths", cu_key, "inaccessible_paths",
+	    CU_LIST },
+	{ "Service", "RootDirectory", cu_key, "root_directory", 0 },
+	{ "Service", "SystemCallFilter", cu_key, "syscall_filter", CU_LIST },
+	{ "Service", "SystemCallErrorNumber", cu_key, "syscall_errno", 0 },
+	{ "Service", "CPUAffinity", cu_key, "cpu_affinity", 0 },
+	{ "Service", "IOSchedulingClass", cu_key, "io_class", 0 },
+	{ "Service", "IOSchedulingPriority", cu_key, "io_priority", 0 },
+	{ "Service", "CPUWeight", cu_key, "cpu_weight", 0 },
+	{ "Service", "CPUQuota", cu_key, "cpu_max", 0 },
+	{ "Service", "IOWeight", cu_key, "io_weight", 0 },
+	{ "Service", "MemoryMax", cu_key, "memory_max", 0 },
+	{ "Service", "MemoryHigh", cu_key, "memory_high", 0 },
+	{ "Service", "TasksMax", cu_key, "pids_max", 0 },
+	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
+	{ "Service", "DynamicUser", cu_refused, "not supported: pidvisor "
+	    "makes no users (write User= of a user that exists)", 0 },
+	{ "Service", "PAMName", cu_refused, "not supported: pidvisor opens "
+	    "no PAM session", 0 },
+};
+
+static const struct cu_map *
+cu_map_find(const char *section, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(cu_maps); i++)
+		if (strcmp(cu_maps[i].section, section) == 0 &&
+		    strcmp(cu_maps[i].key, key) == 0)
+			return &cu_maps[i];
+	return NULL;
+}
+
+/* Is kv the one that counts of a single value's (the last)? */
+static bool
+cu_last(const struct unit *u, const struct unit_kv *kv)
+{
+	return unit_get(u, kv->section, kv->key) == kv;
+}
+
+/* Is there an empty assignment of the same list after kv (a reset)? */
+static bool
+cu_reset_after(const struct unit *u, const struct unit_kv *kv)
+{
+	const struct unit_kv	*k;
+
+	for (k = kv + 1; k < u->kv + u->nkv; k++)
+		if (k->value[0] == '\0' && strcmp(k->section, kv->section) ==
+		    0 && strcmp(k->key, kv->key) == 0)
+			return true;
+	return false;
+}
+
+/* Apply every directive of the unit's files (and its timer's) to cs. */
+static void
+cu_apply(struct cu_svc *cs, const struct unit *u, const char *sect)
+{
+	const struct cu_map	*m;
+	const struct unit_kv	*kv;
+	struct buf		 b = { 0 };
+
+	for (kv = u->kv; kv < u->kv + u->nkv; kv++) {
+		if (sect ? strcmp(kv->section, sect) != 0 :
+		    strcmp(kv->section, "Timer") == 0)
+			continue;
+		if (strncmp(kv->section, "X-", 2) == 0)
+			continue;	/* systemd's: for other programs */
+		if ((m = cu_map_find(kv->section, kv->key)) == NULL) {
+			if (strcmp(kv->section, "Unit") && strcmp(kv->section,
+			    "Service") && strcmp(kv->section, "Install") &&
+			    strcmp(kv->section, "Timer"))
+				conf_warn(cs->cu->c, "%s:%d: [%s] is not a "
+				    "section of a %s: ignored", kv->file,
+				    kv->line, kv->section, unit_suffix(u->id) +
+				    1);
+			else if (strncmp(kv->key, "Condition", 9) == 0 ||
+			    strncmp(kv->key, "Assert", 6) == 0)
+				cu_note(cs, kv, "conditions are not supported "
+				    "yet: ignored (the unit runs as if it held)");
+			else
+				cu_note(cs, kv, "not supported yet: ignored");
+			continue;
+		}
+		if (m->fn == NULL)
+			continue;
+		if (!(m->flags & CU_LIST) ? !cu_last(u, kv) :
+		    kv->value[0] == '\0' || cu_reset_after(u, kv))
+			continue;
+		if (!(m->flags & CU_LIST) && kv->value[0] == '\0')
+			continue;	/* reset to the default */
+		if (cu_spec(u, kv, cs->cu->c, &b) < 0)
+			continue;
+		m->fn(cs, kv, b.data ? b.data : "", m->arg);
+	}
+	buf_free(&b);
+}
+
+/* Find a loaded unit by its name or its id (an alias's). */
+static struct unit *
+cu_find(struct cu *cu, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < cu->n; i++)
+		if (strcmp(cu->v[i].id, name) == 0 ||
+		    strcmp(cu->v[i].name, name) == 0)
+			return &cu->v[i];
+	return NULL;
+}
+
+/* Load a unit (once): 0, or -ENOMEM. */
+static int
+cu_load(struct cu *cu, const char *name)
+{
+	struct unit	nu;
+
+	if (cu_find(cu, name) != NULL)
+		return 0;
+	if (unit_load(&cu->up, name, &nu) < 0) {
+		unit_free(&nu);
+		return -ENOMEM;
+	}
+	if (cu_find(cu, nu.id) != NULL) {	/* another alias of it */
+		unit_free(&nu);
+		return 0;
+	}
+	if (cu->n == cu->cap) {
+		size_t	 cap = cu->cap ? 2 * cu->cap : 64;
+		struct unit *v = realloc(cu->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			unit_free(&nu);
+			return -ENOMEM;
+		}
+		cu->v = v;
+		cu->cap = cap;
+	}
+	cu->v[cu->n++] = nu;
+	return 0;
+}
+
+/*
+ * The words of a list directive (every assignment, an empty one
+ * resetting it), specifiers put in, appended to *out.
+ */
+static int
+cu_words(const struct cu *cu, const struct unit *u, const char *section,
+    const char *key, char ***out)
+{
+	const struct unit_kv	*kv;
+	struct buf		 b = { 0 };
+	char			 word[UNIT_NAME_MAX + 1];
+	const char		*s;
+	size_t			 n;
+	int			 rc = 0;
+
+	for (kv = u->kv; kv < u->kv + u->nkv && rc == 0; kv++) {
+		if (strcmp(kv->section, section) != 0 ||
+		    strcmp(kv->key, key) != 0 || kv->value[0] == '\0' ||
+		    cu_reset_after(u, kv) || cu_spec(u, kv, cu->c, &b) < 0)
+			continue;
+		for (s = b.data; *(s += strspn(s, " \t")) != '\0'; s += n) {
+			n = strcspn(s, " \t");
+			if (n > UNIT_NAME_MAX) {
+				conf_warn(cu->c, "%s:%d: %s=: a name too long",
+				    kv->file, kv->line, key);
+				continue;
+			}
+			snprintf(word, sizeof(word), "%.*s", (int)n, s);
+			if (!unit_name_valid(word)) {
+				conf_warn(cu->c, "%s:%d: %s=: '%s' is not a "
+				    "unit name: ignored", kv->file, kv->line,
+				    key, word);
+				continue;
+			}
+			if ((*out = strv_add(*out, word)) == NULL)
+				rc = -ENOMEM;
+		}
+	}
+	buf_free(&b);
+	return rc;
+}
+
+/* What a unit pulls in: Wants=, Requires=, ..., its .wants/.requires. */
+static int
+cu_pulls(const struct cu *cu, const struct unit *u, char ***out)
+{
+	static const char *const keys[] = { "Wants", "Requires", "Requisite",
+	    "BindsTo" };
+	char	**v = NULL, *t, buf[UNIT_NAME_MAX + 16];
+	const struct unit_kv *kv;
+	size_t	i;
+	int	rc = 0;
+
+	for (i = 0; i < ARRAY_SIZE(keys) && rc == 0; i++)
+		rc = cu_words(cu, u, "Unit", keys[i], out);
+	if (rc == 0)
+		rc = unit_dir_list(&cu->up, u->id, ".wants", &v);
+	for (i = 0; rc == 0 && v && v[i]; i++)
+		if ((*out = strv_add(*out, v[i])) == NULL)
+			rc = -ENOMEM;
+	strv_free(v);
+	v = NULL;
+	if (rc == 0)
+		rc = unit_dir_list(&cu->up, u->id, ".requires", &v);
+	for (i = 0; rc == 0 && v && v[i]; i++)
+		if ((*out = strv_add(*out, v[i])) == NULL)
+			rc = -ENOMEM;
+	strv_free(v);
+	/* A timer starts its Unit=, by default its own name's service. */
+	if (rc == 0 && strcmp(unit_suffix(u->id), ".timer") == 0) {
+		if ((kv = unit_get(u, "Timer", "Unit")) != NULL)
+			snprintf(buf, sizeof(buf), "%s", kv->value);
+		else
+			snprintf(buf, sizeof(buf), "%.*s.service",
+			    (int)(unit_suffix(u->id) - u->id), u->id);
+		t = buf;
+		if ((*out = strv_add(*out, t)) == NULL)
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+/* Load the closure of default.target. */
+static int
+cu_closure(struct cu *cu)
+{
+	char	**pulls;
+	size_t	  i, j;
+
+	if (cu_load(cu, "default.target") < 0)
+		return -ENOMEM;
+	/* cu->v grows as units load: by index, never a pointer kept. */
+	for (i = 0; i < cu->n; i++) {
+		if (cu->v[i].masked)
+			continue;
+		if (cu->v[i].fragment == NULL) {
+			conf_warn(cu->c, "%s: no such unit in the unit path",
+			    cu->v[i].name);
+			continue;
+		}
+		pulls = NULL;
+		if (cu_pulls(cu, &cu->v[i], &pulls) < 0) {
+			strv_free(pulls);
+			return -ENOMEM;
+		}
+		for (j = 0; pulls && pulls[j]; j++)
+			if (cu_load(cu, pulls[j]) < 0) {
+				strv_free(pulls);
+				return -ENOMEM;
+			}
+		strv_free(pulls);
+	}
+	return 0;
+}
+
+/* Does the unit take the default dependencies (DefaultDependencies=)? */
+static bool
+cu_defaults(const struct unit *u)
+{
+	const struct unit_kv	*kv = unit_get(u, "Unit", "DefaultDependencies");
+	bool			 b = true;
+
+	return kv == NULL || parse_bool(kv->value, &b) < 0 || b;
+}
+
+static bool
+cu_is(const struct unit *u, const char *type)
+{
+	return strcmp(unit_suffix(u->id), type) == 0;
+}
+
+/*
+ * The order among the units: edge[i] lists what unit i comes after
+ * (After=, the other's Before=, a target's after what it pulls in, a
+ * service's after sysinit.target and basic.target by default).
+ */
+static int
+cu_edges(struct cu *cu, char ***edge)
+{
+	char	**w;
+	size_t	  i, j;
+	int	  rc = 0;
+
+	for (i = 0; i < cu->n && rc == 0; i++) {
+		struct unit *u = &cu->v[i], *o;
+
+		if (u->masked || u->fragment == NULL)
+			continue;
+		w = NULL;
+		rc = cu_words(cu, u, "Unit", "After", &edge[i]);
+		if (rc == 0 && cu_is(u, ".target") && cu_defaults(u))
+			rc = cu_pulls(cu, u, &edge[i]);
+		if (rc == 0 && cu_is(u, ".service") && cu_defaults(u) &&
+		    ((edge[i] = strv_add(edge[i], "sysinit.target")) == NULL ||
+		    (edge[i] = strv_add(edge[i], "basic.target")) == NULL))
+			rc = -ENOMEM;
+		if (rc == 0)
+			rc = cu_words(cu, u, "Unit", "Before", &w);
+		for (j = 0; rc == 0 && w && w[j]; j++)
+			if ((o = cu_find(cu, w[j])) != NULL &&
+			    (edge[o - cu->v] = strv_add(edge[o - cu->v],
+			    u->id)) == NULL)
+				rc = -ENOMEM;
+		strv_free(w);
+	}
+	return rc;
+}
+
+/*
+ * The services unit i comes after, through targets (and any other unit
+ * that is not a service), appended to b as pidvisor names.
+ */
+static void
+cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
+    struct buf *b)
+{
+	char	name[UNIT_NAME_MAX + 1];
+	size_t	j;
+	struct unit *o;
+
+	for (j = 0; edge[i] && edge[i][j]; j++) {
+		if ((o = cu_find(cu, edge[i][j])) == NULL || seen[o - cu->v] ||
+		    o->masked || o->fragment == NULL)
+			continue;
+		seen[o - cu->v] = true;
+		if (cu_is(o, ".service")) {
+			if (cu_svc_name(o->id, name, sizeof(name)) &&
+			    conf_name_valid(name))
+				buf_printf(b, "%s%s", b->len ? " " : "", name);
+		} else {
+			cu_after_walk(cu, edge, (size_t)(o - cu->v), seen, b);
+		}
+	}
+}
+
+/* The services a unit requires (Requires=, BindsTo=, Requisite=). */
+static int
+cu_requires(struct cu *cu, const struct unit *u, struct buf *b)
+{
+	static const char *const keys[] = { "Requires", "BindsTo",
+	    "Requisite" };
+	char	**w = NULL, name[UNIT_NAME_MAX + 1];
+	size_t	  i;
+	struct unit *o;
+	int	  rc = 0;
+
+	for (i = 0; i < ARRAY_SIZE(keys) && rc == 0; i++)
+		rc = cu_words(cu, u, "Unit", keys[i], &w);
+	for (i = 0; rc == 0 && w && w[i]; i++) {
+		size_t	j;
+
+		for (j = 0; j < i && cu_find(cu, w[j]) != cu_find(cu, w[i]);
+		    j++)
+			;
+		if (j == i && (o = cu_find(cu, w[i])) != NULL &&
+		    cu_is(o, ".service") && !o->masked &&
+		    cu_svc_name(o->id, name, sizeof(name)) &&
+		    conf_name_valid(name))
+			buf_printf(b, "%s%s", b->len ? " " : "", name);
+	}
+	strv_free(w);
+	return rc;
+}
+
+/* The timers that start a service: their [Timer] directives. */
+static void
+cu_timers(struct cu_svc *cs)
+{
+	static const char *const spans[][2] = {
+		{ "OnBootSec", "on_boot" }, { "OnStartupSec", "on_startup" },
+		{ "OnActiveSec", "on_active" },
+		{ "OnUnitActiveSec", "on_unit_active" },
+		{ "OnUnitInactiveSec", "on_unit_inactive" },
+		{ "RandomizedDelaySec", "randomized_delay" },
+		{ "AccuracySec", "accuracy" },
+	};
+	struct cu		*cu = cs->cu;
+	const struct unit_kv	*kv, *unit;
+	struct buf		 b = { 0 };
+	char			 want[UNIT_NAME_MAX + 1];
+	size_t			 i, j;
+
+	for (i = 0; i < cu->n; i++) {
+		struct unit	*t = &cu->v[i];
+
+		if (!cu_is(t, ".timer") || t->masked || t->fragment == NULL)
+			continue;
+		if ((unit = unit_get(t, "Timer", "Unit")) != NULL)
+			snprintf(want, sizeof(want), "%s", unit->value);
+		else
+			snprintf(want, sizeof(want), "%.*s.service",
+			    (int)(unit_suffix(t->id) - t->id), t->id);
+		if (strcmp(want, cs->u->id) != 0 &&
+		    strcmp(want, cs->u->name) != 0)
+			continue;
+		for (kv = t->kv; kv < t->kv + t->nkv; kv++) {
+			if (strcmp(kv->section, "Timer") != 0 ||
+			    kv->value[0] == '\0' || cu_spec(t, kv, cu->c, &b) < 0)
+				continue;
+			for (j = 0; j < ARRAY_SIZE(spans); j++)
+				if (strcmp(kv->key, spans[j][0]) == 0)
+					break;
+			if (strcmp(kv->key, "OnCalendar") == 0 &&
+			    !cu_reset_after(t, kv))
+				cu_key(cs, kv, b.data, "on_calendar");
+			else if (j < ARRAY_SIZE(spans) && cu_last(t, kv))
+				cu_span(cs, kv, b.data, spans[j][1]);
+			else if (strcmp(kv->key, "Persistent") == 0 &&
+			    cu_last(t, kv))
+				cu_bool(cs, kv, b.data, "persistent");
+			else if (strcmp(kv->key, "FixedRandomDelay") == 0 &&
+			    cu_last(t, kv))
+				cu_bool(cs, kv, b.data, "fixed_random_delay");
+			else if (strcmp(kv->key, "WakeSystem") == 0 &&
+			    cu_last(t, kv))
+				cu_bool(cs, kv, b.data, "wake_system");
+			else if (strcmp(kv->key, "Unit") != 0 &&
+			    strcmp(kv->key, "RemainAfterElapse") != 0 &&
+			    j == ARRAY_SIZE(spans) &&
+			    strcmp(kv->key, "OnCalendar") != 0)
+				cu_note(cs, kv, "not supported yet: ignored");
+		}
+	}
+	buf_free(&b);
+}
+
+/* Take back the errors from nerrs on: warnings, the unit not run. */
+static void
+cu_errors_to_warnings(struct cu *cu, size_t nerrs)
+{
+	struct conf	*c = cu->c;
+
+	while (c->nerrs > nerrs) {
+		struct conf_err	*e = &c->errs[--c->nerrs];
+
+		if (e->line > 0)
+			conf_warn(c, "%s:%d: %s (the unit is not run)",
+			    e->file, e->line, e->msg);
+		else
+			conf_warn(c, "%s: %s (the unit is not run)", e->file,
+			    e->msg);
+		free(e->file);
+		free(e->msg);
+	}
+}
+
+/* Make the service of unit i, if it is one to make. */
+static void
+cu_service(struct cu *cu, char ***edge, size_t i)
+{
+	struct unit	*u = &cu->v[i];
+	struct cu_svc	 cs = { .cu = cu, .u = u };
+	char		 name[UNIT_NAME_MAX + 1];
+	struct buf	 b = { 0 };
+	size_t		 nerrs = cu->c->nerrs;
+	bool		*seen;
+
+	if (!cu_is(u, ".service") || u->masked || u->fragment == NULL ||
+	    !cu_svc_name(u->id, name, sizeof(name)))
+		return;
+	if (cu_def(cu->c, name) != NULL) {
+		conf_warn(cu->c, "%s: services/%s.ini is run instead",
+		    u->fragment, name);
+		return;
+	}
+	if (!conf_name_valid(name)) {
+		conf_warn(cu->c, "%s: '%s' cannot be a service's name in "
+		    "pidvisor (letters, digits, _.@- ; at most %d): the unit "
+		    "is not run", u->fragment, name, SVC_NAME_MAX);
+		cu->refused[i] = true;
+		return;
+	}
+	if ((cs.d = conf_def_begin(cu->c, &cs.p, u->fragment, name,
+	    strchr(name, '@') != NULL)) == NULL)
+		return;
+	/* systemd's defaults where pidvisor's differ. */
+	cs.d->restart = RESTART_NEVER;
+	cs.d->ready_timeout = 90000;
+	cs.d->stop_timeout = 90000;
+	cu_apply(&cs, u, NULL);
+	cu_timers(&cs);
+	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
+		seen[i] = true;
+		cu_after_walk(cu, edge, i, seen, &b);
+		free(seen);
+	}
+	if (b.len > 0)
+		conf_apply(&cs.p, u->fragment, 0, "after", b.data);
+	b.len = 0;
+	if (cu_requires(cu, u, &b) == 0 && b.len > 0)
+		conf_apply(&cs.p, u->fragment, 0, "requires", b.data);
+	buf_free(&b);
+	cs.p.file = u->fragment;
+	conf_def_end(&cs.p, cs.d);
+	if (cu->c->nerrs > nerrs) {
+		cu_errors_to_warnings(cu, nerrs);
+		cu->refused[i] = true;
+		cu->c->ndefs--;
+		svc_def_free(cs.d);
+	}
+}
+
+/*
+ * A service that requires one not run is not run either; one that
+ * comes after it no longer waits for it.
+ */
+static void
+cu_prune(struct cu *cu, size_t first)
+{
+	bool	changed = true;
+	size_t	i, j;
+
+	while (changed) {
+		changed = false;
+		for (i = first; i < cu->c->ndefs; i++) {
+			struct svc_def	*d = cu->c->defs[i];
+
+			for (j = 0; j < d->nafter; j++)
+				if (cu_def(cu->c, d->after[j].name) ==
+				    NULL) {
+					free(d->after[j].name);
+					d->after[j--] = d->after[--d->nafter];
+				}
+			for (j = 0; j < d->nrequires; j++)
+				if (cu_def(cu->c, d->requires[j].name) ==
+				    NULL)
+					break;
+			if (j == d->nrequires)
+				continue;
+			conf_warn(cu->c, "%s: requires %s, which is not run: "
+			    "not run either", d->file, d->requires[j].name);
+			cu->c->defs[i] = cu->c->defs[--cu->c->ndefs];
+			svc_def_free(d);
+			changed = true;
+			i--;
+		}
+	}
+}
+
+/*
+ * Load the units ([supervisor] systemd_units): the services of the
+ * closure of default.target join the tree, after its ini files (one of
+ * the same name wins).  0, or -ENOMEM.
+ */
+int
+conf_units(struct conf *c)
+{
+	struct cu	  cu = { .c = c };
+	char		***edge = NULL;
+	size_t		  i, first = c->ndefs;
+	int		  rc;
+
+	if ((rc = unit_path_init(&cu.up, c->sup.unit_path ?
+	    c->sup.unit_path : UNIT_PATH_DEFAULT)) < 0)
+		goto out;
+	cu.up.err = cu_err;
+	cu.up.arg = &cu;
+	if ((rc = cu_closure(&cu)) < 0)
+		goto out;
+	if ((edge = calloc(cu.n, sizeof(*edge))) == NULL ||
+	    (cu.refused = calloc(cu.n, sizeof(*cu.refused))) == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = cu_edges(&cu, edge)) < 0)
+		goto out;
+	/* Sorted by name later (conf_check); made in name order here. */
+	for (i = 0; i < cu.n; i++)
+		cu_service(&cu, edge, i);
+	cu_prune(&cu, first);
+out:
+	if (rc == -ENOMEM) {
+		conf_error(c, "units", 0, "%s", strerror(ENOMEM));
+		c->nomem = true;
+	}
+	for (i = 0; edge != NULL && i < cu.n; i++)
+		strv_free(edge[i]);
+	free(edge);
+	free(cu.refused);
+	for (i = 0; i < cu.n; i++)
+		unit_free(&cu.v[i]);
+	free(cu.v);
+	unit_path_free(&cu.up);
+	return rc;
+}

@@ -1,0 +1,216 @@
+# tests/host/test_units.sh - systemd's unit files as services
+# ([supervisor] systemd_units = yes): what default.target pulls in runs,
+# in the order its After=/Before= and its targets give; /etc over /lib,
+# drop-ins, masks, aliases, templates and their instances, specifiers,
+# a .timer's schedule, an ini file of the same name winning; what cannot
+# be honoured named at FILE:LINE by --check.
+
+# units_tree: $T/etc and $T/lib as /etc/systemd/system and
+# /lib/systemd/system, default.target a link to multi-user.target.
+units_tree() {
+	mkdir -p "$T/etc/multi-user.target.wants" "$T/lib"
+	sup_ini <<-EOF
+	systemd_units = yes
+	unit_path = $T/etc:$T/lib
+	EOF
+	printf '[Unit]\nDescription=Multi-User\nRequires=basic.target\n' \
+	    >"$T/lib/multi-user.target"
+	printf '[Unit]\nDescription=Basic\n' >"$T/lib/basic.target"
+	printf '[Unit]\nDescription=Sysinit\n' >"$T/lib/sysinit.target"
+	ln -s "$T/lib/multi-user.target" "$T/etc/default.target"
+}
+
+# unit NAME [DIR]: a unit file from stdin in $T/lib (or DIR).
+unit() {
+	cat >"${2:-$T/lib}/$1"
+}
+
+# wanted NAME: linked into multi-user.target.wants, as systemctl enable.
+wanted() {
+	ln -s "$T/lib/${2:-$1}" "$T/etc/multi-user.target.wants/$1"
+}
+
+# What runs: enabled units, an instance of a template, a timer's
+# service, in their order; a masked one does not, an alias is the unit,
+# drop-ins apply in name order, the ini file wins.
+t_units_boot() {
+	pv_dir
+	units_tree
+	unit db.service <<-EOF
+	[Unit]
+	Description=the database
+	Before=web.service
+	[Service]
+	Type=notify
+	ExecStart=$H notify=READY=1 sleep=forever
+	[Install]
+	WantedBy=multi-user.target
+	EOF
+	wanted db.service
+	unit web.service <<-EOF
+	[Unit]
+	Requires=db.service
+	[Service]
+	ExecStart=/bin/sh -c 'echo "web \$GREETING \$LEVEL %n %N %p" >>$T/web.out; exec sleep 1000'
+	Environment=LEVEL=lib
+	Environment="GREETING=hello there" SECOND=2
+	EOF
+	ln -s "$T/lib/web.service" "$T/etc/multi-user.target.wants/www.service"
+	ln -s "$T/lib/web.service" "$T/etc/www.service"
+	mkdir -p "$T/etc/web.service.d" "$T/lib/web.service.d"
+	printf '[Service]\nEnvironment=LEVEL=etc\n' \
+	    >"$T/etc/web.service.d/20-level.conf"
+	printf '[Service]\nEnvironment=LEVEL=lost\n' \
+	    >"$T/lib/web.service.d/20-level.conf"
+	printf '[Service]\nEnvironment=LEVEL=first\n' \
+	    >"$T/lib/web.service.d/10-level.conf"
+	unit getty@.service <<-EOF
+	[Service]
+	ExecStart=/bin/sh -c 'echo "tty %i %I" >>$T/getty.out; exec sleep 1000'
+	EOF
+	wanted getty@tty1.service getty@.service
+	unit masked.service <<-EOF
+	[Service]
+	ExecStart=/bin/sh -c 'echo ran >>$T/masked.out'
+	EOF
+	wanted masked.service
+	ln -s /dev/null "$T/etc/masked.service"
+	unit job.timer <<-EOF
+	[Timer]
+	OnActiveSec=0
+	AccuracySec=1ms
+	EOF
+	unit job.service <<-EOF
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo job >>$T/job.out'
+	EOF
+	mkdir -p "$T/etc/timers.target.wants"
+	ln -s "$T/lib/job.timer" "$T/etc/timers.target.wants/job.timer"
+	printf '[Unit]\nDescription=Timers\n' >"$T/lib/timers.target"
+	printf '[Unit]\nWants=timers.target\n' >>"$T/lib/basic.target"
+	unit own.service <<-EOF
+	[Service]
+	ExecStart=/bin/false
+	EOF
+	wanted own.service
+	svc own <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	ctl wait web ready --timeout=10s || fail "web not ready: $(ctl status)"
+	ctl wait db ready --timeout=10s || fail "db not ready"
+	ctl wait getty@tty1 ready --timeout=10s || fail "getty@tty1: $(ctl status)"
+	wait_until 10000 test -s "$T/job.out" || fail "the timer's job: $(cat "$T/log")"
+	expect_eq "$(cat "$T/web.out")" \
+	    "web hello there etc web.service web web" "web's line"
+	expect_eq "$(cat "$T/getty.out")" "tty tty1 tty1" "getty's line"
+	expect_rc 0 ctl show web
+	expect_match "$OUT" "after = db +# $T/lib/web.service"
+	expect_match "$OUT" "requires = db +# $T/lib/web.service"
+	expect_rc 4 ctl status masked
+	expect_rc 0 ctl restart web.service --wait
+	expect_rc 0 ctl status web.service
+	expect_match "$OUT" $'\nweb +ready'""
+	[ ! -e "$T/masked.out" ] || fail "a masked unit ran"
+	expect_eq "$(field own state)" ready "the ini file's own"
+	expect_match "$(cat "$T/log")" "own.service: services/own.ini is run instead"
+	expect_match "$(ctl timers --all)" "job"
+	pv_down
+}
+
+# Directives pidvisor cannot honour: named at FILE:LINE with what is
+# done; a unit with an error, or a refused directive, is not run and a
+# unit that requires it neither, the rest run.
+t_units_check() {
+	pv_dir
+	units_tree
+	unit odd.service <<-EOF
+	[Unit]
+	ConditionPathExists=/nonexistent
+	[Service]
+	ExecStart=$H sleep=forever
+	RuntimeDirectory=odd
+	KillMode=mixed
+	Type=dbus
+	[Socket]
+	ListenStream=1
+	EOF
+	wanted odd.service
+	unit dyn.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	DynamicUser=yes
+	EOF
+	wanted dyn.service
+	unit needs-dyn.service <<-EOF
+	[Unit]
+	Requires=dyn.service
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted needs-dyn.service
+	unit bad.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	Restart=sometimes
+	Nice=%z
+	EOF
+	wanted bad.service
+	unit plus.service <<-EOF
+	[Service]
+	ExecStart=+$H sleep
+	EOF
+	wanted plus.service
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	local L=$T/lib
+	expect_match "$OUT" "warning: $L/odd.service:2: ConditionPathExists=: conditions are not supported yet: ignored"
+	expect_match "$OUT" "warning: $L/odd.service:5: RuntimeDirectory=: not supported yet: ignored"
+	expect_match "$OUT" "warning: $L/odd.service:6: KillMode=: mixed: "
+	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
+	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
+	expect_match "$OUT" "warning: $L/dyn.service:3: DynamicUser=: not supported: pidvisor makes no users .*\\(the unit is not run\\)"
+	expect_match "$OUT" "warning: $L/needs-dyn.service: requires dyn, which is not run: not run either"
+	expect_match "$OUT" "warning: $L/bad.service:3: restart: "
+	expect_match "$OUT" "warning: $L/bad.service:4: Nice=: unknown specifier '%z'"
+	expect_match "$OUT" "warning: $L/plus.service:2: ExecStart=: the prefixes '@', '\\+', '!' and '!!' are not supported"
+	pv_up
+	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
+	for s in dyn needs-dyn bad plus; do
+		expect_rc 4 ctl status "$s"
+	done
+	pv_down
+}
+
+# Ordering through targets: a service After= a target comes after what
+# the target pulls in, and one Before= it before; a cycle of units is
+# refused as any cycle is.
+t_units_order() {
+	pv_dir
+	units_tree
+	printf '[Unit]\nDescription=Network\n' >"$T/lib/network.target"
+	unit net.service <<-EOF
+	[Unit]
+	Before=network.target
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo net >>$T/order'
+	EOF
+	mkdir -p "$T/lib/network.target.wants"
+	ln -s "$T/lib/net.service" "$T/lib/network.target.wants/net.service"
+	unit app.service <<-EOF
+	[Unit]
+	Wants=network.target
+	After=network.target
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo app >>$T/order'
+	EOF
+	wanted app.service
+	pv_up
+	ctl wait app done --timeout=10s || fail "app: $(ctl status)"
+	expect_rc 0 ctl show app
+	expect_match "$OUT" "after = net +#"
+	expect_eq "$(tr '\n' ' ' <"$T/order")" "net app " "the order"
+	pv_down
+}
