@@ -34,6 +34,7 @@ PV=$top/build/bin/pidvisor
 CTL=$top/build/bin/pidvisorctl
 SVC=$top/build/bench/bench-svc
 CRON=$top/build/cron/usr/sbin/cron
+. "$top/bench/late.sh"
 W=$(mktemp -d /tmp/pvtm.XXXXXX)
 chmod 755 "$W"
 NS_PID=
@@ -112,28 +113,6 @@ printf '%-34s %12s %12s\n' "pidvisor, the same without timers" \
     "$(awk -v x="$w_p" 'BEGIN { printf "%.1f", x / 10 }')" "$pss_p"
 echo "PSS per timer: $(((pss_t - pss_p) * 1024 / ntimers)) bytes"
 
-# stats FILE: per minute (stamps grouped by the minute they follow),
-# "p50 p99 max" in ms of the lateness after :00.
-stats() {
-	awk '{ ns = $1; m = int(ns / 60e9); late = (ns - m * 60e9) / 1e6;
-	    print m, late }' "$1" | sort -k1,1n -k2,2n | awk '
-	function flush() {
-		if (n == 0) return
-		printf "%.1f %.1f %.1f\n", v[int((n - 1) * 0.5) + 1],
-		    v[int((n - 1) * 0.99) + 1], v[n]
-		n = 0
-	}
-	$1 != cur { flush(); cur = $1 }
-	{ v[++n] = $2 }
-	END { flush() }'
-}
-
-# med COLUMN: "median [min-max]" of a column of numbers.
-med() {
-	sort -n | awk '{ v[++n] = $1 } END {
-	    printf "%s [%s-%s]", v[int((n + 1) / 2)], v[1], v[n] }'
-}
-
 # wait_stamps N: until the stamps file has N lines (at most an hour).
 wait_stamps() {
 	local i
@@ -148,15 +127,9 @@ wait_stamps() {
 # A contender's minutes: the first minute after its start is dropped
 # (it may have started within it).
 late_row() {
-	local name=$1 want=$(((minutes + 1) * 1000))
-	wait_stamps "$want" || { echo "$name: too few runs" >&2; exit 1; }
-	sort -n "$W/stamps" | head -n "$want" | tail -n "$((minutes * 1000))" \
-	    >"$W/kept"
-	stats "$W/kept" >"$W/per"
-	printf '%-30s %6s %22s %22s %22s\n' "$name" "$minutes" \
-	    "$(cut -d' ' -f1 "$W/per" | med)" \
-	    "$(cut -d' ' -f2 "$W/per" | med)" \
-	    "$(cut -d' ' -f3 "$W/per" | med)"
+	local want=$(((minutes + 1) * 1000))
+	wait_stamps "$want" || { echo "$1: too few runs" >&2; exit 1; }
+	late_line "$1" "$minutes" 1000 "$W/stamps"
 }
 
 job="exec = /bin/sh -c '$SVC stamp=$W/stamps exit'
@@ -165,7 +138,7 @@ on_calendar = *:*:00"
 
 echo
 echo "# lateness: 1000 jobs due at :00 of each minute, ms after it"
-printf '%-30s %6s %22s %22s %22s\n' CONTENDER RUNS P50 P99 MAX
+late_head
 for acc in "accuracy = 1ms" ""; do
 	rm -f "$W/stamps"
 	conf 1000 "$job

@@ -1,8 +1,8 @@
 #!/bin/bash
 # qemu/debian/bench.sh [ROUNDS] - the same Debian image (make debian)
 # booted by pidvisor and by Debian's systemd (init=/lib/systemd/systemd),
-# ROUNDS (3) measured boots each, interleaved, after one warm-up boot of
-# each (systemd commits its machine-id and makes its journal on the
+# ROUNDS (3) measured boots each (0: none, the timers alone),
+# interleaved, after one warm-up boot of each (systemd commits its machine-id and makes its journal on the
 # first).  Each init boots its own copy of the image, under TCG, 2 CPUs,
 # 1 GiB, the same kernel and command line.
 #
@@ -12,7 +12,8 @@
 #               systemd: sysinit.target reached (its boot tasks)
 #   sshd ready  pidvisor: ssh's ready_at (READY=1); systemd: ssh.service's
 #               ActiveEnterTimestampMonotonic (READY=1, Type=notify)
-#   all ready   pidvisor: the last ready_at of all; systemd: the end of its
+#   all ready   pidvisor: the last ready_at of all started (a timer's
+#               service waits for its time); systemd: the end of its
 #               boot transaction (FinishTimestampMonotonic, "Startup
 #               finished"), once is-system-running says "running"
 #   power-off   from a line written to /dev/kmsg just before `pidvisorctl
@@ -30,10 +31,11 @@
 # build/debian/bench.md and the raw figures to build/debian/bench.json.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$top/bench/late.sh"
 rounds=${1:-3}
 raw=$dir/bench-raw.txt
 : >"$raw"
-trap 'guest_kill; rm -f "$dir"/bench-pidvisor.img "$dir"/bench-systemd.img' EXIT
+trap 'guest_kill; rm -f "$dir"/bench-*.img' EXIT
 
 # (measure runs in a subshell: QEMU goes here, not by the trap)
 die() {
@@ -59,12 +61,13 @@ restarts() {
 	local cmd
 	[ "$1" = pidvisor ] && cmd='pidvisorctl restart $s --wait' ||
 	    cmd='systemctl restart $s'
-	gssh "for s in demo-plain demo-hardened; do
+	gssh "set -o pipefail; for s in demo-plain demo-hardened; do
 		for i in \$(seq 1 $REST_N); do
 			t0=\$(date +%s%N); $cmd >/dev/null || exit 1
 			echo \$(( (\$(date +%s%N) - t0) / 1000 ))
-		done | sort -n | sed -n $(((REST_N + 1) / 2))p
+		done | sort -n | sed -n $(((REST_N + 1) / 2))p || exit 1
 	    done" | awk '{ printf "%.2f ", $1 / 1000 }'
+	[ "${PIPESTATUS[0]}" = 0 ]	# a failed restart is no figure
 }
 
 # One boot: prints "init tasks sshd all poweroff" in seconds, then the
@@ -87,6 +90,7 @@ measure() {
 		    awk '{ printf "%.3f", $2 - $1 }')" '
 		    def up: (.[0:19] + "Z" | fromdateiso8601) +
 		        (.[20:23] | tonumber) / 1000 - $off;
+		    map(select(.ready_at != null)) |	# timers not yet run
 		    [ (map(select(.state == "done") | .ready_at | up) | max),
 		      (map(select(.name == "ssh") | .ready_at | up) | first),
 		      (map(.ready_at | up) | max) ] | map(. * 1000 | round / 1000)
@@ -117,7 +121,96 @@ measure() {
 	echo "$init $tasks $sshd $all $off $rest"
 }
 
+# Timers: 1,000 jobs due at :00 of every minute, the same job and
+# schedule for both inits (bench/timers.sh's, whose host table has cron):
+# pidvisor's `on_calendar = *:*:00` with `accuracy = 1ms`, systemd's
+# .timer units with OnCalendar=*:*:00 and AccuracySec=1ms (enabled in
+# timers.target.wants) starting a Type=oneshot .service; each job
+# `sh -c 'bench-svc stamp=FILE exit'`.  The files are written into a
+# copy of the image before it boots (debugfs: nothing mounted here), so
+# that both inits arm the timers at boot.  One boot each, TIMER_MIN
+# minutes counted after a first one dropped.
+TIMER_MIN=3
+TIMER_JOB="/bin/sh -c '/usr/local/bin/bench-svc stamp=/var/tmp/stamps exit'"
+
+# timers_image WHO: bench-timers-WHO.img, the image with the jobs in.
+timers_image() {
+	local who=$1 img=$dir/bench-timers-$1.img w i
+	w=$(mktemp -d)
+	cp --sparse=always "$dir/rootfs.img" "$img"
+	{
+		echo "write $top/build/bench/bench-svc /usr/local/bin/bench-svc"
+		if [ "$who" = pidvisor ]; then
+			printf '%s\n' '[service]' "exec = $TIMER_JOB" \
+			    'ready = exit' 'on_calendar = *:*:00' \
+			    'accuracy = 1ms' >"$w/t.ini"
+			echo "cd /etc/pidvisor/services"
+			for ((i = 1; i <= 1000; i++)); do
+				echo "write $w/t.ini t$i.ini"
+			done
+		else
+			printf '%s\n' '[Timer]' 'OnCalendar=*:*:00' \
+			    'AccuracySec=1ms' >"$w/t.timer"
+			printf '%s\n' '[Service]' 'Type=oneshot' \
+			    "ExecStart=$TIMER_JOB" >"$w/t.service"
+			echo "cd /etc/systemd/system"
+			for ((i = 1; i <= 1000; i++)); do
+				echo "write $w/t.timer t$i.timer"
+				echo "write $w/t.service t$i.service"
+				echo "symlink timers.target.wants/t$i.timer" \
+				    "/etc/systemd/system/t$i.timer"
+			done
+		fi
+	} >"$w/cmds"
+	debugfs -w -f "$w/cmds" "$img" >"$w/out" 2>&1 ||
+	    { cat "$w/out" >&2; rm -rf "$w"; return 1; }
+	rm -rf "$w"
+}
+
+# The runs so far, read from the image (debugfs, read-only): the guest's
+# ext4 commits its data every 5 s, and under systemd with 1,000 timers
+# its sshd answers minutes late, if at all; this asks nothing of it.
+stamps_in_image() {
+	debugfs -R "cat /var/tmp/stamps" "$dir/bench-timers-$1.img" \
+	    2>/dev/null | grep -c '^[0-9]'
+}
+
+stamps_at_least() {
+	[ "$(stamps_in_image "$1")" -ge "$2" ]
+}
+
+timers() {
+	local who=$1 want=$(((TIMER_MIN + 1) * 1000)) rc
+	local args=()
+	[ "$who" = systemd ] && args=(init=/lib/systemd/systemd)
+	timers_image "$who" || die "$who (timers): the image"
+	guest_boot "$dir/bench-timers-$who.img" "timers-$who" "${args[@]}" ||
+	    die "$who (timers): no ssh within 180 s; see $serial"
+	# A minute's runs beyond those counted: the last counted minute's
+	# all written.  (systemd's boot under 1,000 timers takes minutes.)
+	until_ok $(((TIMER_MIN + 12) * 60)) stamps_at_least "$who" \
+	    $((want + 1000))
+	rc=$?
+	guest_kill		# what it wrote is read from the image
+	debugfs -R "cat /var/tmp/stamps" "$dir/bench-timers-$who.img" \
+	    2>/dev/null | grep '^[0-9]' >"$dir/stamps-$who"
+	rm -f "$dir/bench-timers-$who.img"
+	return $rc
+}
+
+# timers_row NAME WHO: its line of the table, or how few runs it made.
+timers_row() {
+	if [ "$(wc -l <"$dir/stamps-$2")" -ge $(((TIMER_MIN + 1) * 1000)) ]
+	then
+		late_line "$1" "$TIMER_MIN" 1000 "$dir/stamps-$2"
+	else
+		printf '%-30s only %s runs in %s minutes from its boot\n' \
+		    "$1" "$(wc -l <"$dir/stamps-$2")" "$((TIMER_MIN + 12))"
+	fi
+}
+
 [ -s "$dir/rootfs.img" ] || die "no image (make debian)"
+if [ "$rounds" -gt 0 ]; then
 for who in pidvisor systemd; do
 	cp --sparse=always "$dir/rootfs.img" "$dir/bench-$who.img"
 	echo "# $who: warm-up boot" >&2
@@ -162,3 +255,20 @@ jq -R -s 'split("\n") | map(select(length > 0) | split(" ") |
       restart_bare_ms: (.[7] | tonumber),
       restart_hardened_ms: (.[8] | tonumber) })' \
     "$raw" >"$dir/bench.json"
+fi
+
+# Timers last: each init's image is then no longer measured for boots.
+for who in pidvisor systemd; do
+	echo "# $who: 1,000 timers, $((TIMER_MIN + 1)) minutes" >&2
+	timers "$who" || echo "# $who: too few runs" >&2
+done
+{
+	echo
+	echo "1,000 jobs due at :00 of each minute (ms after it):"
+	echo
+	echo '```'
+	late_head
+	timers_row "pidvisor accuracy = 1ms" pidvisor
+	timers_row "systemd AccuracySec=1ms" systemd
+	echo '```'
+} | tee -a "$dir/bench.md"
