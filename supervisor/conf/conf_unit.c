@@ -353,8 +353,20 @@ static void
 cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
-	struct buf	b = { 0 };
-	bool		hook = strncmp(arg, "st", 2) == 0;	/* start_*, stop_* */
+	struct buf		 b = { 0 };
+	bool			 hook = strncmp(arg, "st", 2) == 0;	/* start_*, stop_* */
+	const struct unit_kv	*k;
+	int			 n = 0;
+
+	/* reload_exec is one command: the others are said, not run. */
+	for (k = cs->u->kv; strcmp(arg, "reload_exec") == 0 &&
+	    k < cs->u->kv + cs->u->nkv; k++)
+		if (strcmp(k->section, kv->section) == 0 &&
+		    strcmp(k->key, kv->key) == 0)
+			n = k->value[0] == '\0' ? 0 : n + 1;
+	if (n > 1)
+		cu_note(cs, kv, "given more than once: only this last one "
+		    "runs (reload_exec is one command)");
 
 	if (*v != '\0' && cu_command(cs, kv, v, hook, &b) == 0)
 		cu_key(cs, kv, b.data, arg);

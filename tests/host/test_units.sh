@@ -135,6 +135,9 @@ t_units_check() {
 	Type=dbus
 	[Socket]
 	ListenStream=1
+	[Service]
+	ExecReload=/bin/true
+	ExecReload=/bin/kill -HUP \$MAINPID
 	EOF
 	wanted odd.service
 	unit dyn.service <<-EOF
@@ -169,6 +172,7 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/odd.service:6: KillMode=: mixed: "
 	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
 	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
+	expect_match "$OUT" "warning: $L/odd.service:12: ExecReload=: given more than once: only this last one runs"
 	expect_match "$OUT" "warning: $L/dyn.service:3: DynamicUser=: not supported: pidvisor makes no users .*\\(the unit is not run\\)"
 	expect_match "$OUT" "warning: $L/needs-dyn.service: requires dyn, which is not run: not run either"
 	expect_match "$OUT" "warning: $L/bad.service:3: restart: "
