@@ -109,7 +109,7 @@ cu_svc_name(const char *unit, char *out, size_t n)
 
 /* systemd's unescaping of a name's part (%I, %P, %f): '-' is '/'. */
 static void
-cu_unescape(struct buf *b, const char *s, size_t n, bool path)
+cu_unescape(struct buf *b, const char *s, size_t n)
 {
 	unsigned int	ch;
 	size_t		i;
@@ -117,7 +117,7 @@ cu_unescape(struct buf *b, const char *s, size_t n, bool path)
 	for (i = 0; i < n; i++) {
 		if (s[i] == '-') {
 			buf_add(b, "/", 1);
-		} else if (s[i] == '\\' && i + 3 < n + 0 && s[i + 1] == 'x' &&
+		} else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
 		    sscanf(s + i + 2, "%2x", &ch) == 1 && ch != 0) {
 			char	c = (char)ch;
 
@@ -127,7 +127,6 @@ cu_unescape(struct buf *b, const char *s, size_t n, bool path)
 			buf_add(b, s + i, 1);
 		}
 	}
-	(void)path;
 }
 
 /*
@@ -153,23 +152,21 @@ cu_spec(const struct unit *u, const struct unit_kv *kv, struct conf *c,
 		case 'n': buf_puts(b, id); break;
 		case 'N': buf_add(b, id, (size_t)(suf - id)); break;
 		case 'p': buf_add(b, id, pre); break;
-		case 'P': cu_unescape(b, id, pre, false); break;
+		case 'P': cu_unescape(b, id, pre); break;
 		case 'i':
 			if (at)
 				buf_add(b, at + 1, (size_t)(suf - at - 1));
 			break;
 		case 'I':
 			if (at)
-				cu_unescape(b, at + 1, (size_t)(suf - at - 1),
-				    false);
+				cu_unescape(b, at + 1, (size_t)(suf - at - 1));
 			break;
 		case 'f':
 			buf_add(b, "/", 1);
 			if (at)
-				cu_unescape(b, at + 1, (size_t)(suf - at - 1),
-				    true);
+				cu_unescape(b, at + 1, (size_t)(suf - at - 1));
 			else
-				cu_unescape(b, id, pre, true);
+				cu_unescape(b, id, pre);
 			break;
 		case 'u': buf_puts(b, "root"); break;
 		case 'U': buf_puts(b, "0"); break;
