@@ -8,8 +8,9 @@
  * the service's name as an argument).
  * fifo=PATH: write "PID CLOCK_MONOTONIC-ns\n" to the FIFO at start (a
  * reader must be there; if none is, the line is dropped).  stamp=PATH:
- * append "CLOCK_REALTIME-ns\n" to the file (a timer's lateness).  ready=N: write
- * a newline on fd N and close it.  sleep: wait forever; exit: exit 0.
+ * append "CLOCK_REALTIME-ns\n" to the file or tty, in one write (a
+ * timer's lateness).  ready=N: write a newline on fd N and close it.
+ * sleep: wait forever; exit: exit 0.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,8 +38,9 @@ act(const char *a)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		n = snprintf(line, sizeof(line), "%lld\n",
 		    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-		if ((fd = open(a + 6, O_WRONLY | O_APPEND | O_CREAT, 0644)) >=
-		    0) {
+		fd = open(a + 6, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY,
+		    0644);
+		if (fd >= 0) {
 			(void)!write(fd, line, (size_t)n);
 			close(fd);
 		}

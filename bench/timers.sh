@@ -129,7 +129,7 @@ wait_stamps() {
 late_row() {
 	local want=$(((minutes + 1) * 1000))
 	wait_stamps "$want" || { echo "$1: too few runs" >&2; exit 1; }
-	late_line "$1" "$minutes" 1000 "$W/stamps"
+	late_line "$1" "$minutes" "$W/stamps"
 }
 
 job="exec = /bin/sh -c '$SVC stamp=$W/stamps exit'
@@ -138,7 +138,7 @@ on_calendar = *:*:00"
 
 echo
 echo "# lateness: 1000 jobs due at :00 of each minute, ms after it"
-late_head
+late_head 1000
 for acc in "accuracy = 1ms" ""; do
 	rm -f "$W/stamps"
 	conf 1000 "$job

@@ -4,7 +4,8 @@
 # 127.0.0.1:${PV_SSH_PORT:-2222} -> the guest's 22 (and with
 # PV_SSH2_PORT, that -> the guest's 2200, sshd -i per client), nothing
 # else reachable (user networking, restrict=on).  Extra kernel arguments, as
-# init=/lib/systemd/systemd, after --.
+# init=/lib/systemd/systemd, after --.  PV_SERIAL2: a second serial
+# port (the guest's ttyS1), as QEMU's -serial takes it.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/qemu/qemu.sh"
@@ -15,6 +16,7 @@ shift || true
 exec qemu-system-x86_64 $(qemu_accel) -M pc -cpu max -smp 2 \
     -m "${QEMU_MEM:-1G}" -nodefaults -no-user-config -no-reboot \
     -display none -serial "${PV_SERIAL:-mon:stdio}" \
+    ${PV_SERIAL2:+-serial "$PV_SERIAL2"} \
     -kernel "$top/build/kernel/bzImage" \
     -append "console=ttyS0 root=/dev/vda ro rootfstype=ext4 panic=-1 $*" \
     -drive "file=$img,if=virtio,format=raw" \

@@ -53,8 +53,8 @@ qemu_gone() {
 	! kill -0 "$qpid" 2>/dev/null
 }
 
-# guest_boot IMAGE TAG [KERNEL ARGS]: start QEMU, wait (180 s) for ssh.
-guest_boot() {
+# guest_start IMAGE TAG [KERNEL ARGS]: start QEMU.
+guest_start() {
 	local img=$1 tag=$2
 	shift 2
 	port=$(free_port)
@@ -64,6 +64,11 @@ guest_boot() {
 	    "$top/qemu/debian/boot.sh" "$img" -- "$@" </dev/null \
 	    >"$dir/qemu-$tag.log" 2>&1 &
 	qpid=$!
+}
+
+# guest_boot IMAGE TAG [KERNEL ARGS]: start QEMU, wait (180 s) for ssh.
+guest_boot() {
+	guest_start "$@"
 	until_ok 180 gssh true 2>/dev/null
 }
 
