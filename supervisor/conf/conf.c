@@ -99,6 +99,8 @@ conf_init(struct conf *c)
 void
 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 {
+	size_t	i;
+
 	d->restart = RESTART_ALWAYS;
 	d->restart_delay = 100;
 	d->restart_delay_max = 30000;
@@ -130,6 +132,8 @@ svc_def_defaults(struct svc_def *d, const struct sup_conf *sc)
 	d->trigger_interval = 2000;	/* systemd's TriggerLimitIntervalSec= */
 	d->accuracy = 60000;		/* systemd's AccuracySec= */
 	d->defer_max = 3600000;
+	for (i = 0; i < DIR__KINDS; i++)
+		d->dir_mode[i] = 0755;		/* systemd's */
 }
 
 /* Free one service definition. */

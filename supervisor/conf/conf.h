@@ -296,6 +296,20 @@ enum conf_key_id {
 	K_STATE_DIR,
 	K_SYSTEMD_UNITS,
 	K_UNIT_PATH,
+	K_CONDITION,
+	K_ASSERT,
+	K_CONDITION_EXEC,
+	K_RUNTIME_DIRECTORY,	/* the first of the directories' keys, */
+	K_STATE_DIRECTORY,	/* in the order of enum dir_kind */
+	K_CACHE_DIRECTORY,
+	K_LOGS_DIRECTORY,
+	K_CONFIGURATION_DIRECTORY,
+	K_RUNTIME_DIRECTORY_MODE,	/* ... their modes, in that order */
+	K_STATE_DIRECTORY_MODE,
+	K_CACHE_DIRECTORY_MODE,
+	K_LOGS_DIRECTORY_MODE,
+	K_CONFIGURATION_DIRECTORY_MODE,
+	K_RUNTIME_DIRECTORY_PRESERVE,
 	K__COUNT
 };
 
@@ -372,6 +386,21 @@ extern const struct conf_key conf_keys[K__COUNT];
 #define CONF_RLIMITS	15
 
 enum protect_system { PROTECT_NO, PROTECT_YES, PROTECT_FULL, PROTECT_STRICT };
+/* The directories a service's keys make (systemd's RuntimeDirectory=...). */
+enum dir_kind { DIR_RUNTIME, DIR_STATE, DIR_CACHE, DIR_LOGS,
+	DIR_CONFIGURATION, DIR__KINDS };
+enum dir_preserve { PRESERVE_NO, PRESERVE_YES, PRESERVE_RESTART };
+
+struct dir_kind_info {
+	const char	*base;		/* "/run" */
+	const char	*env;		/* "RUNTIME_DIRECTORY" */
+	const char	*unit;		/* "RuntimeDirectory" */
+	bool		 own;		/* the service's user's */
+};
+
+extern const struct dir_kind_info dir_kinds[DIR__KINDS];
+extern const char *const dir_preserve_names[];
+
 enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
 
 /* One service as the configuration defines it; never changed once loaded. */
@@ -394,6 +423,16 @@ struct svc_def {
 	char		**stop_exec;
 	char		**stop_post_exec;
 	char		**on_failure_exec;
+	/* Before start_pre_exec: the tests (cond.c's "TEST [|][!]ARG"),
+	 * then condition_exec, each 0 to go on. */
+	char		**conditions;
+	char		**asserts;
+	char		**condition_exec;
+	/* runtime_directory and the like (conf_start.c): names beneath
+	 * dir_kinds[].base, made before each start. */
+	char		**dirs[DIR__KINDS];
+	mode_t		  dir_mode[DIR__KINDS];
+	uint8_t		  runtime_preserve;	/* enum dir_preserve */
 	char		**health_exec;	/* argv; NULL: no health check */
 	uint32_t	  health_interval;	/* ms */
 	uint32_t	  health_timeout;	/* ms */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
 #include "conf.h"
 #include "conf_parse.h"
 #include "unit.h"
@@ -107,98 +108,20 @@ cu_svc_name(const char *unit, char *out, size_t n)
 	return true;
 }
 
-/* systemd's unescaping of a name's part (%I, %P, %f): '-' is '/'. */
-static void
-cu_unescape(struct buf *b, const char *s, size_t n)
-{
-	unsigned int	ch;
-	size_t		i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '-') {
-			buf_add(b, "/", 1);
-		} else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
-		    sscanf(s + i + 2, "%2x", &ch) == 1 && ch != 0) {
-			char	c = (char)ch;
-
-			buf_add(b, &c, 1);
-			i += 3;
-		} else {
-			buf_add(b, s + i, 1);
-		}
-	}
-}
-
-/*
- * A value with its specifiers put in, as systemd.unit(5) lists them for
- * the system manager; -EINVAL for one it does not know (said).
- */
+/* A value with its specifiers put in (unit_spec); an unknown one said. */
 static int
 cu_spec(const struct unit *u, const struct unit_kv *kv, struct conf *c,
     struct buf *b)
 {
-	const char	*s, *id = u->id, *suf = unit_suffix(u->id);
-	const char	*at = strchr(id, '@');
-	size_t		 pre = (size_t)((at ? at : suf) - id);
-	char		 host[256];
+	char	bad = ' ';
+	int	rc = unit_spec(u, kv->value, b, &bad);
 
-	b->len = 0;
-	for (s = kv->value; *s != '\0'; s++) {
-		if (*s != '%') {
-			buf_add(b, s, 1);
-			continue;
-		}
-		switch (*++s) {
-		case 'n': buf_puts(b, id); break;
-		case 'N': buf_add(b, id, (size_t)(suf - id)); break;
-		case 'p': buf_add(b, id, pre); break;
-		case 'P': cu_unescape(b, id, pre); break;
-		case 'i':
-			if (at)
-				buf_add(b, at + 1, (size_t)(suf - at - 1));
-			break;
-		case 'I':
-			if (at)
-				cu_unescape(b, at + 1, (size_t)(suf - at - 1));
-			break;
-		case 'f':
-			buf_add(b, "/", 1);
-			if (at)
-				cu_unescape(b, at + 1, (size_t)(suf - at - 1));
-			else
-				cu_unescape(b, id, pre);
-			break;
-		case 'u': buf_puts(b, "root"); break;
-		case 'U': buf_puts(b, "0"); break;
-		case 'h': buf_puts(b, "/root"); break;
-		case 's': buf_puts(b, "/bin/sh"); break;
-		case 't': buf_puts(b, "/run"); break;
-		case 'S': buf_puts(b, "/var/lib"); break;
-		case 'C': buf_puts(b, "/var/cache"); break;
-		case 'L': buf_puts(b, "/var/log"); break;
-		case 'E': buf_puts(b, "/etc"); break;
-		case 'T': buf_puts(b, "/tmp"); break;
-		case 'V': buf_puts(b, "/var/tmp"); break;
-		case 'H':
-			if (gethostname(host, sizeof(host)) < 0)
-				host[0] = '\0';
-			host[sizeof(host) - 1] = '\0';
-			buf_puts(b, host);
-			break;
-		case '%': buf_add(b, "%", 1); break;
-		default:
-			conf_error(c, kv->file, kv->line, "%s=: unknown "
-			    "specifier '%%%c' (pidvisor knows %%n %%N %%p %%P "
-			    "%%i %%I %%f %%u %%U %%h %%s %%t %%S %%C %%L %%E "
-			    "%%T %%V %%H %%%%)", kv->key, *s ? *s : ' ');
-			return -EINVAL;
-		}
-		if (*s == '\0')
-			break;
-	}
-	buf_add(b, "", 1);
-	b->len--;
-	return b->nomem ? -ENOMEM : 0;
+	if (rc == -EINVAL)
+		conf_error(c, kv->file, kv->line, "%s=: unknown specifier "
+		    "'%%%c' (pidvisor knows %%n %%N %%p %%P %%i %%I %%f %%u %%U "
+		    "%%h %%s %%t %%S %%C %%L %%E %%T %%V %%H %%%%)", kv->key,
+		    bad);
+	return rc;
 }
 
 /* The handlers: a directive as pidvisor's key arg, its value made so. */
@@ -226,6 +149,17 @@ cu_bool(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 			v = "no";
 	}
 	cu_key(cs, kv, v, arg);
+}
+
+/* RuntimeDirectoryPreserve=: a boolean, or restart. */
+static void
+cu_preserve(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (strcasecmp(v, "restart") == 0)
+		cu_key(cs, kv, "restart", arg);
+	else
+		cu_bool(cs, kv, v, arg);
 }
 
 /* A span: "infinity" is pidvisor's 0 (none). */
@@ -327,8 +261,9 @@ cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 			colon = true;
 		} else {
 			cu_refuse(cs, kv, *v == '-' ? "the prefix '-' is "
-			    "supported on ExecStartPre=, ExecStartPost=, "
-			    "ExecStop= and ExecStopPost= only" : "the prefixes "
+			    "supported on ExecCondition=, ExecStartPre=, "
+			    "ExecStartPost=, ExecStop= and ExecStopPost= only" :
+			    "the prefixes "
 			    "'@', '+', '!' and '!!' are not supported");
 			return -EINVAL;
 		}
@@ -351,7 +286,8 @@ cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
 	struct buf		 b = { 0 };
-	bool			 hook = strncmp(arg, "st", 2) == 0;	/* start_*, stop_* */
+	bool			 hook = strcmp(arg, "exec") != 0 &&
+				    strcmp(arg, "reload_exec") != 0;
 	const struct unit_kv	*k;
 	int			 n = 0;
 
@@ -426,14 +362,56 @@ cu_refused(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	cu_refuse(cs, kv, arg);
 }
 
-/* Conflicts=: shutdown.target is every service's, and pidvisor's end. */
+static struct unit	*cu_find(struct cu *cu, const char *name);
+
+/*
+ * Conflicts=: only with a unit that boots too does it change anything
+ * (shutdown.target is pidvisor's end; rescue.service and the like are
+ * not started); that is said, both run.
+ */
 static void
 cu_conflicts(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
+	char	**w = NULL;
+	const char *why;
+	size_t	  i;
+
 	(void)arg;
-	if (strcmp(v, "shutdown.target") != 0)
-		cu_note(cs, kv, "not supported yet: ignored (both may run)");
+	if (argv_split(v, &w, &why) < 0) {
+		cu_note(cs, kv, why);
+		return;
+	}
+	for (i = 0; w[i] != NULL; i++) {
+		const struct unit	*o = cu_find(cs->cu, w[i]);
+
+		if (o != NULL && o != cs->u && strcmp(unit_suffix(o->id),
+		    ".service") == 0) {
+			cu_note(cs, kv, "not supported yet: ignored (both run)");
+			break;
+		}
+	}
+	strv_free(w);
+}
+
+/*
+ * RemainAfterExit=: a task (Type=oneshot) done stays done either way;
+ * what differs is when its ExecStop= runs: pidvisor's at the stop, as
+ * with yes; with no, systemd runs it at once (said).
+ */
+static void
+cu_remain(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+	size_t	i;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(no); i++)
+		if (strcasecmp(v, no[i]) == 0 &&
+		    unit_get(cs->u, "Service", "ExecStop") != NULL)
+			cu_note(cs, kv, "no: its ExecStop= runs when it is "
+			    "stopped, as with yes, not at once after its run");
 }
 
 static const struct cu_map cu_maps[] = {
@@ -457,6 +435,8 @@ static const struct cu_map cu_maps[] = {
 	{ "Install", "DefaultInstance", NULL, NULL, CU_SILENT },
 	{ "Service", "Type", cu_type, NULL, 0 },
 	{ "Service", "ExecStart", cu_exec, "exec", 0 },
+	{ "Service", "RemainAfterExit", cu_remain, NULL, 0 },
+	{ "Service", "ExecCondition", cu_exec, "condition_exec", CU_LIST },
 	{ "Service", "ExecStartPre", cu_exec, "start_pre_exec", CU_LIST },
 	{ "Service", "ExecStartPost", cu_exec, "start_post_exec", CU_LIST },
 	{ "Service", "ExecStop", cu_exec, "stop_exec", CU_LIST },
@@ -523,6 +503,21 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "MemoryHigh", cu_key, "memory_high", 0 },
 	{ "Service", "TasksMax", cu_key, "pids_max", 0 },
 	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
+	{ "Service", "RuntimeDirectory", cu_key, "runtime_directory", CU_LIST },
+	{ "Service", "StateDirectory", cu_key, "state_directory", CU_LIST },
+	{ "Service", "CacheDirectory", cu_key, "cache_directory", CU_LIST },
+	{ "Service", "LogsDirectory", cu_key, "logs_directory", CU_LIST },
+	{ "Service", "ConfigurationDirectory", cu_key,
+	    "configuration_directory", CU_LIST },
+	{ "Service", "RuntimeDirectoryMode", cu_key, "runtime_directory_mode",
+	    0 },
+	{ "Service", "StateDirectoryMode", cu_key, "state_directory_mode", 0 },
+	{ "Service", "CacheDirectoryMode", cu_key, "cache_directory_mode", 0 },
+	{ "Service", "LogsDirectoryMode", cu_key, "logs_directory_mode", 0 },
+	{ "Service", "ConfigurationDirectoryMode", cu_key,
+	    "configuration_directory_mode", 0 },
+	{ "Service", "RuntimeDirectoryPreserve", cu_preserve,
+	    "runtime_directory_preserve", 0 },
 	{ "Service", "DynamicUser", cu_refused, "not supported: pidvisor "
 	    "makes no users (write User= of a user that exists)", 0 },
 	{ "Service", "PAMName", cu_refused, "not supported: pidvisor opens "
@@ -561,6 +556,49 @@ cu_reset_after(const struct unit *u, const struct unit_kv *kv)
 	return false;
 }
 
+/*
+ * Condition*= and Assert*= as the keys condition and assert: "TEST
+ * [|][!]ARG".  An empty one resets every one of its kind before it; one
+ * pidvisor does not know, or whose argument systemd would not take, is
+ * said and ignored (as systemd ignores the latter).
+ */
+static void
+cu_condition(struct cu_svc *cs, const struct unit *u,
+    const struct unit_kv *kv, struct buf *b)
+{
+	const char		*kind = kv->key[0] == 'A' ? "Assert" :
+				    "Condition";
+	size_t			 klen = strlen(kind);
+	const struct unit_kv	*k;
+	char			 test[64], why[512];
+	struct buf		 l = { 0 };
+
+	if (kv->value[0] == '\0')
+		return;
+	for (k = kv + 1; k < u->kv + u->nkv; k++)
+		if (k->value[0] == '\0' && strcmp(k->section, kv->section) ==
+		    0 && strncmp(k->key, kind, klen) == 0)
+			return;		/* reset after it */
+	if (cond_from_systemd(kv->key + klen, test, sizeof(test)) < 0) {
+		cu_note(cs, kv, "not supported: ignored (the unit runs as "
+		    "if it held)");
+		return;
+	}
+	if (cu_spec(u, kv, cs->cu->c, b) < 0)
+		return;
+	buf_printf(&l, "%s %s", test, b->data ? b->data : "");
+	if (l.nomem) {
+		cs->cu->c->nomem = true;
+	} else if (cond_parse(l.data, why, sizeof(why)) != NULL) {
+		conf_warn(cs->cu->c, "%s:%d: %s=: %s: ignored", kv->file,
+		    kv->line, kv->key, why);
+	} else {
+		conf_apply(&cs->p, kv->file, kv->line, kind[0] == 'A' ?
+		    "assert" : "condition", l.data);
+	}
+	buf_free(&l);
+}
+
 /* Apply every directive of the unit's files (and its timer's) to cs. */
 static void
 cu_apply(struct cu_svc *cs, const struct unit *u, const char *sect)
@@ -583,10 +621,10 @@ cu_apply(struct cu_svc *cs, const struct unit *u, const char *sect)
 				    "section of a %s: ignored", kv->file,
 				    kv->line, kv->section, unit_suffix(u->id) +
 				    1);
-			else if (strncmp(kv->key, "Condition", 9) == 0 ||
-			    strncmp(kv->key, "Assert", 6) == 0)
-				cu_note(cs, kv, "conditions are not supported "
-				    "yet: ignored (the unit runs as if it held)");
+			else if (strcmp(kv->section, "Unit") == 0 &&
+			    (strncmp(kv->key, "Condition", 9) == 0 ||
+			    strncmp(kv->key, "Assert", 6) == 0))
+				cu_condition(cs, u, kv, &b);
 			else
 				cu_note(cs, kv, "not supported yet: ignored");
 			continue;

@@ -6,7 +6,8 @@
  * linked to /dev/null, an instance by its template's file; then its
  * drop-ins (the .conf files in NAME.d of every directory of the path,
  * its template's, its dash prefixes', its type's), the first of a file
- * name winning, applied in the order of their names.
+ * name winning, applied in the order of their names; a value's
+ * specifiers (%n, %i and the rest) put in.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -575,4 +576,95 @@ unit_dir_list(const struct unit_path *up, const char *name,
 	else
 		*out = v;
 	return rc;
+}
+
+/* systemd's unescaping of a name's part (%I, %P, %f): '-' is '/'. */
+static void
+unit_unescape(struct buf *b, const char *s, size_t n)
+{
+	unsigned int	ch;
+	size_t		i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '-') {
+			buf_add(b, "/", 1);
+		} else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &ch) == 1 && ch != 0) {
+			char	c = (char)ch;
+
+			buf_add(b, &c, 1);
+			i += 3;
+		} else {
+			buf_add(b, s + i, 1);
+		}
+	}
+}
+
+/*
+ * A directive's value with its specifiers put in, as systemd.unit(5)
+ * lists them for the system manager, into b: 0, -EINVAL with *bad the
+ * one it does not know, or -ENOMEM.
+ */
+int
+unit_spec(const struct unit *u, const char *value, struct buf *b, char *bad)
+{
+	const char	*s, *id = u->id, *suf = unit_suffix(u->id);
+	const char	*at = strchr(id, '@');
+	size_t		 pre = (size_t)((at ? at : suf) - id);
+	char		 host[256];
+
+	b->len = 0;
+	for (s = value; *s != '\0'; s++) {
+		if (*s != '%') {
+			buf_add(b, s, 1);
+			continue;
+		}
+		switch (*++s) {
+		case 'n': buf_puts(b, id); break;
+		case 'N': buf_add(b, id, (size_t)(suf - id)); break;
+		case 'p': buf_add(b, id, pre); break;
+		case 'P': unit_unescape(b, id, pre); break;
+		case 'i':
+			if (at)
+				buf_add(b, at + 1, (size_t)(suf - at - 1));
+			break;
+		case 'I':
+			if (at)
+				unit_unescape(b, at + 1, (size_t)(suf - at - 1));
+			break;
+		case 'f':
+			buf_add(b, "/", 1);
+			if (at)
+				unit_unescape(b, at + 1, (size_t)(suf - at - 1));
+			else
+				unit_unescape(b, id, pre);
+			break;
+		case 'u': buf_puts(b, "root"); break;
+		case 'U': buf_puts(b, "0"); break;
+		case 'h': buf_puts(b, "/root"); break;
+		case 's': buf_puts(b, "/bin/sh"); break;
+		case 't': buf_puts(b, "/run"); break;
+		case 'S': buf_puts(b, "/var/lib"); break;
+		case 'C': buf_puts(b, "/var/cache"); break;
+		case 'L': buf_puts(b, "/var/log"); break;
+		case 'E': buf_puts(b, "/etc"); break;
+		case 'T': buf_puts(b, "/tmp"); break;
+		case 'V': buf_puts(b, "/var/tmp"); break;
+		case 'H':
+			if (gethostname(host, sizeof(host)) < 0)
+				host[0] = '\0';
+			host[sizeof(host) - 1] = '\0';
+			buf_puts(b, host);
+			break;
+		case '%': buf_add(b, "%", 1); break;
+		default:
+			*bad = *s ? *s : ' ';
+			return -EINVAL;
+		}
+		if (*s == '\0')
+			break;
+	}
+	buf_add(b, "", 1);
+	b->len--;
+	return b->nomem ? -ENOMEM : 0;
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct buf;
+
 #define UNIT_NAME_MAX	255	/* systemd's UNIT_NAME_MAX, its suffix in */
 #define UNIT_LINE_MAX	(1 << 20)	/* systemd's LONG_LINE_MAX */
 #define UNIT_FILE_MAX	(1 << 20)
@@ -63,5 +65,8 @@ const struct unit_kv *unit_get(const struct unit *u, const char *section,
 	    const char *key);
 int	unit_dir_list(const struct unit_path *up, const char *name,
 	    const char *suffix, char ***out);
+
+int	unit_spec(const struct unit *u, const char *value, struct buf *b,
+	    char *bad);
 
 #endif

@@ -82,7 +82,9 @@ confreload_swap(struct sup *sup, struct service *ss, struct svc_def *d)
 		/* Its child may still read them, until it execs. */
 		sp->old_def = old;
 		sp->old_envp = ss->envp;
+		sp->old_keys = ss->env_keys;	/* what it points into */
 		ss->envp = NULL;
+		ss->env_keys = NULL;
 	} else {
 		svc_def_free(old);
 	}

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cond.h"
 #include "proto.h"
+#include "rmtree.h"
 #include "sup.h"
 #include "security.h"
 
@@ -193,6 +195,12 @@ main(int argc, char **argv)
 	int		 ch, rc, level = LOG_INFO, state = -1, prev = -1;
 	bool		 only_check = false;
 
+	/* A start's conditions, checked by its first hook (cond.c). */
+	if (argc >= 2 && strcmp(argv[1], "--test-conditions") == 0)
+		return cond_main(argc - 2, argv + 2);
+	/* A stopped service's runtime_directory, by its last hook. */
+	if (argc >= 2 && strcmp(argv[1], "--remove-directories") == 0)
+		return rmtree_main(argc - 2, argv + 2);
 	/* As PID 1 the kernel may pass boot arguments: ignore unknown ones. */
 	opterr = getpid() != 1;
 	while ((ch = getopt_long(argc, argv, "c:s:qvnVh", longopts,

@@ -134,7 +134,8 @@ sup_changed(struct sup *sup, struct svc *s, enum svc_state from)
 		if (service_of(s)->quiet)
 			;	/* one of a storm of instances (socks.c) */
 		else if (s->state == SVC_STARTING || s->state == SVC_STOPPING ||
-		    (from == SVC_DONE && s->state == SVC_STOPPED))
+		    ((from == SVC_DONE || from == SVC_SKIPPED) &&
+		    s->state == SVC_STOPPED))
 			log_debug("%s: %s (%s)", s->def->name,
 			    svc_state_name(s->state), why);
 		else if (s->state == SVC_READY)

@@ -284,7 +284,8 @@ cmd_wait(struct ctl_client *c, const struct ctl_args *a)
 			break;
 	if (st == SVC__STATES) {
 		ctl_reply(c, CTL_EUSAGE, "unknown state '%.32s' (stopped, "
-		    "starting, ready, stopping, backoff, failed, done)",
+		    "starting, ready, stopping, backoff, failed, done, listening, "
+		    "skipped)",
 		    a->pos[1]);
 		return;
 	}
@@ -514,7 +515,7 @@ cmd_ready(const struct svc *s)
 	if (svc_timed(s))
 		return svc_timer_ok(s);
 	return s->state == SVC_READY || s->state == SVC_DONE ||
-	    s->state == SVC_LISTENING;
+	    s->state == SVC_LISTENING || s->state == SVC_SKIPPED;
 }
 
 /*

@@ -278,14 +278,15 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 	case WAIT_UP:
 		/* Listening: up, its sockets take clients. */
 		if (s->state == SVC_READY || s->state == SVC_DONE ||
-		    s->state == SVC_LISTENING)
+		    s->state == SVC_LISTENING || s->state == SVC_SKIPPED)
 			return 1;
 		if (s->state == SVC_FAILED || s->state == SVC_BACKOFF ||
 		    (s->state == SVC_STOPPED && !s->want_up))
 			return -1;
 		return 0;
 	case WAIT_RESTART:
-		if ((((s->state == SVC_READY || s->state == SVC_DONE) &&
+		if ((((s->state == SVC_READY || s->state == SVC_DONE ||
+		    s->state == SVC_SKIPPED) &&
 		    s->starts != starts) || s->state == SVC_LISTENING) &&
 		    !s->restart_req)
 			return 1;
@@ -296,7 +297,7 @@ ctl_wait_one(const struct ctl_client *c, const struct svc *s, uint32_t starts)
 		return 0;
 	case WAIT_DOWN:
 		return s->state == SVC_STOPPED || s->state == SVC_FAILED ||
-		    s->state == SVC_DONE;
+		    s->state == SVC_DONE || s->state == SVC_SKIPPED;
 	case WAIT_STATE:
 		return s->state == c->wait_state;
 	case WAIT_RELOAD:
@@ -332,14 +333,14 @@ ctl_wait_settle(struct ctl_client *c)
 				    "over after %s (%s)", s->def->name, d,
 				    s->def->reload_exec ? "reload_exec did not "
 				    "exit; killed" : "no READY=1 came");
-			else if (s->reload_status < 0)
-				ctl_reply(c, CTL_EFAIL, "%s: reload failed: "
-				    "reload_exec: %s", s->def->name,
-				    strerror(-s->reload_status));
-			else
-				ctl_reply(c, CTL_EFAIL, "%s: reload failed: "
-				    "reload_exec exited with code %d",
-				    s->def->name, s->reload_status);
+			else {
+				char	how[128];
+
+				hook_status_format(HOOK_RELOAD,
+				    s->reload_status, how, sizeof(how));
+				ctl_reply(c, CTL_EFAIL, "%s: reload failed: %s",
+				    s->def->name, how);
+			}
 			return;
 		}
 		if ((r = ctl_wait_one(c, s, c->wait_starts[i])) > 0) {

@@ -82,7 +82,7 @@ svc_kick_around(struct svc *s)
 static const uint16_t svc_moves[SVC__STATES] = {
 	[SVC_STOPPED] = M(STARTING) | M(BACKOFF) | M(FAILED) | M(LISTENING),
 	[SVC_STARTING] = M(STOPPED) | M(STARTING) | M(READY) | M(STOPPING) |
-	    M(BACKOFF) | M(FAILED) | M(DONE),
+	    M(BACKOFF) | M(FAILED) | M(DONE) | M(SKIPPED),
 	[SVC_READY] = M(STOPPED) | M(STOPPING) | M(BACKOFF) | M(FAILED),
 	[SVC_STOPPING] = M(STOPPED) | M(STOPPING) | M(BACKOFF) | M(FAILED) |
 	    M(DONE),
@@ -92,6 +92,7 @@ static const uint16_t svc_moves[SVC__STATES] = {
 	    M(LISTENING),
 	[SVC_DONE] = M(STOPPED) | M(STOPPING),
 	[SVC_LISTENING] = M(STOPPED) | M(STARTING) | M(BACKOFF) | M(FAILED),
+	[SVC_SKIPPED] = M(STOPPED),
 };
 #undef M
 
@@ -141,7 +142,8 @@ bool
 svc_satisfies(const struct svc *s)
 {
 	return (s->state == SVC_READY || s->state == SVC_DONE ||
-	    s->state == SVC_LISTENING) && !s->restart_req;
+	    s->state == SVC_LISTENING || s->state == SVC_SKIPPED) &&
+	    !s->restart_req;
 }
 
 /* Is it run by a timer (any on_* key)? */
@@ -277,7 +279,8 @@ svc_want(struct svc *s, bool up)
 	s->mark = set->round;
 	while (top > 0) {
 		x = stack[--top];
-		if (up && x != s && x->state == SVC_DONE)
+		if (up && x != s && (x->state == SVC_DONE ||
+		    x->state == SVC_SKIPPED))
 			continue;
 		if (up && !x->want_up)
 			svc_fresh(x);
@@ -296,11 +299,11 @@ svc_want(struct svc *s, bool up)
 	}
 }
 
-/* A command asks a finished task to run again. */
+/* A command asks a finished task (or a skipped start) to run again. */
 static void
 svc_undone(struct svc *s)
 {
-	if (s->state == SVC_DONE)
+	if (s->state == SVC_DONE || s->state == SVC_SKIPPED)
 		svc_set_state(s, SVC_STOPPED, s->reason);
 }
 
@@ -326,6 +329,8 @@ svc_stop(struct svc *s)
 	s->paused = svc_timed(s);	/* its timer starts nothing */
 	if (s->state == SVC_DONE)
 		return;
+	if (s->state == SVC_SKIPPED)
+		svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 	svc_want(s, false);
 	svc_set_run(s->set);
 }
@@ -811,6 +816,7 @@ svc_step(struct svc *s)
 		break;
 	case SVC_STOPPING:
 	case SVC_DONE:
+	case SVC_SKIPPED:
 		break;
 	}
 }

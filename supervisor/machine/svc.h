@@ -44,6 +44,8 @@ enum svc_state {
 	SVC_FAILED,
 	SVC_DONE,		/* ready = exit: exited 0 */
 	SVC_LISTENING,		/* on_demand: its sockets wait for a client */
+	SVC_SKIPPED,		/* a condition did not hold (systemd's
+				 * inactive, its job done) */
 	SVC__STATES
 };
 
@@ -78,6 +80,9 @@ enum svc_why {
 				 * within pressure_calm_max */
 	WHY_TRIGGER_LIMIT,	/* too many clients in trigger_limit_interval */
 	WHY_PID_FILE,		/* ready = forking: no daemon found: s->fail */
+	WHY_CONDITION,		/* stage 0: the checker's code (cond.h);
+				 * 1: condition_exec's exit status */
+	WHY_ASSERT,		/* code: the checker's (cond.h) */
 	WHY__COUNT		/* new reasons go above: the re-exec state
 				 * has them by number */
 };
@@ -86,6 +91,13 @@ enum svc_why {
  * The commands run around a service (hook.c): the first four in the
  * state machine's steps (svc.hook says which runs), the others beside.
  */
+/*
+ * A start's conditions that did not hold, as a hook's status tells it
+ * (hook.c): the checker's exit status, or a condition_exec's (1-254).
+ */
+#define HOOK_ST_CHECKER		0x10000
+#define HOOK_ST_CONDITION	0x20000
+
 enum hook_kind {
 	HOOK_NONE,
 	HOOK_START_PRE,		/* before the spawn; a failure fails it */

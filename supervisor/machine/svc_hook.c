@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "cond.h"
 #include "svc.h"
 #include "svc_int.h"
 
@@ -53,7 +54,37 @@ svc_task_stopped(struct svc *s, int status)
 }
 
 /*
- * A hook of the steps failed (status: its exit status, 128 + a signal,
+ * A start's condition did not hold (status: HOOK_ST_* and its code):
+ * skipped, its start not counted, what waits on it goes on (systemd's
+ * job done, the unit inactive); an assertion fails it, with no restart.
+ * False: the checker itself failed (a failure as any hook's).
+ */
+static bool
+svc_not_met(struct svc *s, int status)
+{
+	int			code = status & 0xffff;
+	struct svc_reason	r = svc_why(WHY_CONDITION, code);
+
+	if (status & HOOK_ST_CONDITION) {
+		r.stage = 1;
+	} else if (code >= COND_ASSERT_TRIGGERS &&
+	    code < COND_ASSERT_FAILED + COND_MAX) {
+		r.why = WHY_ASSERT;
+		s->last = r;
+		s->want_up = false;
+		svc_set_state(s, SVC_FAILED, r);
+		return true;
+	} else if (code < COND_TRIGGERS || code >= COND_FAILED + COND_MAX) {
+		return false;
+	}
+	if (s->limit_count > 0)
+		s->limit_count--;
+	svc_set_state(s, SVC_SKIPPED, r);
+	return true;
+}
+
+/*
+ * A hook of the steps failed (status: its exit status, 256 + a signal,
  * or -errno): a start_pre_exec fails the start; a start_post_exec stops
  * the service, a failed start.
  */
@@ -65,6 +96,12 @@ svc_hook_failed(struct svc *s, int kind, int status)
 	r.stage = (uint8_t)kind;
 	s->hook = HOOK_NONE;
 	svc_disarm(s);
+	if (status > 0 && (status & (HOOK_ST_CHECKER | HOOK_ST_CONDITION))) {
+		if (svc_not_met(s, status))
+			return;
+		status &= 0xffff;
+		r.code = status;
+	}
 	if (kind == HOOK_START_PRE) {
 		s->last = r;
 		if (restart_on[s->def->restart] & DEATH_CODE) {

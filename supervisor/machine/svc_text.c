@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond.h"
 #include "svc.h"
 
 /* The name of a state, as status shows it. */
@@ -20,6 +21,7 @@ svc_state_name(enum svc_state st)
 		[SVC_READY] = "ready", [SVC_STOPPING] = "stopping",
 		[SVC_BACKOFF] = "backoff", [SVC_FAILED] = "failed",
 		[SVC_DONE] = "done", [SVC_LISTENING] = "listening",
+		[SVC_SKIPPED] = "skipped",
 	};
 
 	return st < SVC__STATES ? names[st] : "?";
@@ -64,7 +66,7 @@ hook_name(int kind)
 }
 
 /*
- * How a hook ended, in words: status is its exit status, 128 + the
+ * How a hook ended, in words: status is its exit status, 256 + the
  * signal that killed it, or -errno (-ETIMEDOUT: its time was up).
  */
 void
@@ -74,12 +76,33 @@ hook_status_format(int kind, int status, char *out, size_t n)
 		snprintf(out, n, "%s timed out", hook_name(kind));
 	else if (status < 0)
 		snprintf(out, n, "%s: %s", hook_name(kind), strerror(-status));
-	else if (status > 128)
+	else if (status > 255)
 		snprintf(out, n, "%s killed by signal %d", hook_name(kind),
-		    status - 128);
+		    status - 256);
 	else
 		snprintf(out, n, "%s exited with code %d", hook_name(kind),
 		    status);
+}
+
+/* Which condition or assertion did not hold, in words. */
+static void
+cond_reason(const struct svc *s, const struct svc_reason *r, char *out,
+    size_t n)
+{
+	bool		 as = r->why == WHY_ASSERT;
+	char *const	*v = as ? s->def->asserts : s->def->conditions;
+	int		 i = r->code - (as ? COND_ASSERT_FAILED : COND_FAILED);
+	const char	*what = as ? "assertion" : "condition";
+
+	if (r->stage == 1)
+		snprintf(out, n, "condition_exec exited with code %d",
+		    (int)r->code);
+	else if (r->code == (as ? COND_ASSERT_TRIGGERS : COND_TRIGGERS))
+		snprintf(out, n, "no %s with '|' held", what);
+	else if (i >= 0 && (size_t)i < strv_len(v) && i < COND_MAX - 1)
+		snprintf(out, n, "%s not met: %s", what, v[i]);
+	else
+		snprintf(out, n, "a %s not met", what);
 }
 
 /* One reason in words. */
@@ -196,6 +219,10 @@ reason_format(const struct svc *s, const struct svc_reason *r, char *out,
 		    "" : "s");
 		break;
 	}
+	case WHY_CONDITION:
+	case WHY_ASSERT:
+		cond_reason(s, r, out, n);
+		break;
 	default:
 		snprintf(out, n, "?");
 	}

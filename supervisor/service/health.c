@@ -110,7 +110,7 @@ health_on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /*
- * A check ended with status (0 passed; an exit status, 128 + a signal,
+ * A check ended with status (0 passed; an exit status, 256 + a signal,
  * -ETIMEDOUT or -errno failed).
  */
 void

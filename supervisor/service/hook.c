@@ -182,6 +182,106 @@ hook_env(struct core *core, struct service *ss, int kind)
 	return v;
 }
 
+/*
+ * The checker of a start's conditions: this program again (cond.c's
+ * cond_main()), given the tests; its exit status says which failed.
+ */
+static char **
+hook_checker(const struct svc_def *d)
+{
+	char	**v = NULL;
+	size_t	  i;
+
+	if ((v = strv_add(v, "/proc/self/exe")) == NULL ||
+	    (v = strv_add(v, "--test-conditions")) == NULL)
+		return NULL;
+	for (i = 0; d->conditions && d->conditions[i]; i++)
+		if ((v = strv_add(v, "condition")) == NULL ||
+		    (v = strv_add(v, d->conditions[i])) == NULL)
+			return NULL;
+	for (i = 0; d->asserts && d->asserts[i]; i++)
+		if ((v = strv_add(v, "assert")) == NULL ||
+		    (v = strv_add(v, d->asserts[i])) == NULL)
+			return NULL;
+	return v;
+}
+
+/*
+ * The remover of a stopped service's runtime_directory: this program
+ * again (rmtree.c's rmtree_main()), given the paths.
+ */
+static char **
+hook_remover(const struct svc_def *d)
+{
+	char	**v = NULL, path[512];
+	size_t	  i;
+
+	if ((v = strv_add(v, "/proc/self/exe")) == NULL ||
+	    (v = strv_add(v, "--remove-directories")) == NULL)
+		return NULL;
+	for (i = 0; d->dirs[DIR_RUNTIME] && d->dirs[DIR_RUNTIME][i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir_kinds[DIR_RUNTIME].base,
+		    d->dirs[DIR_RUNTIME][i]);
+		if ((v = strv_add(v, path)) == NULL)
+			return NULL;
+	}
+	return v;
+}
+
+/*
+ * A death's chain: its stop_post_exec, then ("-", hook_spawn's mark,
+ * run even if one of those failed) the removal of its runtime_directory
+ * when systemd would remove it: at every end, or with
+ * runtime_directory_preserve = restart only when it is not to start
+ * again; *cleanup its index, or -1.  NULL if none; NULL without memory.
+ */
+static char **
+hook_stop_chain(const struct service *ss, int32_t *cleanup)
+{
+	const struct svc_def	*d = ss->svc.def;
+	char			**v = NULL;
+	size_t			  i;
+
+	*cleanup = -1;
+	for (i = 0; d->stop_post_exec && d->stop_post_exec[i]; i++)
+		if ((v = strv_add(v, d->stop_post_exec[i])) == NULL)
+			return NULL;
+	if (d->dirs[DIR_RUNTIME] != NULL && (d->runtime_preserve ==
+	    PRESERVE_NO || (d->runtime_preserve == PRESERVE_RESTART &&
+	    !ss->svc.want_up))) {
+		*cleanup = (int32_t)i;
+		if ((v = strv_add(v, "-")) == NULL)
+			return NULL;
+	}
+	return v;
+}
+
+/*
+ * A start's chain: its conditions' checker ("", hook_spawn's mark), its
+ * condition_exec, then its start_pre_exec; *ncond: how many come before
+ * start_pre_exec.  NULL with *ncond 0 if none; NULL without memory.
+ */
+static char **
+hook_start_chain(const struct svc_def *d, uint32_t *ncond)
+{
+	char	**v = NULL;
+	size_t	  i;
+
+	*ncond = 0;
+	if (d->conditions || d->asserts) {
+		if ((v = strv_add(v, "")) == NULL)
+			return NULL;
+		(*ncond)++;
+	}
+	for (i = 0; d->condition_exec && d->condition_exec[i]; i++, (*ncond)++)
+		if ((v = strv_add(v, d->condition_exec[i])) == NULL)
+			return NULL;
+	for (i = 0; d->start_pre_exec && d->start_pre_exec[i]; i++)
+		if ((v = strv_add(v, d->start_pre_exec[i])) == NULL)
+			return NULL;
+	return v;
+}
+
 static void	hook_on_exec(struct ev_loop *, ev_io *, int);
 static void	hook_on_death(struct ev_loop *, ev_io *, int);
 static void	hook_on_timer(struct ev_loop *, ev_timer *, int);
@@ -197,7 +297,11 @@ hook_spawn(struct core *core, struct hookrun *hr)
 
 	strv_free(hr->argv);
 	hr->ignore = hr->cmds != NULL && hr->cmds[hr->next][0] == '-';
-	if (hr->cmds != NULL)
+	hr->bare = hr->cmds != NULL && hr->cmds[hr->next][hr->ignore] == '\0';
+	if (hr->bare)
+		hr->argv = hr->kind == HOOK_START_PRE ?
+		    hook_checker(ss->svc.def) : hook_remover(ss->svc.def);
+	else if (hr->cmds != NULL)
 		hr->argv = hook_words(hr->cmds[hr->next] + hr->ignore,
 		    ss->svc.pidfd >= 0 ? ss->svc.pid : 0);
 	else			/* health_exec: its words, kept */
@@ -213,6 +317,20 @@ hook_spawn(struct core *core, struct hookrun *hr)
 	req.pid_slot = NULL;
 	/* In the namespaces its main process was given, while it runs. */
 	req.ns = ss->ns;
+	if (hr->bare) {
+		/* The tests see the system as we do (systemd's: the
+		 * manager checks them), not as the service would. */
+		req.envp = core->base_env;
+		req.path = NULL;
+		req.workdir = NULL;
+		req.groups = NULL;
+		req.ngroups = 0;
+		req.set_uid = req.set_gid = false;
+		req.env_files = NULL;
+		req.sb = NULL;
+		req.cgroup_fd = -1;
+		req.ns = SPAWN_NS_NONE;
+	}
 	if ((rc = spawn_start(&hr->proc, &req, &res)) < 0)
 		return rc;
 	sandbox_unref(hr->sb);		/* its child reads it until exec */
@@ -254,7 +372,15 @@ hook_start(struct core *core, struct service *ss, int kind)
 	struct hookrun		*hr;
 	int			 slot = hook_slot(kind), rc;
 
-	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL)
+	bool			 start = kind == HOOK_START_PRE &&
+				    (d->conditions || d->asserts ||
+				    d->condition_exec);
+	bool			 stop = kind == HOOK_STOP_POST &&
+				    d->dirs[DIR_RUNTIME] != NULL &&
+				    d->runtime_preserve != PRESERVE_YES;
+
+	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL &&
+	    !start && !stop)
 		return 1;
 	hook_cancel(core, ss, slot);
 	if ((hr = calloc(1, sizeof(*hr))) == NULL)
@@ -263,7 +389,18 @@ hook_start(struct core *core, struct service *ss, int kind)
 	hr->kind = (uint8_t)kind;
 	hr->pm.kind = PM_HOOK;
 	hr->timeout = hook_timeout(d, kind);
-	if ((cmds != NULL && (hr->cmds = strv_dup(cmds)) == NULL) ||
+	hr->cleanup = -1;
+	if (start)
+		hr->cmds = hook_start_chain(d, &hr->ncond);
+	else if (stop)
+		hr->cmds = hook_stop_chain(ss, &hr->cleanup);
+	else if (cmds != NULL)
+		hr->cmds = strv_dup(cmds);
+	if (stop && hr->cmds == NULL && hr->cleanup < 0 && cmds == NULL) {
+		free(hr);
+		return 1;		/* kept this time: nothing to run */
+	}
+	if ((hr->cmds == NULL && (cmds != NULL || start || stop)) ||
 	    (hr->envp = hook_env(core, ss, kind)) == NULL) {
 		hook_free(hr);
 		return -ENOMEM;
@@ -285,7 +422,9 @@ hook_done(struct core *core, struct service *ss, int kind, int status)
 {
 	char	how[128];
 
-	if (status != 0) {
+	/* A condition that did not hold: the state it leads to says so. */
+	if (status < 0 || (status > 0 &&
+	    !(status & (HOOK_ST_CHECKER | HOOK_ST_CONDITION)))) {
 		hook_status_format(kind, status, how, sizeof(how));
 		if (kind == HOOK_HEALTH)
 			log_debug("%s: %s", ss->svc.def->name, how);
@@ -304,6 +443,24 @@ hook_done(struct core *core, struct service *ss, int kind, int status)
 	}
 	if (ss->removing && !svc_has_process(&ss->svc) && !hook_busy(ss))
 		ev_prepare_start(core->loop, &core->gc_w);
+}
+
+/*
+ * The status of a condition's command that did not exit 0: the
+ * checker's status, or a condition_exec's 1 to 254 (systemd's "skip"),
+ * marked so; anything else (255, a signal, no exec, its time out) is a
+ * failure as start_pre_exec's.
+ */
+static int
+hook_condition_status(const struct hookrun *hr, int status)
+{
+	if (hr->killed || status < 0)
+		return status;
+	if (hr->bare)
+		return HOOK_ST_CHECKER | status;
+	if (status >= 1 && status <= 254 && !hr->ignore)
+		return HOOK_ST_CONDITION | status;
+	return status;
 }
 
 /* The command is gone (reaped): the chain goes on, or ends. */
@@ -335,9 +492,17 @@ hook_over(struct core *core, struct hookrun *hr, int status)
 			ev_prepare_start(core->loop, &core->gc_w);
 		return;
 	}
+	/* One of a start's conditions did not hold: the start ends here,
+	 * skipped (or failed, by an assertion: svc_hook_done() tells). */
+	if (status != 0 && hr->next <= hr->ncond)
+		status = hook_condition_status(hr, status);
 	/* A command after '-' that failed or never ran counts as done
 	 * (systemd's prefix); one that ran out of time does not. */
-	if (hr->ignore && status != 0 && status != -ETIMEDOUT) {
+	if (hr->bare && hr->kind == HOOK_STOP_POST && status != 0) {
+		log_warn("%s: runtime_directory: not all removed (%d; the "
+		    "service's log says why)", ss->svc.def->name, status);
+		status = 0;
+	} else if (hr->ignore && status != 0 && status != -ETIMEDOUT) {
 		char	how[128];
 
 		hook_status_format(kind, status, how, sizeof(how));
@@ -345,10 +510,20 @@ hook_over(struct core *core, struct hookrun *hr, int status)
 		    ss->svc.def->name, how);
 		status = 0;
 	}
+	/* A stop's removal runs whatever came before it; the chain's
+	 * status is then the first failure's. */
+	if (status != 0 && hr->cleanup >= 0 &&
+	    hr->next <= (uint32_t)hr->cleanup) {
+		hr->failed = status;
+		hr->next = (uint32_t)hr->cleanup;
+		status = 0;
+	}
 	if (status == 0 && hr->cmds != NULL && hr->cmds[hr->next] != NULL) {
 		if ((status = hook_spawn(core, hr)) == 0)
 			return;
 	}
+	if (status == 0)
+		status = hr->failed;
 	ss->hooks[slot] = NULL;
 	hook_free(hr);
 	hook_done(core, ss, kind, status);
@@ -373,7 +548,8 @@ hook_reap(struct core *core, struct hookrun *hr)
 	else if (si.si_code == CLD_EXITED)
 		status = si.si_status;
 	else
-		status = 128 + si.si_status;
+		status = 256 + si.si_status;
+	hr->killed = si.si_code != CLD_EXITED;
 	hook_over(core, hr, status);
 }
 
@@ -529,11 +705,13 @@ hook_reload_reap(struct core *core, struct service *ss)
 	else if (si.si_code == CLD_EXITED)
 		status = si.si_status;
 	else
-		status = 128 + si.si_status;
-	if (status != 0)
-		log_warn("%s: reload_exec %s %d", ss->svc.def->name, status < 0 ?
-		    "could not run: errno" : "ended with", status < 0 ? -status :
-		    status);
+		status = 256 + si.si_status;
+	if (status != 0) {
+		char	how[128];
+
+		hook_status_format(HOOK_RELOAD, status, how, sizeof(how));
+		log_warn("%s: %s", ss->svc.def->name, how);
+	}
 	hook_reload_end(core, ss, status);
 }
 

@@ -42,6 +42,12 @@ struct hookrun {
 	bool			 cancelled;	/* reaped in silence */
 	bool			 timed_out;
 	bool			 ignore;	/* its '-': a failure is none */
+	bool			 bare;		/* the conditions' checker */
+	bool			 killed;	/* by a signal (status 256+) */
+	uint32_t		 ncond;		/* a start's: the commands of
+						 * its conditions, first */
+	int32_t			 cleanup;	/* a stop's removal, in cmds */
+	int			 failed;	/* ... the status before it */
 	struct hookrun		*dying;		/* cancelled: the next */
 };
 

@@ -130,7 +130,9 @@ service_spawn_end(struct core *core, struct service_spawn *sp)
 	sandbox_unref(sp->sb);
 	sp->sb = NULL;
 	env_free(sp->old_envp);
+	strv_free(sp->old_keys);
 	sp->old_envp = NULL;
+	sp->old_keys = NULL;
 	env_free(sp->envp);
 	sp->envp = NULL;
 }

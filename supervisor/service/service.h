@@ -61,6 +61,7 @@ struct service_spawn {
 	struct svc_def		*old_def;	/* replaced meanwhile (reload) */
 	struct sandbox		*sb;		/* what its child reads */
 	char			**old_envp;
+	char			**old_keys;	/* what old_envp points into */
 	char			**envp;		/* with LISTEN_FDS: this spawn's */
 };
 
@@ -80,6 +81,8 @@ struct service {
 	/* made again from the definition in force */
 	char			**envp;		/* NULL: the supervisor's environ */
 	char			*pid_slot;	/* in envp: WATCHDOG_PID's digits */
+	char			**env_keys;	/* envp's keys, when they are not
+						 * its def's env (service_env.c) */
 	const char		*path;		/* PATH searched for exec */
 	char			*notify_path;	/* NOTIFY_SOCKET */
 	/* a re-exec waits until none is in flight */

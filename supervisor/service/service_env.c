@@ -31,6 +31,58 @@ service_mp_watch(struct core *core, const struct svc_def *d, char *buf,
 }
 
 /*
+ * Its env keys, RUNTIME_DIRECTORY and the like first (systemd's: each
+ * the paths of its key, ':'-separated): *keys is d->env itself, or a
+ * vector the caller frees (*own).  0, or -ENOMEM.
+ */
+static int
+service_env_keys(const struct svc_def *d, char *const **keys, char ***own)
+{
+	struct buf	 b = { 0 };
+	char		**v = NULL, *const *w;
+	int		  k;
+
+	*keys = d->env;
+	*own = NULL;
+	for (k = 0; k < DIR__KINDS; k++) {
+		if (d->dirs[k] == NULL)
+			continue;
+		b.len = 0;
+		buf_printf(&b, "%s=", dir_kinds[k].env);
+		for (w = d->dirs[k]; *w; w++)
+			buf_printf(&b, "%s%s/%s", w == d->dirs[k] ? "" : ":",
+			    dir_kinds[k].base, *w);
+		if (b.nomem || buf_add(&b, "", 1) < 0 ||
+		    (v = strv_add(v, b.data)) == NULL)
+			goto nomem;
+	}
+	buf_free(&b);
+	if (v == NULL)
+		return 0;
+	for (w = d->env; w && *w; w++)
+		if ((v = strv_add(v, *w)) == NULL)
+			return -ENOMEM;
+	*keys = *own = v;
+	return 0;
+nomem:
+	buf_free(&b);
+	strv_free(v);
+	return -ENOMEM;
+}
+
+/* Does d give its processes directories (their variables)? */
+static bool
+service_env_dirs(const struct svc_def *d)
+{
+	int	k;
+
+	for (k = 0; k < DIR__KINDS; k++)
+		if (d->dirs[k] != NULL)
+			return true;
+	return false;
+}
+
+/*
  * The environment of a service (env.c): the shared base, ours less our
  * own NOTIFY_SOCKET, unless it has env keys, is a notify service or
  * is told of memory pressure.  Its env files are read by its spawn
@@ -40,8 +92,8 @@ static int
 service_env_make(struct core *core, struct service *ss)
 {
 	const struct svc_def	*d = ss->svc.def;
-	char			 mp[PATH_MAX];
-	const struct env_req	 r = {
+	char			 mp[PATH_MAX], **own;
+	struct env_req		 r = {
 		.base = core->base_env, .keys = d->env,
 		.notify = ready_kinds[d->ready].notify ? ss->notify_path : NULL,
 		.watchdog_ms = d->watchdog,
@@ -51,8 +103,14 @@ service_env_make(struct core *core, struct service *ss)
 	const char		*path;
 	int			 rc;
 
-	if ((rc = env_build(&r, &ss->envp, &path, &ss->pid_slot)) < 0)
+	if ((rc = service_env_keys(d, &r.keys, &own)) < 0)
 		return rc;
+	/* envp points into its keys: they stay while it does. */
+	if ((rc = env_build(&r, &ss->envp, &path, &ss->pid_slot)) < 0) {
+		strv_free(own);
+		return rc;
+	}
+	ss->env_keys = own;
 	ss->path = path ? path : core->base_path;
 	return 0;
 }
@@ -81,6 +139,8 @@ service_env_socks(struct core *core, struct service *ss,
 
 	env_free(sp->envp);
 	sp->envp = NULL;
+	if (ss->env_keys != NULL)
+		r.keys = ss->env_keys;
 	*n = socks_pass(&ss->svc, pass, &names);
 	r.listen_fds = (uint32_t)*n;
 	r.listen_names = names.data ? names.data : "";
@@ -97,10 +157,12 @@ service_env(struct core *core, struct service *ss)
 	char			 mp[PATH_MAX];
 
 	ss->envp = NULL;
+	ss->env_keys = NULL;
 	ss->pid_slot = NULL;
 	ss->path = core->base_path;
 	if (d->env == NULL && !ready_kinds[d->ready].notify && d->watchdog == 0 &&
-	    service_mp_watch(core, d, mp, sizeof(mp)) == NULL)
+	    service_mp_watch(core, d, mp, sizeof(mp)) == NULL &&
+	    !service_env_dirs(d))
 		return 0;
 	return service_env_make(core, ss);
 }
@@ -109,7 +171,9 @@ void
 service_env_free(struct service *ss)
 {
 	env_free(ss->envp);
+	strv_free(ss->env_keys);
 	ss->envp = NULL;
+	ss->env_keys = NULL;
 	ss->pid_slot = NULL;
 	ss->path = NULL;
 }

@@ -143,7 +143,8 @@ timer_random(const struct timer *t)
 static bool
 timer_rest(enum svc_state st)
 {
-	return st == SVC_STOPPED || st == SVC_DONE || st == SVC_FAILED;
+	return st == SVC_STOPPED || st == SVC_DONE || st == SVC_FAILED ||
+	    st == SVC_SKIPPED;
 }
 
 /* A span key's value in ms. */

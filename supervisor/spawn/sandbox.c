@@ -555,8 +555,36 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 		"/proc/timer_stats", "/proc/fs", "/proc/irq" };
 	struct sb_path	*v = NULL;
 	size_t		 n = 0, i;
-	int		 rc = 0, slot = 0;
+	int		 rc = 0, slot = 0, k;
 	char *const	*p;
+	char		**dirs = NULL;
+
+	/* The directories first: made before anything is mounted, and
+	 * writable whatever protect_system says (as systemd's). */
+	for (k = 0; k < DIR__KINDS; k++)
+		for (p = d->dirs[k]; p && *p; p++) {
+			char	path[512];
+
+			snprintf(path, sizeof(path), "%s/%s",
+			    dir_kinds[k].base, *p);
+			if ((dirs = strv_add(dirs, path)) == NULL ||
+			    sb_op(sb, SB_MKDIR, conf_keys[K_RUNTIME_DIRECTORY +
+			    k].name, path, false, 0) < 0) {
+				rc = -1;
+				goto out;
+			}
+			sb->ops[sb->nops - 1].mode = (uint16_t)d->dir_mode[k];
+			sb->ops[sb->nops - 1].base =
+			    (uint8_t)strlen(dir_kinds[k].base);
+			sb->ops[sb->nops - 1].own = dir_kinds[k].own;
+			if (d->protect_system == PROTECT_STRICT ||
+			    d->ro_paths != NULL)
+				rc |= sb_path_add(&v, &n, dirs[strv_len(dirs) -
+				    1], conf_keys[K_RUNTIME_DIRECTORY + k].name,
+				    SB_PUT, false);
+		}
+	sb->dir_uid = d->set_uid ? d->uid : 0;
+	sb->dir_gid = d->set_gid ? d->gid : d->set_uid ? d->gid : 0;
 
 	if (d->protect_system == PROTECT_STRICT) {
 		rc |= sb_path_add(&v, &n, "/", "protect_system", SB_RO, false);
@@ -625,6 +653,7 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	sb->nslots = slot;
 out:
 	free(v);
+	strv_free(dirs);
 	if (rc < 0 && err[0] == '\0')
 		snprintf(err, len, "%s", strerror(ENOMEM));
 	return rc < 0 ? -ENOMEM : 0;
@@ -847,6 +876,9 @@ sandbox_wanted(const struct svc_def *d)
 	for (k = K_NO_NEW_PRIVS; k <= K_LIMIT_STACK; k++)
 		if (k != K_CPU_WEIGHT && k != K_CPU_MAX && k != K_IO_WEIGHT &&
 		    k != K_SYSCALL_ERRNO && keyset_has(&d->given, k))
+			return true;
+	for (k = 0; k < DIR__KINDS; k++)
+		if (d->dirs[k] != NULL)
 			return true;
 	return false;
 }

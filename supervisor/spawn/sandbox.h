@@ -37,6 +37,7 @@ enum sb_op_kind {
 	SB_HIDE,		/* an empty, read-only file or directory */
 	SB_TMPFS,		/* a fresh tmpfs, mode 1777 */
 	SB_DEV,			/* a minimal /dev */
+	SB_MKDIR,		/* runtime_directory and the like: made */
 };
 
 struct sb_op {
@@ -45,6 +46,10 @@ struct sb_op {
 	uint8_t		 kind;
 	bool		 optional;	/* a missing path is skipped */
 	int16_t		 slot;		/* SB_CLONE, SB_PUT */
+	uint16_t	 mode;		/* SB_MKDIR: its mode, */
+	uint8_t		 base;		/* ... the length of its base
+					 * (/var/lib) after the root, */
+	bool		 own;		/* ... the service's user's */
 };
 
 /*
@@ -60,6 +65,8 @@ struct sandbox {
 	size_t			 rootlen;	/* ... its length: each op's
 						 * path beneath it follows */
 	uint64_t		 clone_flags;	/* CLONE_NEWNS, CLONE_NEWNET */
+	uid_t			 dir_uid;	/* SB_MKDIR's owner */
+	gid_t			 dir_gid;
 	uint64_t		 bset;		/* capabilities kept at all */
 	uint64_t		 caps;		/* ... and held (capabilities) */
 	int			 cap_last;

@@ -227,6 +227,72 @@ struct sb_walk {
 };
 
 /*
+ * Child: a directory of runtime_directory and the like.  Its path is
+ * looked up as the plan's paths are (rawpath.c), one component more at
+ * a time from its base (/var/lib), following only root's symlinks (an
+ * administrator's /var/lib/db -> /srv/db is followed; a link the
+ * service's user made is not); a component that is missing is made in
+ * the one before (those above the name's last root's, 0755); the last
+ * one gets its mode, and the service's user and group if it is theirs
+ * to own (all but configuration's).
+ */
+SANDBOX_CHILD static long
+sandbox_child_mkdir(const struct sandbox *sb, const struct sb_op *op,
+    struct sb_walk *w)
+{
+	const char	*rel = op->path + sb->rootlen;
+	char		 part[512];
+	struct stat	 st = { 0 };
+	long		 dir = -1, fd, rc = 0;
+	size_t		 e = op->base, n;
+
+	for (n = 0; rel[n] != '\0'; n++)
+		if (n >= sizeof(part) - 1)
+			return -ENAMETOOLONG;
+	for (;;) {
+		size_t	k;
+
+		for (k = 0; k < e; k++)
+			part[k] = rel[k];
+		part[e] = '\0';
+		fd = rawpath_open(w->root, part, 0, O_PATH | O_DIRECTORY,
+		    &w->rp);
+		if (fd == -ENOENT && dir >= 0) {
+			for (k = e; k > 0 && part[k - 1] != '/'; k--)
+				;
+			rc = SYS(SYS_mkdirat, dir, part + k, rel[e] == '\0' ?
+			    op->mode & 0777 : 0755);
+			if (rc < 0 && rc != -EEXIST)
+				fd = rc;
+			else
+				fd = rawpath_open(w->root, part, 0, O_PATH |
+				    O_DIRECTORY, &w->rp);
+		}
+		if (dir >= 0)
+			SYS(SYS_close, dir);
+		if ((dir = fd) < 0 || rel[e] == '\0')
+			break;
+		for (e++; rel[e] != '\0' && rel[e] != '/'; e++)
+			;
+	}
+	if (dir < 0)
+		return dir;
+	/* Its mode and owner, by an fd of the directory itself. */
+	fd = SYS(SYS_openat, dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	SYS(SYS_close, dir);
+	if (fd < 0)
+		return fd;
+	rc = SYS(SYS_fstat, fd, &st);
+	if (rc >= 0 && op->own && (st.st_uid != sb->dir_uid ||
+	    st.st_gid != sb->dir_gid))
+		rc = SYS(SYS_fchown, fd, sb->dir_uid, sb->dir_gid);
+	if (rc >= 0 && (st.st_mode & 07777) != op->mode)
+		rc = SYS(SYS_fchmod, fd, op->mode);
+	SYS(SYS_close, fd);
+	return rc < 0 ? rc : 0;
+}
+
+/*
  * Child: one op of the plan on the place of its path, looked up once,
  * beneath the root (rawpath.c), and used by fd.
  */
@@ -362,6 +428,8 @@ sandbox_child_mounts(const struct sandbox *sb, uid_t owner, int *at,
 			    NULL);
 		else if (sb->ops[i].kind == SB_BIND_SELF)
 			rc = sandbox_child_bind_root(sb, &w);
+		else if (sb->ops[i].kind == SB_MKDIR)
+			rc = sandbox_child_mkdir(sb, &sb->ops[i], &w);
 		else
 			rc = sandbox_child_op(sb, &sb->ops[i], &w);
 		if (rc == -ENOENT && sb->ops[i].optional)

@@ -129,13 +129,20 @@ pv_up() {
 		    >"$T/conf/pidvisor.ini"
 		echo "cgroup_root = none" >>"$T/conf/pidvisor.ini"
 	fi
+	# PV_BINDS: "SRC:DST ...", bound in its mount namespace (private:
+	# the host sees none), as /run and /var/lib for runtime_directory.
+	local pre=()
+	[ -z "${PV_BINDS:-}" ] || pre=(/bin/sh -c 'for b in $PV_BINDS; do
+		mount --bind "${b%%:*}" "${b#*:}" || exit 1; done; exec "$@"' sh)
 	# PV_OUT: where pidvisor's stdout goes, apart from its stderr.
 	if [ -n "${PV_OUT:-}" ]; then
-		unshare --pid --fork --mount-proc --kill-child \
+		PV_BINDS=${PV_BINDS:-} unshare --pid --fork --mount-proc \
+		    --kill-child "${pre[@]}" \
 		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" \
 		    >"$PV_OUT" 2>"$T/log" &
 	else
-		unshare --pid --fork --mount-proc --kill-child \
+		PV_BINDS=${PV_BINDS:-} unshare --pid --fork --mount-proc \
+		    --kill-child "${pre[@]}" \
 		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
 	fi
 	UNSHARE_PID=$!

@@ -522,3 +522,77 @@ $(cat "$P/checks")"
 	expect_eq "$(cat "$P/post")" post-fresh "stop_post_exec's /tmp"
 	pv_down
 }
+
+# runtime_directory and the like (systemd's RuntimeDirectory=...): made
+# before the first command, each name and the names above it, owned by
+# the service's user with their mode, their paths in its environment;
+# the runtime one removed at the stop (kept across a restart with
+# runtime_directory_preserve = restart), the state one kept.  The
+# service's user cannot make pidvisor follow a link: a state directory
+# that is the user's symlink is refused (root's would be followed), and
+# the removal removes a symlink in the tree, not what it points at.  /run and /var/lib are $T's, bound in
+# pidvisor's mount namespace.
+t_directories() {
+	pv_dir
+	mkdir -p "$T/run" "$T/lib" "$T/keep" "$T/target"
+	touch "$T/keep/file"
+	ln -s "$T/target" "$T/lib/evil"
+	chown -h nobody "$T/lib/evil"	# the service's user's link
+	svc web <<-EOF
+	user = nobody
+	runtime_directory = web web/sub
+	runtime_directory_mode = 0750
+	state_directory = web
+	start_pre_exec = /bin/sh -c 'touch /run/web/pre'
+	exec = /bin/sh -c 'echo "\$RUNTIME_DIRECTORY|\$STATE_DIRECTORY" >/run/web/env; ln -s $T/keep /run/web/sub/link; exec sleep 1000'
+	EOF
+	svc kept <<-EOF
+	runtime_directory = kept
+	runtime_directory_preserve = restart
+	exec = /bin/sh -c 'echo \$\$ >>/run/kept/pids; exec sleep 1000'
+	EOF
+	svc evil <<-EOF
+	user = nobody
+	state_directory = evil
+	exec = /bin/sleep 1000
+	restart = never
+	EOF
+	PV_BINDS="$T/run:/run $T/lib:/var/lib" pv_up
+	expect_rc 0 ctl wait web ready --timeout=20s
+	wait_until 10000 test -s "$T/run/web/env" || fail "web wrote no env"
+	expect_eq "$(cat "$T/run/web/env")" "/run/web:/run/web/sub|/var/lib/web" \
+	    "its variables"
+	expect_eq "$(stat -c '%U %a' "$T/run/web" "$T/run/web/sub" "$T/lib/web" |
+	    tr '\n' ' ')" "nobody 750 nobody 750 nobody 755 " "owners and modes"
+	[ -e "$T/run/web/pre" ] || fail "start_pre_exec ran before the directory"
+	expect_rc 0 ctl wait evil failed --timeout=20s
+	expect_match "$(field evil reason)" "state_directory"
+	expect_eq "$(stat -c %U "$T/target")" root "the link's target"
+	expect_rc 0 ctl wait kept ready --timeout=20s
+	expect_rc 0 ctl restart kept --wait
+	expect_eq "$(wc -l <"$T/run/kept/pids")" 2 "kept across a restart"
+	expect_rc 0 ctl stop web kept --wait
+	wait_until 10000 test ! -e "$T/run/web" ||
+	    fail "web's runtime_directory is left: $(ls -la "$T/run/web")"
+	wait_until 10000 test ! -e "$T/run/kept" || fail "kept's is left"
+	[ -d "$T/lib/web" ] || fail "the state directory went"
+	[ -e "$T/keep/file" ] || fail "the removal followed a link"
+	pv_down
+}
+
+# Their keys' errors: FILE:LINE at --check.
+t_directories_bad() {
+	pv_dir
+	expect_check_error "runtime_directory: '/run/x': not a name beneath it" <<-EOF
+	runtime_directory = /run/x
+	EOF
+	expect_check_error "state_directory: 'a/../b': '.' or '..' in it" <<-EOF
+	state_directory = a/../b
+	EOF
+	expect_check_error "logs_directory_mode: expected an octal mode" <<-EOF
+	logs_directory_mode = rwx
+	EOF
+	expect_check_error "runtime_directory_preserve: " <<-EOF
+	runtime_directory_preserve = sometimes
+	EOF
+}

@@ -557,6 +557,127 @@ t_hooks_on_failure() {
 	pv_down
 }
 
+# Conditions (systemd's Condition*=, checked by pidvisor itself off the
+# loop before start_pre_exec): one that does not hold skips the start
+# (state skipped, the one that failed named, the main process never
+# run) and what requires it or comes after it goes on; '!' negates;
+# of those with '|' one must hold; an assertion fails the start;
+# condition_exec's 1-254 skip, its 255 fails; a start asked again tests
+# them again; is-ready counts a skipped service as done.
+t_conditions() {
+	pv_dir
+	mkdir -p "$T/full" "$T/empty"
+	touch "$T/full/a" "$T/empty/.hidden" "$T/file"
+	svc skip <<-EOF
+	condition = path_exists $T/flag
+	exec = $H stamp=$T/skip:main sleep=forever
+	restart = never
+	EOF
+	svc after_skip <<-EOF
+	requires = skip
+	after = skip
+	exec = $H sleep=forever
+	EOF
+	svc held <<-EOF
+	condition = path_exists !$T/absent
+	condition = directory_not_empty $T/full
+	condition = path_is_directory $T/full
+	condition = file_not_empty !$T/file
+	condition = kernel_command_line !pidvisor.no.such.word
+	condition = user root
+	exec = $H sleep=forever
+	EOF
+	svc empty <<-EOF
+	condition = directory_not_empty $T/empty
+	exec = $H sleep=forever
+	EOF
+	svc trig <<-EOF
+	condition = path_exists |$T/absent
+	condition = path_exists |$T/file
+	exec = $H sleep=forever
+	EOF
+	svc trig_none <<-EOF
+	condition = path_exists |$T/absent
+	condition = path_is_symbolic_link |$T/file
+	exec = $H sleep=forever
+	EOF
+	svc asserted <<-EOF
+	assert = path_is_directory $T/file
+	exec = $H stamp=$T/asserted:main sleep=forever
+	EOF
+	svc cexec <<-EOF
+	condition_exec = $H exit=0
+	condition_exec = $H exit=1
+	start_pre_exec = $H stamp=$T/cexec:pre
+	exec = $H sleep=forever
+	EOF
+	svc cexec_fail <<-EOF
+	condition_exec = $H exit=255
+	exec = $H sleep=forever
+	restart = never
+	EOF
+	svc cexec_ok <<-EOF
+	condition_exec = $H stamp=$T/ok:cond
+	start_pre_exec = $H stamp=$T/ok:pre
+	exec = $H stamp=$T/ok:main sleep=forever
+	EOF
+	pv_up
+	for s in after_skip held trig cexec_ok; do
+		expect_rc 0 ctl wait "$s" ready --timeout=20s
+	done
+	for s in skip empty trig_none cexec; do
+		expect_rc 0 ctl wait "$s" skipped --timeout=20s
+	done
+	expect_eq "$(field skip reason)" "condition not met: path_exists $T/flag" \
+	    "skip"
+	expect_eq "$(field empty reason)" \
+	    "condition not met: directory_not_empty $T/empty" "empty"
+	expect_eq "$(field trig_none reason)" "no condition with '|' held" \
+	    "trig_none"
+	expect_eq "$(field cexec reason)" "condition_exec exited with code 1" \
+	    "cexec"
+	expect_rc 0 ctl wait asserted failed --timeout=20s
+	expect_eq "$(field asserted reason)" \
+	    "assertion not met: path_is_directory $T/file" "asserted"
+	expect_rc 0 ctl wait cexec_fail failed --timeout=20s
+	expect_match "$(field cexec_fail reason)" "exited with code 255"
+	[ ! -e "$T/skip" ] && [ ! -e "$T/asserted" ] && [ ! -e "$T/cexec" ] ||
+	    fail "a main process or start_pre_exec ran past a condition"
+	expect_eq "$(awk '{ print $1 }' "$T/ok" | tr '\n' ' ')" "cond pre main " \
+	    "condition_exec, start_pre_exec, exec"
+	expect_match "$(cat "$T/log")" "skip: skipped \(condition not met"
+	expect_rc 0 ctl is-ready skip empty trig_none cexec after_skip
+	# Asked again, the conditions are tested again.
+	touch "$T/flag"
+	expect_rc 0 ctl start skip --wait
+	expect_eq "$(field skip state)" ready "skip, its flag there"
+	[ -s "$T/skip" ] || fail "skip: its main process did not run"
+	pv_down
+}
+
+# Conditions and assertions that cannot be: FILE:LINE at --check.
+t_conditions_bad() {
+	pv_dir
+	expect_check_error "condition: unknown test 'path_exist'" <<-EOF
+	condition = path_exist /etc
+	EOF
+	expect_check_error "condition: path_exists: 'etc' is not an absolute path" <<-EOF
+	condition = path_exists etc
+	EOF
+	expect_check_error "assert: first_boot: 'maybe' is not yes or no" <<-EOF
+	assert = first_boot maybe
+	EOF
+	expect_check_error "condition: capability: unknown capability 'CAP_NOPE'" <<-EOF
+	condition = capability CAP_NOPE
+	EOF
+	expect_check_error "condition: virtualization: no argument" <<-EOF
+	condition = virtualization
+	EOF
+	expect_check_error "condition_exec: the program name is empty" <<-EOF
+	condition_exec = ""
+	EOF
+}
+
 # Health checks: healthy, then unhealthy after health_retries failures
 # in a row (restarted by policy, the reason said); ready = health; a
 # check that hangs is killed at health_timeout.

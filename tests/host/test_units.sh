@@ -127,10 +127,10 @@ t_units_check() {
 	units_tree
 	unit odd.service <<-EOF
 	[Unit]
-	ConditionPathExists=/nonexistent
+	ConditionOSRelease=ID=debian
 	[Service]
 	ExecStart=$H sleep=forever
-	RuntimeDirectory=odd
+	KeyringMode=private
 	KillMode=mixed
 	Type=dbus
 	[Socket]
@@ -140,6 +140,17 @@ t_units_check() {
 	ExecReload=/bin/kill -HUP \$MAINPID
 	EOF
 	wanted odd.service
+	unit once.service <<-EOF
+	[Unit]
+	Conflicts=shutdown.target rescue.service emergency.target
+	Conflicts=odd.service
+	[Service]
+	Type=oneshot
+	RemainAfterExit=no
+	ExecStart=/bin/true
+	ExecStop=/bin/true
+	EOF
+	wanted once.service
 	unit dyn.service <<-EOF
 	[Service]
 	ExecStart=$H sleep=forever
@@ -167,12 +178,15 @@ t_units_check() {
 	wanted plus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	local L=$T/lib
-	expect_match "$OUT" "warning: $L/odd.service:2: ConditionPathExists=: conditions are not supported yet: ignored"
-	expect_match "$OUT" "warning: $L/odd.service:5: RuntimeDirectory=: not supported yet: ignored"
+	expect_match "$OUT" "warning: $L/odd.service:2: ConditionOSRelease=: not supported: ignored \\(the unit runs as if it held\\)"
+	expect_match "$OUT" "warning: $L/odd.service:5: KeyringMode=: not supported yet: ignored"
 	expect_match "$OUT" "warning: $L/odd.service:6: KillMode=: mixed: "
 	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
 	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
 	expect_match "$OUT" "warning: $L/odd.service:12: ExecReload=: given more than once: only this last one runs"
+	expect_match "$OUT" "warning: $L/once.service:3: Conflicts=: not supported yet: ignored \\(both run\\)"
+	expect_match "$OUT" "warning: $L/once.service:6: RemainAfterExit=: no: its ExecStop= runs when it is stopped"
+	[[ $OUT != *once.service:2:* ]] || fail "Conflicts= with units that do not boot: said"
 	expect_match "$OUT" "warning: $L/dyn.service:3: DynamicUser=: not supported: pidvisor makes no users .*\\(the unit is not run\\)"
 	expect_match "$OUT" "warning: $L/needs-dyn.service: requires dyn, which is not run: not run either"
 	expect_match "$OUT" "warning: $L/bad.service:3: restart: "
@@ -183,6 +197,104 @@ t_units_check() {
 	for s in dyn needs-dyn bad plus; do
 		expect_rc 4 ctl status "$s"
 	done
+	pv_down
+}
+
+# Condition*=, Assert*= and ExecCondition= as the keys condition, assert
+# and condition_exec: a unit whose condition fails is skipped and what
+# comes after it runs; an empty one resets those before it; one whose
+# argument systemd would ignore is ignored, said; an assertion fails.
+t_units_conditions() {
+	pv_dir
+	units_tree
+	touch "$T/there"
+	unit first.service <<-EOF
+	[Unit]
+	Before=second.service
+	ConditionPathExists=$T/absent
+	[Service]
+	ExecStart=$H stamp=$T/first:main sleep=forever
+	EOF
+	wanted first.service
+	unit second.service <<-EOF
+	[Unit]
+	ConditionDirectoryNotEmpty=$T/absent
+	ConditionDirectoryNotEmpty=
+	ConditionPathExists=!$T/absent
+	ConditionFileNotEmpty=|$T/absent
+	ConditionPathExists=|$T/there
+	ConditionPathExists=relative
+	ConditionCapability=CAP_SYS_ADMIN
+	[Service]
+	ExecCondition=/bin/true
+	ExecStart=$H sleep=forever
+	EOF
+	wanted second.service
+	unit third.service <<-EOF
+	[Service]
+	ExecCondition=/bin/sh -c 'exit 1'
+	ExecStart=$H stamp=$T/third:main sleep=forever
+	EOF
+	wanted third.service
+	unit fourth.service <<-EOF
+	[Unit]
+	AssertPathIsDirectory=$T/there
+	[Service]
+	ExecStart=$H stamp=$T/fourth:main sleep=forever
+	EOF
+	wanted fourth.service
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "warning: $T/lib/second.service:7: ConditionPathExists=: path_exists: 'relative' is not an absolute path: ignored"
+	pv_up
+	expect_rc 0 ctl wait second ready --timeout=20s
+	expect_rc 0 ctl wait first skipped --timeout=20s
+	expect_eq "$(field first reason)" \
+	    "condition not met: path_exists $T/absent" "first"
+	expect_rc 0 ctl wait third skipped --timeout=20s
+	expect_rc 0 ctl wait fourth failed --timeout=20s
+	expect_eq "$(field fourth reason)" \
+	    "assertion not met: path_is_directory $T/there" "fourth"
+	expect_rc 0 ctl show second
+	expect_match "$OUT" "condition = path_exists !$T/absent"
+	[ ! -e "$T/first" ] && [ ! -e "$T/third" ] && [ ! -e "$T/fourth" ] ||
+	    fail "a unit ran past its condition"
+	pv_down
+}
+
+# RuntimeDirectory= and the like as runtime_directory and the others:
+# made, owned and moded as the unit says, removed at its stop but with
+# RuntimeDirectoryPreserve=yes.  /run and /var/lib are $T's.
+t_units_dirs() {
+	pv_dir
+	units_tree
+	mkdir -p "$T/run" "$T/varlib"
+	unit web.service <<-EOF
+	[Service]
+	User=nobody
+	RuntimeDirectory=web
+	RuntimeDirectoryMode=0700
+	StateDirectory=web/data
+	ExecStart=/bin/sh -c 'echo "\$RUNTIME_DIRECTORY \$STATE_DIRECTORY" >/run/web/env; exec sleep 1000'
+	EOF
+	wanted web.service
+	unit keep.service <<-EOF
+	[Service]
+	RuntimeDirectory=keep
+	RuntimeDirectoryPreserve=true
+	ExecStart=$H sleep=forever
+	EOF
+	wanted keep.service
+	PV_BINDS="$T/run:/run $T/varlib:/var/lib" pv_up
+	expect_rc 0 ctl wait web ready --timeout=20s
+	expect_rc 0 ctl wait keep ready --timeout=20s
+	wait_until 10000 test -s "$T/run/web/env" || fail "web wrote no env"
+	expect_eq "$(cat "$T/run/web/env")" "/run/web /var/lib/web/data" "env"
+	expect_eq "$(stat -c '%U %a' "$T/run/web" "$T/varlib/web" \
+	    "$T/varlib/web/data" | tr '\n' ' ')" \
+	    "nobody 700 root 755 nobody 755 " "owners and modes"
+	expect_rc 0 ctl stop web keep --wait
+	[ ! -e "$T/run/web" ] || fail "web's runtime directory is left"
+	[ -d "$T/run/keep" ] || fail "keep's went, though preserved"
 	pv_down
 }
 

@@ -646,6 +646,20 @@ static const struct {
 	{ SEC_SUPERVISOR, "state_dir", "/srv/pidvisor" },
 	{ SEC_SUPERVISOR, "systemd_units", "yes" },
 	{ SEC_SUPERVISOR, "unit_path", "/srv/units:/etc/units" },
+	{ SEC_SERVICE, "condition", "path_exists !/etc/web/disabled" },
+	{ SEC_SERVICE, "assert", "path_is_directory /srv/web" },
+	{ SEC_SERVICE, "condition_exec", "/usr/bin/web-check" },
+	{ SEC_SERVICE, "runtime_directory", "web web/sockets" },
+	{ SEC_SERVICE, "state_directory", "web" },
+	{ SEC_SERVICE, "cache_directory", "web" },
+	{ SEC_SERVICE, "logs_directory", "web" },
+	{ SEC_SERVICE, "configuration_directory", "web" },
+	{ SEC_SERVICE, "runtime_directory_mode", "0750" },
+	{ SEC_SERVICE, "state_directory_mode", "0700" },
+	{ SEC_SERVICE, "cache_directory_mode", "0700" },
+	{ SEC_SERVICE, "logs_directory_mode", "0750" },
+	{ SEC_SERVICE, "configuration_directory_mode", "0750" },
+	{ SEC_SERVICE, "runtime_directory_preserve", "restart" },
 };
 
 /* A key only a template takes. */
