@@ -176,7 +176,7 @@ timers_image() {
 # first: the minutes before are over (late_stats counts a run in the
 # minute it started).
 stamps_past() {
-	tr -d '\r' <"$dir/stamps-$1.raw" 2>/dev/null | grep '^[0-9]' |
+	tr -d '\r' 2>/dev/null <"$dir/stamps-$1.raw" | grep '^[0-9]' |
 	    awk -v n="$2" '{ m = int($1 / 60e9) } NR == 1 { first = m }
 	    m >= first + n { found = 1 } END { exit !found }'
 }

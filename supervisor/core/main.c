@@ -196,10 +196,12 @@ main(int argc, char **argv)
 	bool		 only_check = false;
 
 	/* A start's conditions, checked by its first hook (cond.c). */
-	if (argc >= 2 && strcmp(argv[1], "--test-conditions") == 0)
+	if (argc >= 2 && getpid() != 1 &&
+	    strcmp(argv[1], "--test-conditions") == 0)
 		return cond_main(argc - 2, argv + 2);
 	/* A stopped service's runtime_directory, by its last hook. */
-	if (argc >= 2 && strcmp(argv[1], "--remove-directories") == 0)
+	if (argc >= 2 && getpid() != 1 &&
+	    strcmp(argv[1], "--remove-directories") == 0)
 		return rmtree_main(argc - 2, argv + 2);
 	/* As PID 1 the kernel may pass boot arguments: ignore unknown ones. */
 	opterr = getpid() != 1;

@@ -12,29 +12,39 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "rmtree.h"
 
 #define RMTREE_DEPTH	256
 
-/* Remove name in dfd, and all beneath it on dev.  0, or -errno. */
+/*
+ * Remove name in dfd, and all beneath it on the mount mnt (its ID: a
+ * bind mount of the same file system has the same st_dev).  0, or
+ * -errno.
+ */
 static int
-rm_at(int dfd, const char *name, dev_t dev, int depth)
+rm_at(int dfd, const char *name, uint64_t mnt, int depth)
 {
+	struct statx	 sx;
 	struct stat	 st, self;
 	struct dirent	*e;
 	DIR		*d;
 	int		 fd, rc = 0, pass;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO |
+	    STATX_MNT_ID, &sx) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(sx.stx_mode))
 		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno :
 		    0;
-	if (st.st_dev != dev)
+	if (!(sx.stx_mask & STATX_MNT_ID) || sx.stx_mnt_id != mnt)
 		return -EXDEV;		/* a mount in it: left */
+	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st.st_ino = sx.stx_ino;
 	if (depth > RMTREE_DEPTH)
 		return -ELOOP;
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -63,7 +73,7 @@ rm_at(int dfd, const char *name, dev_t dev, int depth)
 			    strcmp(e->d_name, "..") == 0)
 				continue;
 			left++;
-			if ((r = rm_at(fd, e->d_name, dev, depth + 1)) < 0 &&
+			if ((r = rm_at(fd, e->d_name, mnt, depth + 1)) < 0 &&
 			    rc == 0)
 				rc = r;
 		}
@@ -82,7 +92,7 @@ rm_path(const char *path)
 {
 	char		 part[256];
 	const char	*c = path, *next;
-	struct stat	 st;
+	struct statx	 sx;
 	int		 dir, fd, rc;
 	size_t		 n;
 
@@ -110,10 +120,12 @@ rm_path(const char *path)
 		dir = fd;
 		c = next;
 	}
-	if (fstat(dir, &st) < 0)
+	if (statx(dir, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0)
 		rc = -errno;
+	else if (!(sx.stx_mask & STATX_MNT_ID))
+		rc = -ENOSYS;		/* before 5.8: nothing removed */
 	else
-		rc = rm_at(dir, part, st.st_dev, 0);
+		rc = rm_at(dir, part, sx.stx_mnt_id, 0);
 	close(dir);
 	return rc;
 }

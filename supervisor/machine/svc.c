@@ -304,7 +304,7 @@ static void
 svc_undone(struct svc *s)
 {
 	if (s->state == SVC_DONE || s->state == SVC_SKIPPED)
-		svc_set_state(s, SVC_STOPPED, s->reason);
+		svc_set_state(s, SVC_STOPPED, svc_why(WHY_STOPPED, 0));
 }
 
 /* Command: start s and what it requires; a finished task runs again. */

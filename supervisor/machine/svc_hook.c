@@ -79,6 +79,9 @@ svc_not_met(struct svc *s, int status)
 	}
 	if (s->limit_count > 0)
 		s->limit_count--;
+	/* Its job is done, as a task's: nothing more is wanted of it (an
+	 * accept instance goes, a listener waits for a start). */
+	s->want_up = false;
 	svc_set_state(s, SVC_SKIPPED, r);
 	return true;
 }

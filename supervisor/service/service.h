@@ -128,8 +128,9 @@ struct service {
 
 /* ... and what it does not, each made again as its field says. */
 #define SERVICE_SKIPPED(X)						\
-	X(death) X(timer) X(envp) X(pid_slot) X(path) X(notify_path)	\
-	X(reload) X(hooks) X(dying) X(health) X(spawn) X(pm)		\
+	X(death) X(timer) X(envp) X(pid_slot) X(env_keys) X(path)	\
+	X(notify_path) X(reload) X(hooks) X(dying) X(health) X(spawn)	\
+	X(pm)								\
 	X(mainpid) X(fate) X(fate_via) X(sb)
 
 extern const struct svc_ops service_ops;

@@ -227,53 +227,82 @@ struct sb_walk {
 };
 
 /*
- * Child: a directory of runtime_directory and the like.  Its path is
- * looked up as the plan's paths are (rawpath.c), one component more at
- * a time from its base (/var/lib), following only root's symlinks (an
- * administrator's /var/lib/db -> /srv/db is followed; a link the
- * service's user made is not); a component that is missing is made in
- * the one before (those above the name's last root's, 0755); the last
- * one gets its mode, and the service's user and group if it is theirs
- * to own (all but configuration's).
+ * Child: a directory of runtime_directory and the like, beneath
+ * root_directory if there is one.  Its base (/var/lib) is looked up as
+ * the plan's paths are (rawpath.c: root's symlinks followed).  Then each
+ * component of its name by fd from the one before, made there if
+ * missing (those above the name's last root's, 0755): a symlink is
+ * followed only if root owns it and every directory it was found in is
+ * root's and writable by root alone (an administrator's /var/lib/db ->
+ * /srv/db), never in a directory the service's user could change (a
+ * link it made, renamed or hard-linked there).  The last one gets its
+ * mode and the service's user and group if it is theirs to own; an
+ * existing configuration directory is left as it is (systemd's).
  */
 SANDBOX_CHILD static long
 sandbox_child_mkdir(const struct sandbox *sb, const struct sb_op *op,
     struct sb_walk *w)
 {
-	const char	*rel = op->path + sb->rootlen;
+	const char	*path = op->path, *c;
 	char		 part[512];
 	struct stat	 st = { 0 };
-	long		 dir = -1, fd, rc = 0;
-	size_t		 e = op->base, n;
+	long		 dir, fd, rc = 0;
+	size_t		 n, base = sb->rootlen + op->base;
+	bool		 safe = true, made = false;
 
-	for (n = 0; rel[n] != '\0'; n++)
-		if (n >= sizeof(part) - 1)
-			return -ENAMETOOLONG;
-	for (;;) {
-		size_t	k;
-
-		for (k = 0; k < e; k++)
-			part[k] = rel[k];
-		part[e] = '\0';
-		fd = rawpath_open(w->root, part, 0, O_PATH | O_DIRECTORY,
-		    &w->rp);
-		if (fd == -ENOENT && dir >= 0) {
-			for (k = e; k > 0 && part[k - 1] != '/'; k--)
-				;
-			rc = SYS(SYS_mkdirat, dir, part + k, rel[e] == '\0' ?
+	if (base >= sizeof(part))
+		return -ENAMETOOLONG;
+	for (n = 0; n < base; n++)
+		part[n] = path[n];
+	part[n] = '\0';
+	if ((dir = rawpath_open(w->root, part, 0, O_PATH | O_DIRECTORY,
+	    &w->rp)) < 0)
+		return dir;
+	for (c = path + base; *c != '\0' && dir >= 0; c += n) {
+		c += *c == '/';
+		for (n = 0; c[n] != '\0' && c[n] != '/' &&
+		    n < sizeof(part) - 1; n++)
+			part[n] = c[n];
+		part[n] = '\0';
+		fd = -ENAMETOOLONG;
+		if (n == 0 || (c[n] != '\0' && c[n] != '/') ||
+		    (fd = SYS(SYS_fstat, dir, &st)) < 0)
+			goto next;
+		safe = safe && st.st_uid == 0 && !(st.st_mode & 022);
+		made = false;
+		fd = SYS(SYS_openat, dir, part, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -ENOENT) {
+			rc = SYS(SYS_mkdirat, dir, part, c[n] == '\0' ?
 			    op->mode & 0777 : 0755);
-			if (rc < 0 && rc != -EEXIST)
-				fd = rc;
-			else
+			made = rc >= 0;
+			fd = rc < 0 && rc != -EEXIST ? rc : SYS(SYS_openat, dir,
+			    part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (fd < 0)
+			goto next;
+		if ((rc = SYS(SYS_fstat, fd, &st)) < 0 ||
+		    !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))) {
+			SYS(SYS_close, fd);
+			fd = rc < 0 ? rc : -ENOTDIR;
+		} else if (S_ISLNK(st.st_mode)) {
+			SYS(SYS_close, fd);
+			fd = -ELOOP;
+			/* Root's link in root's directories only: where it
+			 * leads, as rawpath follows it (the same walk). */
+			if (safe && st.st_uid == 0) {
+				size_t	k;
+
+				for (k = 0; path + k < c + n; k++)
+					part[k] = path[k];
+				part[k] = '\0';
 				fd = rawpath_open(w->root, part, 0, O_PATH |
 				    O_DIRECTORY, &w->rp);
+			}
 		}
-		if (dir >= 0)
-			SYS(SYS_close, dir);
-		if ((dir = fd) < 0 || rel[e] == '\0')
-			break;
-		for (e++; rel[e] != '\0' && rel[e] != '/'; e++)
-			;
+next:
+		SYS(SYS_close, dir);
+		dir = fd;
 	}
 	if (dir < 0)
 		return dir;
@@ -286,7 +315,7 @@ sandbox_child_mkdir(const struct sandbox *sb, const struct sb_op *op,
 	if (rc >= 0 && op->own && (st.st_uid != sb->dir_uid ||
 	    st.st_gid != sb->dir_gid))
 		rc = SYS(SYS_fchown, fd, sb->dir_uid, sb->dir_gid);
-	if (rc >= 0 && (st.st_mode & 07777) != op->mode)
+	if (rc >= 0 && (op->own || made) && (st.st_mode & 07777) != op->mode)
 		rc = SYS(SYS_fchmod, fd, op->mode);
 	SYS(SYS_close, fd);
 	return rc < 0 ? rc : 0;

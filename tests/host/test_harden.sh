@@ -538,6 +538,12 @@ t_directories() {
 	touch "$T/keep/file"
 	ln -s "$T/target" "$T/lib/evil"
 	chown -h nobody "$T/lib/evil"	# the service's user's link
+	# root's link in the user's directory (hard-linked or renamed
+	# there): not followed either; root's in root's /var/lib: followed.
+	mkdir -p "$T/lib/own" "$T/target2" "$T/moved"
+	chown nobody "$T/lib/own"
+	ln -s "$T/target2" "$T/lib/own/sub"
+	ln -s "$T/moved" "$T/lib/relocated"
 	svc web <<-EOF
 	user = nobody
 	runtime_directory = web web/sub
@@ -557,6 +563,17 @@ t_directories() {
 	exec = /bin/sleep 1000
 	restart = never
 	EOF
+	svc nested <<-EOF
+	user = nobody
+	state_directory = own own/sub
+	exec = /bin/sleep 1000
+	restart = never
+	EOF
+	svc relocated <<-EOF
+	user = nobody
+	state_directory = relocated
+	exec = /bin/sleep 1000
+	EOF
 	PV_BINDS="$T/run:/run $T/lib:/var/lib" pv_up
 	expect_rc 0 ctl wait web ready --timeout=20s
 	wait_until 10000 test -s "$T/run/web/env" || fail "web wrote no env"
@@ -568,6 +585,11 @@ t_directories() {
 	expect_rc 0 ctl wait evil failed --timeout=20s
 	expect_match "$(field evil reason)" "state_directory"
 	expect_eq "$(stat -c %U "$T/target")" root "the link's target"
+	expect_rc 0 ctl wait nested failed --timeout=20s
+	expect_match "$(field nested reason)" "state_directory"
+	expect_eq "$(stat -c %U "$T/target2")" root "root's link in the user's directory"
+	expect_rc 0 ctl wait relocated ready --timeout=20s
+	expect_eq "$(stat -c %U "$T/moved")" nobody "root's link in /var/lib"
 	expect_rc 0 ctl wait kept ready --timeout=20s
 	expect_rc 0 ctl restart kept --wait
 	expect_eq "$(wc -l <"$T/run/kept/pids")" 2 "kept across a restart"
