@@ -53,6 +53,7 @@ extern const uint8_t restart_on[RESTART__COUNT];	/* DEATH_ bits */
 
 struct svc_def;
 bool	restart_clean(const struct svc_def *d, int code, int sig);
+bool	restart_listed(char *const *v, int code, int sig);
 
 enum ready_id {
 	READY_EXEC,		/* ready once exec succeeded */
@@ -310,6 +311,8 @@ enum conf_key_id {
 	K_LOGS_DIRECTORY_MODE,
 	K_CONFIGURATION_DIRECTORY_MODE,
 	K_RUNTIME_DIRECTORY_PRESERVE,
+	K_RESTART_PREVENT_EXIT_STATUS,
+	K_RESTART_FORCE_EXIT_STATUS,
 	K__COUNT
 };
 
@@ -415,6 +418,8 @@ struct svc_def {
 	char		**env_files;	/* as written: "-" first if optional */
 	char		**reload_exec;	/* NULL: reload_signal */
 	char		**success_exit_status;	/* codes, signal names */
+	char		**restart_prevent_exit_status;	/* ... never again */
+	char		**restart_force_exit_status;	/* ... again */
 	char		 *pid_file;	/* ready = forking: the daemon's PID */
 	/* Hooks (hook.c): command lines as written, each checked by
 	 * argv_split(), run in order; NULL if none. */

@@ -169,45 +169,6 @@ key_number(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
-/*
- * success_exit_status: exit codes (0 to 255) and signal names that end
- * the process cleanly too (systemd's SuccessExitStatus=); an empty value
- * forgets the ones before.
- */
-static const char *
-k_success_exit_status(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-	char		 w[32];
-	const char	*at = v, *err;
-	size_t		 len;
-	uint64_t	 n;
-
-	if (*v == '\0') {
-		strv_free(d->success_exit_status);
-		d->success_exit_status = NULL;
-		return NULL;
-	}
-	while (*(at += strspn(at, " \t")) != '\0') {
-		len = strcspn(at, " \t");
-		if (len < sizeof(w)) {
-			memcpy(w, at, len);
-			w[len] = '\0';
-		}
-		if (len >= sizeof(w) || (parse_u64(w, 255, &n) < 0 &&
-		    signal_parse(w) < 0))
-			return bad(p, "success_exit_status: expected exit codes "
-			    "(0 to 255) and signal names, not '%.*s'",
-			    (int)len, at);
-		if (isdigit((unsigned char)w[0]))	/* as restart_clean() */
-			snprintf(w, sizeof(w), "%llu", (unsigned long long)n);
-		if ((err = key_strv_add(&d->success_exit_status, w)) != NULL)
-			return err;
-		at += len;
-	}
-	return NULL;
-}
-
 static const char *
 k_ready(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -838,8 +799,14 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    0, SHOW_DURATION, NULL,
 	    SF(restart_delay_max, F_U32)),
 	[K_SUCCESS_EXIT_STATUS] = SVC("success_exit_status",
-	    k_success_exit_status, KEY_REPEAT, SHOW_ARGV, NULL,
+	    conf_exit_statuses, KEY_REPEAT, SHOW_ARGV, NULL,
 	    SF(success_exit_status, F_STRV)),
+	[K_RESTART_PREVENT_EXIT_STATUS] = SVC("restart_prevent_exit_status",
+	    conf_exit_statuses, KEY_REPEAT | KEY_LIVE, SHOW_ARGV, NULL,
+	    SF(restart_prevent_exit_status, F_STRV)),
+	[K_RESTART_FORCE_EXIT_STATUS] = SVC("restart_force_exit_status",
+	    conf_exit_statuses, KEY_REPEAT | KEY_LIVE, SHOW_ARGV, NULL,
+	    SF(restart_force_exit_status, F_STRV)),
 	[K_PID_FILE] = SVC("pid_file", k_abspath, 0, SHOW_STR, NULL,
 	    SF(pid_file, F_STR)),
 	[K_START_LIMIT_BURST] = SVCN("start_limit_burst", 0, 100000, 0,

@@ -53,6 +53,8 @@ struct svc_def	*conf_def_begin(struct conf *c, struct parse_ctx *p,
 void		 conf_def_end(struct parse_ctx *p, struct svc_def *d);
 void		 conf_apply(struct parse_ctx *p, const char *file, int line,
 		    const char *key, const char *value);
+const char	*conf_exit_statuses(struct parse_ctx *p, void *obj,
+		    const char *v);
 const char	*conf_condition(struct parse_ctx *p, void *obj,
 		    const char *v);
 const char	*conf_dirs_names(struct parse_ctx *p, void *obj,

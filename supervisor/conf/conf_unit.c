@@ -451,6 +451,10 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "PIDFile", cu_key, "pid_file", 0 },
 	{ "Service", "KillMode", cu_kill_mode, "kill_mode", 0 },
 	{ "Service", "KillSignal", cu_key, "stop_signal", 0 },
+	{ "Service", "RestartPreventExitStatus", cu_key,
+	    "restart_prevent_exit_status", CU_LIST },
+	{ "Service", "RestartForceExitStatus", cu_key,
+	    "restart_force_exit_status", CU_LIST },
 	{ "Service", "SuccessExitStatus", cu_key, "success_exit_status",
 	    CU_LIST },
 	{ "Service", "User", cu_key, "user", 0 },
@@ -1106,8 +1110,8 @@ conf_units(struct conf *c)
 	cu.up.arg = &cu;
 	if ((rc = cu_closure(&cu)) < 0)
 		goto out;
-	if ((edge = calloc(cu.n, sizeof(*edge))) == NULL ||
-	    (cu.refused = calloc(cu.n, sizeof(*cu.refused))) == NULL) {
+	if ((edge = calloc(cu.n + 1, sizeof(*edge))) == NULL ||
+	    (cu.refused = calloc(cu.n + 1, sizeof(*cu.refused))) == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -1,15 +1,19 @@
 /*
  * restart.c - the restart modes (restart =), from conf.h's list: each
  * mode's name and the deaths after which it starts the service again;
- * which deaths are clean (success_exit_status).
+ * which deaths are clean (success_exit_status), and which exit statuses
+ * prevent a restart or force one (restart_prevent_exit_status,
+ * restart_force_exit_status).
  * svc.c asks the mode, never compares it: a new mode is a line of
  * RESTART_MODES.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conf.h"
+#include "conf_parse.h"
 #include "util.h"
 
 const char *const restart_names[RESTART__COUNT + 1] = {
@@ -26,22 +30,68 @@ const uint8_t restart_on[RESTART__COUNT] = {
 };
 
 /*
- * Did a process end cleanly: exit code 0, or a code or signal its
- * success_exit_status names (code: its exit status; sig: the signal that
- * killed it, or 0)?
+ * Does a list of exit statuses (as conf_exit_statuses() keeps them) name
+ * this end (code: its exit status; sig: the signal that killed it, or
+ * 0)?
  */
 bool
-restart_clean(const struct svc_def *d, int code, int sig)
+restart_listed(char *const *v, int code, int sig)
 {
 	char	num[12];
 	size_t	i;
 
-	if (sig == 0 && code == 0)
-		return true;
 	snprintf(num, sizeof(num), "%d", code);
-	for (i = 0; d->success_exit_status && d->success_exit_status[i]; i++)
-		if (sig ? signal_parse(d->success_exit_status[i]) == sig :
-		    strcmp(d->success_exit_status[i], num) == 0)
+	for (i = 0; v && v[i]; i++)
+		if (sig ? signal_parse(v[i]) == sig : strcmp(v[i], num) == 0)
 			return true;
 	return false;
+}
+
+/* Did a process end cleanly: exit code 0, or as success_exit_status says? */
+bool
+restart_clean(const struct svc_def *d, int code, int sig)
+{
+	return (sig == 0 && code == 0) ||
+	    restart_listed(d->success_exit_status, code, sig);
+}
+
+/*
+ * success_exit_status, restart_prevent_exit_status,
+ * restart_force_exit_status: exit codes (0 to 255) and signal names, as
+ * systemd's SuccessExitStatus= and the like; an empty value forgets the
+ * ones before.
+ */
+const char *
+conf_exit_statuses(struct parse_ctx *p, void *obj, const char *v)
+{
+	char		***list = (char ***)(void *)((char *)obj +
+			    p->key->f[0].off);
+	char		  w[32];
+	const char	 *at = v, *err;
+	size_t		  len;
+	uint64_t	  n;
+
+	if (*v == '\0') {
+		strv_free(*list);
+		*list = NULL;
+		return NULL;
+	}
+	while (*(at += strspn(at, " \t")) != '\0') {
+		len = strcspn(at, " \t");
+		if (len < sizeof(w)) {
+			memcpy(w, at, len);
+			w[len] = '\0';
+		}
+		if (len >= sizeof(w) || (parse_u64(w, 255, &n) < 0 &&
+		    signal_parse(w) < 0))
+			return bad(p, "%s: expected exit codes (0 to 255) and "
+			    "signal names, not '%.*s'", p->key->name,
+			    (int)len, at);
+		if (isdigit((unsigned char)w[0]))	/* as restart_listed() */
+			snprintf(w, sizeof(w), "%llu", (unsigned long long)n);
+		if ((err = key_strv_add(list, w)) != NULL)
+			return err;
+		at += len;
+	}
+	return NULL;
 }

@@ -486,6 +486,16 @@ svc_after_death(struct svc *s, struct svc_reason death)
 		}
 	} else {
 		again = restart_on[d->restart] & svc_death_kind(death, clean);
+		/* restart_prevent/force_exit_status, of an exit's status
+		 * alone, over the mode (systemd's). */
+		if (death.why == WHY_EXITED || death.why == WHY_KILLED) {
+			if (restart_listed(d->restart_prevent_exit_status,
+			    s->exit_code, s->exit_sig))
+				again = false;
+			else if (restart_listed(d->restart_force_exit_status,
+			    s->exit_code, s->exit_sig))
+				again = true;
+		}
 		if (svc_is_task(s) && clean) {
 			s->want_up = false;
 			svc_set_state(s, SVC_DONE, death);

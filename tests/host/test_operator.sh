@@ -572,6 +572,7 @@ t_conditions() {
 	condition = path_exists $T/flag
 	exec = $H stamp=$T/skip:main sleep=forever
 	restart = never
+	essential = yes
 	EOF
 	svc after_skip <<-EOF
 	requires = skip
@@ -652,6 +653,33 @@ t_conditions() {
 	expect_rc 0 ctl start skip --wait
 	expect_eq "$(field skip state)" ready "skip, its flag there"
 	[ -s "$T/skip" ] || fail "skip: its main process did not run"
+	expect_rc 0 ctl is-ready skip	# an essential one started again
+	pv_down
+}
+
+# restart_prevent_exit_status: an end with one of its statuses is not
+# restarted though restart = always says so; restart_force_exit_status:
+# one is, though restart = never says not.
+t_restart_exit_status() {
+	pv_dir
+	svc prevent <<-EOF
+	exec = /bin/sh -c 'echo run >>$T/prevent; exit 255'
+	restart = always
+	restart_delay = 10ms
+	restart_prevent_exit_status = 3 255
+	EOF
+	svc force <<-EOF
+	exec = /bin/sh -c 'echo run >>$T/force; [ \$(wc -l <$T/force) -ge 2 ] && exec sleep 1000; exit 75'
+	restart = never
+	restart_delay = 10ms
+	restart_force_exit_status = 75
+	EOF
+	pv_up
+	expect_rc 0 ctl wait prevent failed --timeout=20s
+	expect_eq "$(field prevent reason)" "exited with code 255" "prevent"
+	expect_eq "$(wc -l <"$T/prevent")" 1 "prevent's runs"
+	expect_rc 0 ctl wait force ready --timeout=20s
+	expect_eq "$(wc -l <"$T/force")" 2 "force's runs"
 	pv_down
 }
 

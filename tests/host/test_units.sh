@@ -228,6 +228,7 @@ t_units_conditions() {
 	[Service]
 	ExecCondition=/bin/true
 	ExecStart=$H sleep=forever
+	RestartPreventExitStatus=255 SIGABRT
 	EOF
 	wanted second.service
 	unit third.service <<-EOF
@@ -256,6 +257,7 @@ t_units_conditions() {
 	    "assertion not met: path_is_directory $T/there" "fourth"
 	expect_rc 0 ctl show second
 	expect_match "$OUT" "condition = path_exists !$T/absent"
+	expect_match "$OUT" "restart_prevent_exit_status = 255 SIGABRT"
 	[ ! -e "$T/first" ] && [ ! -e "$T/third" ] && [ ! -e "$T/fourth" ] ||
 	    fail "a unit ran past its condition"
 	pv_down

@@ -660,6 +660,8 @@ static const struct {
 	{ SEC_SERVICE, "logs_directory_mode", "0750" },
 	{ SEC_SERVICE, "configuration_directory_mode", "0750" },
 	{ SEC_SERVICE, "runtime_directory_preserve", "restart" },
+	{ SEC_SERVICE, "restart_prevent_exit_status", "255 SEGV" },
+	{ SEC_SERVICE, "restart_force_exit_status", "75" },
 };
 
 /* A key only a template takes. */
