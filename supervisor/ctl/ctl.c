@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "spawn.h"
 #include "st.h"
 #include "status.h"
+#include "unit.h"
 
 #define FOLLOW_MAX	(1 << 20)	/* unread output before we give up */
 
@@ -202,7 +204,49 @@ ctl_ok(struct ctl_client *c)
 	ctl_reply(c, CTL_OK, "%s", "");
 }
 
-/* A service by its name, or by its unit's (NAME.service), or NULL. */
+/*
+ * An alias of a unit (ALIAS.service linked to NAME.service, as Alias=
+ * and enable link it), in the first directory of the unit path that has
+ * it: its service, or NULL.  The path is root's (its directories are
+ * pidvisor.ini's): a readlink there holds nothing up.
+ */
+static struct svc *
+ctl_find_alias(const struct ctl *ctl, const char *name)
+{
+	const char	*up = ctl->sc->unit_path ? ctl->sc->unit_path :
+			    UNIT_PATH_DEFAULT, *d, *b;
+	char		 path[PATH_MAX], to[PATH_MAX], base[SVC_NAME_MAX + 1];
+	ssize_t		 n;
+	size_t		 len;
+
+	if (!ctl->sc->systemd_units || strchr(name, '/') != NULL)
+		return NULL;
+	for (d = up; *d != '\0'; d += len + (d[len] == ':')) {
+		len = strcspn(d, ":");
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)len, d,
+		    name) >= (int)sizeof(path))
+			continue;
+		if ((n = readlink(path, to, sizeof(to) - 1)) < 0) {
+			if (errno == EINVAL)	/* a file: not an alias */
+				return NULL;
+			continue;
+		}
+		to[n] = '\0';
+		b = strrchr(to, '/') ? strrchr(to, '/') + 1 : to;
+		len = strlen(b);
+		if (len <= 8 || len - 8 > SVC_NAME_MAX ||
+		    strcmp(b + len - 8, ".service") != 0)
+			return NULL;
+		snprintf(base, sizeof(base), "%.*s", (int)(len - 8), b);
+		return svc_find(ctl->set, base);
+	}
+	return NULL;
+}
+
+/*
+ * A service by its name, or by its unit's (NAME.service), or by an
+ * alias of its unit; or NULL.
+ */
 static struct svc *
 ctl_find(const struct ctl *ctl, const char *name)
 {
@@ -213,7 +257,8 @@ ctl_find(const struct ctl *ctl, const char *name)
 	if (s == NULL && n > 8 && n - 8 <= SVC_NAME_MAX &&
 	    strcmp(name + n - 8, ".service") == 0) {
 		snprintf(base, sizeof(base), "%.*s", (int)(n - 8), name);
-		s = svc_find(ctl->set, base);
+		if ((s = svc_find(ctl->set, base)) == NULL)
+			s = ctl_find_alias(ctl, name);
 	}
 	return s;
 }

@@ -31,7 +31,8 @@ wanted() {
 }
 
 # What runs: enabled units, an instance of a template, a timer's
-# service, in their order; a masked one does not, an alias is the unit,
+# service, in their order; a masked one does not, an alias is the unit
+# (pidvisorctl takes its name),
 # drop-ins apply in name order, the ini file wins.
 t_units_boot() {
 	pv_dir
@@ -112,6 +113,9 @@ t_units_boot() {
 	expect_rc 0 ctl restart web.service --wait
 	expect_rc 0 ctl status web.service
 	expect_match "$OUT" $'\nweb +ready'""
+	expect_rc 0 ctl status www.service	# an alias of it
+	expect_match "$OUT" $'\nweb +ready'""
+	expect_rc 4 ctl status www
 	[ ! -e "$T/masked.out" ] || fail "a masked unit ran"
 	expect_eq "$(field own state)" ready "the ini file's own"
 	expect_match "$(cat "$T/log")" "own.service: services/own.ini is run instead"
