@@ -162,6 +162,55 @@ cu_preserve(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 		cu_bool(cs, kv, v, arg);
 }
 
+/*
+ * StandardOutput=, StandardError=: pidvisor's log takes both streams of
+ * a service to one sink (`log`): journal (systemd's default), inherit
+ * and the +console forms are its default sink; syslog, kmsg, null are
+ * its syslog, kmsg, none (null only with both null).  Where the two
+ * differ, or a file, a socket or a tty is asked for, it is said and the
+ * default kept.
+ */
+static void
+cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	const struct unit_kv	*o = unit_get(cs->u, "Service",
+				    "StandardOutput");
+	const struct unit_kv	*e = unit_get(cs->u, "Service",
+				    "StandardError");
+	const char		*ov = o && o->value[0] ? o->value : "journal";
+	const char		*ev = e && e->value[0] &&
+				    strcmp(e->value, "inherit") != 0 ?
+				    e->value : ov;
+	static const char *const dflt[] = { "journal", "inherit",
+	    "journal+console", "syslog+console", "kmsg+console" };
+	const char		*sink = NULL;
+	size_t			 i;
+
+	(void)v;
+	(void)arg;
+	if (strcmp(kv->key, "StandardError") == 0 && o != NULL)
+		return;			/* said once, at StandardOutput= */
+	for (i = 0; i < ARRAY_SIZE(dflt); i++)
+		if (strcmp(ov, dflt[i]) == 0)
+			sink = "";
+	if (strcmp(ov, "syslog") == 0)
+		sink = "syslog";
+	else if (strcmp(ov, "kmsg") == 0)
+		sink = "kmsg";
+	else if (strcmp(ov, "null") == 0)
+		sink = "none";
+	if (sink == NULL || (strcmp(ov, ev) != 0 && !(sink[0] == '\0' &&
+	    (strcmp(ev, "journal") == 0 || strcmp(ev, "inherit") == 0)))) {
+		cu_note(cs, kv, "not supported: pidvisor's log takes both "
+		    "streams to one sink (journal, syslog, kmsg or null, the "
+		    "same for both): the default kept");
+		return;
+	}
+	if (sink[0] != '\0')
+		cu_key(cs, kv, sink, "log");
+}
+
 /* A span: "infinity" is pidvisor's 0 (none). */
 static void
 cu_span(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
@@ -507,6 +556,8 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "MemoryHigh", cu_key, "memory_high", 0 },
 	{ "Service", "TasksMax", cu_key, "pids_max", 0 },
 	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
+	{ "Service", "StandardOutput", cu_output, NULL, 0 },
+	{ "Service", "StandardError", cu_output, NULL, 0 },
 	{ "Service", "RuntimeDirectory", cu_key, "runtime_directory", CU_LIST },
 	{ "Service", "StateDirectory", cu_key, "state_directory", CU_LIST },
 	{ "Service", "CacheDirectory", cu_key, "cache_directory", CU_LIST },

@@ -142,6 +142,7 @@ t_units_check() {
 	[Service]
 	ExecReload=/bin/true
 	ExecReload=/bin/kill -HUP \$MAINPID
+	StandardOutput=append:/var/log/odd.log
 	EOF
 	wanted odd.service
 	unit once.service <<-EOF
@@ -188,6 +189,7 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
 	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
 	expect_match "$OUT" "warning: $L/odd.service:12: ExecReload=: given more than once: only this last one runs"
+	expect_match "$OUT" "warning: $L/odd.service:13: StandardOutput=: not supported: pidvisor's log takes both streams to one sink"
 	expect_match "$OUT" "warning: $L/once.service:3: Conflicts=: not supported yet: ignored \\(both run\\)"
 	expect_match "$OUT" "warning: $L/once.service:6: RemainAfterExit=: no: its ExecStop= runs when it is stopped"
 	[[ $OUT != *once.service:2:* ]] || fail "Conflicts= with units that do not boot: said"
@@ -233,6 +235,7 @@ t_units_conditions() {
 	ExecCondition=/bin/true
 	ExecStart=$H sleep=forever
 	RestartPreventExitStatus=255 SIGABRT
+	StandardOutput=null
 	EOF
 	wanted second.service
 	unit third.service <<-EOF
@@ -262,6 +265,7 @@ t_units_conditions() {
 	expect_rc 0 ctl show second
 	expect_match "$OUT" "condition = path_exists !$T/absent"
 	expect_match "$OUT" "restart_prevent_exit_status = 255 SIGABRT"
+	expect_match "$OUT" "log = none"
 	[ ! -e "$T/first" ] && [ ! -e "$T/third" ] && [ ! -e "$T/fourth" ] ||
 	    fail "a unit ran past its condition"
 	pv_down
