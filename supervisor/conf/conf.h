@@ -416,7 +416,7 @@ struct svc_def {
 	char		**argv;
 	char		**env;		/* KEY=VALUE overrides, or NULL */
 	char		**env_files;	/* as written: "-" first if optional */
-	char		**reload_exec;	/* NULL: reload_signal */
+	char		**reload_exec;	/* lines as hooks'; NULL: reload_signal */
 	char		**success_exit_status;	/* codes, signal names */
 	char		**restart_prevent_exit_status;	/* ... never again */
 	char		**restart_force_exit_status;	/* ... again */

@@ -225,7 +225,7 @@ k_env_file(struct parse_ctx *p, void *obj, const char *v)
 	return key_strv_add(&d->env_files, v);
 }
 
-/* reload_exec, health_exec: a command, as exec is written. */
+/* health_exec: a command, as exec is written. */
 static const char *
 k_argv(struct parse_ctx *p, void *obj, const char *v)
 {
@@ -942,8 +942,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(env_files, F_STRV)),
 	[K_RELOAD_SIGNAL] = SVC("reload_signal", k_signal, KEY_LIVE,
 	    SHOW_SIGNAL, NULL, SF(reload_signal, F_I32)),
-	[K_RELOAD_EXEC] = SVC("reload_exec", k_argv, KEY_LIVE,
-	    SHOW_ARGV, NULL, SF(reload_exec, F_STRV)),
+	[K_RELOAD_EXEC] = SVC("reload_exec", k_hook, KEY_REPEAT | KEY_LIVE,
+	    SHOW_ENV, NULL, SF(reload_exec, F_STRV)),
 	[K_START_PRE_EXEC] = SVC("start_pre_exec", k_hook,
 	    KEY_REPEAT | KEY_LIVE, SHOW_ENV, NULL,
 	    SF(start_pre_exec, F_STRV)),

@@ -310,8 +310,7 @@ cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 			colon = true;
 		} else {
 			cu_refuse(cs, kv, *v == '-' ? "the prefix '-' is "
-			    "supported on ExecCondition=, ExecStartPre=, "
-			    "ExecStartPost=, ExecStop= and ExecStopPost= only" :
+			    "not supported on ExecStart=" :
 			    "the prefixes "
 			    "'@', '+', '!' and '!!' are not supported");
 			return -EINVAL;
@@ -335,20 +334,7 @@ cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
 	struct buf		 b = { 0 };
-	bool			 hook = strcmp(arg, "exec") != 0 &&
-				    strcmp(arg, "reload_exec") != 0;
-	const struct unit_kv	*k;
-	int			 n = 0;
-
-	/* reload_exec is one command: the others are said, not run. */
-	for (k = cs->u->kv; strcmp(arg, "reload_exec") == 0 &&
-	    k < cs->u->kv + cs->u->nkv; k++)
-		if (strcmp(k->section, kv->section) == 0 &&
-		    strcmp(k->key, kv->key) == 0)
-			n = k->value[0] == '\0' ? 0 : n + 1;
-	if (n > 1)
-		cu_note(cs, kv, "given more than once: only this last one "
-		    "runs (reload_exec is one command)");
+	bool			 hook = strcmp(arg, "exec") != 0;
 
 	if (*v != '\0' && cu_command(cs, kv, v, hook, &b) == 0)
 		cu_key(cs, kv, b.data, arg);
@@ -490,7 +476,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "ExecStartPost", cu_exec, "start_post_exec", CU_LIST },
 	{ "Service", "ExecStop", cu_exec, "stop_exec", CU_LIST },
 	{ "Service", "ExecStopPost", cu_exec, "stop_post_exec", CU_LIST },
-	{ "Service", "ExecReload", cu_exec, "reload_exec", 0 },
+	{ "Service", "ExecReload", cu_exec, "reload_exec", CU_LIST },
 	{ "Service", "Restart", cu_restart, "restart", 0 },
 	{ "Service", "RestartSec", cu_span, "restart_delay", 0 },
 	{ "Service", "TimeoutStartSec", cu_span, "ready_timeout", 0 },

@@ -653,12 +653,10 @@ hook_end_all(struct core *core, struct service *ss)
 	}
 }
 
-/* A reload_exec is over (exited, or never ran): tell the state machine. */
-void
-hook_reload_end(struct core *core, struct service *ss, int status)
+/* A command of the reload's chain is gone (or at exit, forgotten). */
+static void
+hook_reload_proc_end(struct core *core, struct hook_reload *rl, int status)
 {
-	struct hook_reload	*rl = ss->reload;
-
 	ev_io_stop(core->loop, &rl->io);
 	ev_io_stop(core->loop, &rl->death);
 	spawn_poll(&rl->proc);
@@ -668,12 +666,66 @@ hook_reload_end(struct core *core, struct service *ss, int status)
 		spawn_release(&rl->proc);	/* at exit: it may be on it */
 	if (rl->death.fd >= 0)
 		close(rl->death.fd);
+	rl->death.fd = -1;
 	pidmap_del(core->pids, &rl->pm);
+	rl->pid = 0;
+}
+
+/* A reload_exec is over (exited, or never ran): tell the state machine. */
+void
+hook_reload_end(struct core *core, struct service *ss, int status)
+{
+	struct hook_reload	*rl = ss->reload;
+
+	if (rl->pid != 0)
+		hook_reload_proc_end(core, rl, status);
 	sandbox_unref(rl->sb);
 	strv_free(rl->argv);
+	strv_free(rl->lines);
 	free(rl);
 	ss->reload = NULL;
 	svc_reload_done(&ss->svc, status);
+}
+
+static void	hook_reload_on_exec(struct ev_loop *, ev_io *, int);
+static void	hook_reload_on_death(struct ev_loop *, ev_io *, int);
+
+/*
+ * Spawn the next command of a reload's chain (reload_exec's lines, '-'
+ * first: its failure ignored), $MAINPID the main process's now.  0, or
+ * -errno.
+ */
+static int
+hook_reload_spawn(struct core *core, struct service *ss,
+    struct hook_reload *rl)
+{
+	const char		*line = rl->lines[rl->next];
+	struct spawn_req	 req;
+	struct spawn_result	 res;
+	int			 rc;
+
+	rl->ignore = line[0] == '-';
+	strv_free(rl->argv);
+	if ((rl->argv = hook_words(line + rl->ignore, ss->svc.pid)) == NULL)
+		return -ENOMEM;
+	rl->next++;
+	spawn_proc_init(&rl->proc);
+	if ((rc = service_spawn_req(core, ss, &req)) < 0)
+		return rc;
+	req.argv = rl->argv;
+	req.ns = ss->ns;
+	if ((rc = spawn_start(&rl->proc, &req, &res)) < 0)
+		return rc;
+	sandbox_unref(rl->sb);		/* its child reads it until exec */
+	rl->sb = req.sb != NULL ? sandbox_ref(ss->sb) : NULL;
+	rl->pid = res.pid;
+	pidmap_add(core->pids, &rl->pm, res.pid);
+	ev_io_init(&rl->io, hook_reload_on_exec, rl->proc.errfd, EV_READ);
+	ev_io_start(core->loop, &rl->io);
+	ev_io_init(&rl->death, hook_reload_on_death, spawn_fd_keep(res.pidfd),
+	    EV_READ);
+	ev_io_start(core->loop, &rl->death);
+	return 0;
 }
 
 /* The reload_exec child's report: it exec'd, or why it could not. */
@@ -710,7 +762,20 @@ hook_reload_reap(struct core *core, struct service *ss)
 		char	how[128];
 
 		hook_status_format(HOOK_RELOAD, status, how, sizeof(how));
-		log_warn("%s: %s", ss->svc.def->name, how);
+		if (rl->ignore && !rl->killed)
+			log_info("%s: %s (ignored: its command begins with "
+			    "'-')", ss->svc.def->name, how);
+		else
+			log_warn("%s: %s", ss->svc.def->name, how);
+	}
+	if (rl->ignore && !rl->killed)
+		status = 0;
+	/* The next command of the chain once one exited 0 (systemd's
+	 * ExecReload= lines, in order). */
+	if (status == 0 && !rl->killed && rl->lines[rl->next] != NULL) {
+		hook_reload_proc_end(core, rl, status);
+		if ((status = hook_reload_spawn(core, ss, rl)) == 0)
+			return;
 	}
 	hook_reload_end(core, ss, status);
 }
@@ -754,8 +819,6 @@ hook_reload_start(struct core *core, struct svc *s, char *err, size_t n)
 	struct service		*ss = service_of(s);
 	const struct svc_def	*d = s->def;
 	struct hook_reload	*rl;
-	struct spawn_req	 req;
-	struct spawn_result	 res;
 	int			 rc;
 
 	if (svc_is_task(s) || s->state != SVC_READY) {
@@ -784,35 +847,23 @@ hook_reload_start(struct core *core, struct svc *s, char *err, size_t n)
 		return -ESRCH;
 	}
 	if ((rl = calloc(1, sizeof(*rl))) == NULL ||
-	    (rl->argv = hook_mainpid(d->reload_exec, s->pid)) == NULL) {
+	    (rl->lines = strv_dup(d->reload_exec)) == NULL) {
 		free(rl);
 		snprintf(err, n, "%s: %s", d->name, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	spawn_proc_init(&rl->proc);
-	if ((rc = service_spawn_req(core, ss, &req)) == 0) {
-		req.argv = rl->argv;
-		req.ns = ss->ns;
-		rc = spawn_start(&rl->proc, &req, &res);
-		if (rc == 0 && req.sb != NULL)
-			rl->sb = sandbox_ref(ss->sb);
-	}
-	if (rc != 0) {
+	rl->ss = ss;
+	rl->fails = s->reload_fails;
+	rl->pm.kind = PM_RELOAD;
+	rl->death.fd = -1;
+	if ((rc = hook_reload_spawn(core, ss, rl)) != 0) {
+		sandbox_unref(rl->sb);
 		strv_free(rl->argv);
+		strv_free(rl->lines);
 		free(rl);
 		snprintf(err, n, "%s: reload_exec: %s", d->name, strerror(-rc));
 		return rc;
 	}
-	rl->pid = res.pid;
-	rl->ss = ss;
-	rl->fails = s->reload_fails;
-	rl->pm.kind = PM_RELOAD;
-	pidmap_add(core->pids, &rl->pm, res.pid);
-	ev_io_init(&rl->io, hook_reload_on_exec, rl->proc.errfd, EV_READ);
-	ev_io_start(core->loop, &rl->io);
-	ev_io_init(&rl->death, hook_reload_on_death, spawn_fd_keep(res.pidfd),
-	    EV_READ);
-	ev_io_start(core->loop, &rl->death);
 	ss->reload = rl;
 	svc_reload_asked(s, false);
 	return 0;

@@ -64,10 +64,13 @@ struct hook_reload {
 	ev_io			 io;		/* its spawn report */
 	ev_io			 death;		/* its pidfd */
 	struct pidmap_node	 pm;
+	char			**lines;	/* reload_exec's, as written */
+	uint32_t		 next;		/* ... the one after argv's */
+	bool			 ignore;	/* argv's began with '-' */
 	char			**argv;		/* $MAINPID put in */
 	struct sandbox		*sb;		/* what its child reads */
 	struct service		*ss;		/* whose it is */
-	pid_t			 pid;
+	pid_t			 pid;		/* 0: none runs */
 	uint32_t		 fails;		/* svc.reload_fails at start */
 	bool			 killed;	/* hook_reload_cancel() */
 };

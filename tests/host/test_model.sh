@@ -269,9 +269,19 @@ t_reload_service() {
 	exec = $H sleep=forever
 	reload_exec = $H stamp=$T/x:\$MAINPID
 	EOF
+	# Given more than once: in order, each once the one before exited
+	# 0 (or failed after '-'); a failure ends the chain.
+	svc chain <<-EOF
+	exec = $H sleep=forever
+	reload_exec = $H stamp=$T/chain:one
+	reload_exec = -$H exit=4
+	reload_exec = $H stamp=$T/chain:two
+	EOF
 	svc bad <<-EOF
 	exec = $H sleep=forever
+	reload_exec = $H stamp=$T/bad:first
 	reload_exec = $H exit=3
+	reload_exec = $H stamp=$T/bad:never
 	EOF
 	svc deaf <<-EOF
 	exec = $H ignore=1 notify=READY=1 sleep=forever
@@ -282,7 +292,7 @@ t_reload_service() {
 	enabled = no
 	EOF
 	pv_up
-	for s in n x bad deaf; do
+	for s in n x chain bad deaf; do
 		ctl wait $s ready --timeout=20s || fail "$s not ready"
 	done
 	expect_rc 0 ctl reload n --timeout=20s
@@ -290,8 +300,13 @@ t_reload_service() {
 	expect_eq "$(field n reloading)" false
 	expect_rc 0 ctl reload x --timeout=20s
 	expect_eq "$(awk '{print $1}' "$T/x")" "$(field x pid)" '$MAINPID'
+	expect_rc 0 ctl reload chain --timeout=20s
+	expect_eq "$(awk '{print $1}' "$T/chain" | tr '\n' ' ')" "one two " \
+	    "the chain's commands"
 	expect_rc 1 ctl reload bad --timeout=20s
 	expect_match "$OUT" 'bad: reload failed: reload_exec exited with code 3'
+	expect_eq "$(awk '{print $1}' "$T/bad" | tr '\n' ' ')" "first " \
+	    "a chain after a failure"
 	expect_rc 1 ctl reload deaf --timeout=1s
 	expect_match "$OUT" 'timed out'
 	expect_rc 1 ctl reload off

@@ -188,7 +188,6 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/odd.service:6: KillMode=: mixed: "
 	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
 	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
-	expect_match "$OUT" "warning: $L/odd.service:12: ExecReload=: given more than once: only this last one runs"
 	expect_match "$OUT" "warning: $L/odd.service:13: StandardOutput=: not supported: pidvisor's log takes both streams to one sink"
 	expect_match "$OUT" "warning: $L/once.service:3: Conflicts=: not supported yet: ignored \\(both run\\)"
 	expect_match "$OUT" "warning: $L/once.service:6: RemainAfterExit=: no: its ExecStop= runs when it is stopped"
@@ -200,6 +199,8 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/plus.service:2: ExecStart=: the prefixes '@', '\\+', '!' and '!!' are not supported"
 	pv_up
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
+	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
+	expect_match "$OUT" 'reload_exec = /bin/true\\x0a/bin/kill -HUP \$MAINPID'
 	for s in dyn needs-dyn bad plus; do
 		expect_rc 4 ctl status "$s"
 	done
