@@ -215,7 +215,7 @@ $(B)/test/pidvisor-prev:
 	git archive $(PREV_RELEASE) | tar -x -C $(B)/prev
 	$(MAKE) --no-print-directory -C $(B)/prev build/bin/pidvisor
 	cp $(B)/prev/build/bin/pidvisor $@
-FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=11
+FIELD_FLAGS	 = -O1 -g -DPV_TEST_FIELD -DSTATE_VERSION=12
 $(B)/field/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEP) $(WARN) $(FIELD_FLAGS) -c $< -o $@

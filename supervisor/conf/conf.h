@@ -659,6 +659,8 @@ bool		 conf_key_equal(const struct conf_key *k, const void *a, const void *b);
 int		 conf_key_copy(const struct conf_key *k, void *dst, const void *src);
 void		 conf_keys_free(enum conf_section sec, void *obj);
 void		 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj);
+void		 conf_argv_show(struct buf *b, char *const *argv);
+int		 conf_argv_to_line(char ***v);
 void		 svc_def_defaults(struct svc_def *d, const struct sup_conf *sc);
 
 struct st_w;

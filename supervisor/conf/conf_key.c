@@ -159,6 +159,44 @@ show_duration(struct buf *b, uint64_t ms)
 		}
 }
 
+/*
+ * Words as a command line that argv_split() reads back the same: a word
+ * that is empty or has a blank, a quote or a backslash in it quoted.
+ */
+void
+conf_argv_show(struct buf *b, char *const *argv)
+{
+	size_t	i;
+
+	for (i = 0; argv && argv[i]; i++) {
+		if (i > 0)
+			buf_puts(b, " ");
+		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'\\") != NULL)
+			buf_json_str(b, argv[i]);
+		else
+			buf_puts(b, argv[i]);
+	}
+}
+
+/* The words of *v made its one line (conf_argv_show).  0, or -ENOMEM. */
+int
+conf_argv_to_line(char ***v)
+{
+	struct buf	 b = { 0 };
+	char		**line;
+
+	conf_argv_show(&b, *v);
+	if (b.nomem || buf_add(&b, "", 1) < 0 ||
+	    (line = strv_add(NULL, b.data)) == NULL) {
+		buf_free(&b);
+		return -ENOMEM;
+	}
+	buf_free(&b);
+	strv_free(*v);
+	*v = line;
+	return 0;
+}
+
 /* The value of key k in obj, the way a file would say it. */
 void
 conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
@@ -173,17 +211,15 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 		buf_puts(b, *(char *const *)x ? *(char *const *)x : "");
 		break;
 	case SHOW_ARGV:
+		conf_argv_show(b, *(char **const *)x);
+		break;
 	case SHOW_ENV: {
 		char *const	*sv = *(char **const *)x;
 
 		for (i = 0; sv && sv[i]; i++) {
 			if (i > 0)
-				buf_puts(b, k->show == SHOW_ENV ? "\n" : " ");
-			if (k->show == SHOW_ARGV && (sv[i][0] == '\0' ||
-			    strpbrk(sv[i], " \t\"'\\") != NULL))
-				buf_json_str(b, sv[i]);
-			else
-				buf_puts(b, sv[i]);
+				buf_puts(b, "\n");
+			buf_puts(b, sv[i]);
 		}
 		break;
 	}

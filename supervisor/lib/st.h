@@ -30,7 +30,8 @@
  */
 #define STATE_MAGIC	"PVSTATE"	/* with its NUL: 8 bytes */
 #ifndef STATE_VERSION
-#define STATE_VERSION	10	/* 8: named records; 9: forking; 10: timers */
+#define STATE_VERSION	11	/* 8: named records; 9: forking; 10: timers;
+				 * 11: reload_exec's lines */
 #endif
 #ifndef STATE_NAMED
 #define STATE_NAMED	8	/* the first version of named records */

@@ -783,6 +783,39 @@ test_every_key_table(void **state)
 	buf_free(&shown);
 }
 
+/*
+ * A command's words as its one line (a release before state version 11
+ * kept reload_exec as words): argv_split() reads the line back as the
+ * same words, quotes, blanks and backslashes too.
+ */
+static void
+test_argv_to_line(void **state)
+{
+	static const char *const cases[][4] = {
+		{ "/bin/kill", "-HUP", "$MAINPID", NULL },
+		{ "/bin/sh", "-c", "echo \"a b\" \\ 'c'", NULL },
+		{ "/usr/bin/x", "", "tab\there", NULL },
+	};
+	size_t	i, j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char		**v = NULL, **back = NULL;
+		const char	 *why;
+
+		for (j = 0; cases[i][j]; j++)
+			v = strv_add(v, cases[i][j]);
+		assert_int_equal(conf_argv_to_line(&v), 0);
+		assert_int_equal(strv_len(v), 1);
+		assert_int_equal(argv_split(v[0], &back, &why), 0);
+		for (j = 0; cases[i][j]; j++)
+			assert_string_equal(back[j], cases[i][j]);
+		assert_null(back[j]);
+		strv_free(v);
+		strv_free(back);
+	}
+}
+
 /* A key of pidvisor.ini given twice is an error, as in [service]. */
 static void
 test_sup_key_twice(void **state)
@@ -1502,6 +1535,7 @@ main(void)
 		cmocka_unit_test(test_sup_key_twice),
 		cmocka_unit_test(test_key_hints),
 		cmocka_unit_test(test_state_roundtrip),
+		cmocka_unit_test(test_argv_to_line),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, setup, teardown);
