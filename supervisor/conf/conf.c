@@ -171,6 +171,7 @@ conf_free(struct conf *c)
 	for (i = 0; i < c->ndefs; i++)
 		svc_def_free(c->defs[i]);
 	free(c->defs);
+	strv_free(c->refused);
 	strv_free(c->warns);
 	for (i = 0; i < c->nerrs; i++) {
 		free(c->errs[i].file);

@@ -624,6 +624,9 @@ struct conf {
 	struct conf_err	 *errs;
 	size_t		  nerrs;
 	char		**warns;	/* "FILE: what", NULL-ended, or NULL */
+	/* Units not run (conf_unit.c): "NAME\tFILE:LINE: why", NULL-ended,
+	 * or NULL; status shows them. */
+	char		**refused;
 	bool		  nomem;	/* out of memory: not all is known */
 	const char	 *etc;		/* where passwd and group are read */
 	/* Checks of a definition a layer above makes at conf_check(), its

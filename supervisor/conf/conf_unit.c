@@ -1015,10 +1015,35 @@ cu_timers(struct cu_svc *cs)
 }
 
 /* Take back the errors from nerrs on: warnings, the unit not run. */
+/* A unit not run, and why, for status (conf.refused). */
 static void
-cu_errors_to_warnings(struct cu *cu, size_t nerrs)
+cu_refused_add(struct cu *cu, const char *name, const char *why)
+{
+	struct buf	b = { 0 };
+
+	buf_printf(&b, "%s\t%s", name, why);
+	if (b.nomem || buf_add(&b, "", 1) < 0 ||
+	    (cu->c->refused = strv_add(cu->c->refused, b.data)) == NULL)
+		cu->c->nomem = true;
+	buf_free(&b);
+}
+
+static void
+cu_errors_to_warnings(struct cu *cu, size_t nerrs, const char *name)
 {
 	struct conf	*c = cu->c;
+	char		 why[600];
+
+	if (c->nerrs > nerrs) {		/* the first one says why */
+		const struct conf_err	*e = &c->errs[nerrs];
+
+		if (e->line > 0)
+			snprintf(why, sizeof(why), "%s:%d: %s", e->file,
+			    e->line, e->msg);
+		else
+			snprintf(why, sizeof(why), "%s: %s", e->file, e->msg);
+		cu_refused_add(cu, name, why);
+	}
 
 	while (c->nerrs > nerrs) {
 		struct conf_err	*e = &c->errs[--c->nerrs];
@@ -1058,6 +1083,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 		    "pidvisor (letters, digits, _.@- ; at most %d): the unit "
 		    "is not run", u->fragment, name, SVC_NAME_MAX);
 		cu->refused[i] = true;
+		cu_refused_add(cu, name, "not a name a service may have");
 		return;
 	}
 	if ((cs.d = conf_def_begin(cu->c, &cs.p, u->fragment, name,
@@ -1083,7 +1109,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	cs.p.file = u->fragment;
 	conf_def_end(&cs.p, cs.d);
 	if (cu->c->nerrs > nerrs) {
-		cu_errors_to_warnings(cu, nerrs);
+		cu_errors_to_warnings(cu, nerrs, name);
 		cu->refused[i] = true;
 		cu->c->ndefs--;
 		svc_def_free(cs.d);
@@ -1119,6 +1145,13 @@ cu_prune(struct cu *cu, size_t first)
 				continue;
 			conf_warn(cu->c, "%s: requires %s, which is not run: "
 			    "not run either", d->file, d->requires[j].name);
+			{
+				char	why[300];
+
+				snprintf(why, sizeof(why), "requires %s, which "
+				    "is not run", d->requires[j].name);
+				cu_refused_add(cu, d->name, why);
+			}
 			cu->c->defs[i] = cu->c->defs[--cu->c->ndefs];
 			svc_def_free(d);
 			changed = true;

@@ -213,10 +213,15 @@ confreload_tmpls(struct sup *sup, struct conf *nc)
 	struct conf_tmpl	*tv = sup->conf.tmpls;
 	size_t			 tn = sup->conf.ntmpls;
 
+	char			**rv = sup->conf.refused;
+
 	sup->conf.tmpls = nc->tmpls;
 	sup->conf.ntmpls = nc->ntmpls;
 	nc->tmpls = tv;
 	nc->ntmpls = tn;
+	/* ... and the units not run, as status shows them. */
+	sup->conf.refused = nc->refused;
+	nc->refused = rv;
 }
 
 /*

@@ -57,6 +57,12 @@ sup_ctl_cgroup_note(void *ctx)
 	return sup_cgroup_note(ctx);
 }
 
+static char *const *
+sup_ctl_refused(void *ctx)
+{
+	return ((struct sup *)ctx)->conf.refused;
+}
+
 static bool
 sup_ctl_running(void *ctx)
 {
@@ -139,6 +145,7 @@ const struct ctl_ops sup_ctl_ops = {
 	.instance = sup_ctl_instance,
 	.status = sup_ctl_status,
 	.cgroup_note = sup_ctl_cgroup_note,
+	.refused = sup_ctl_refused,
 	.running = sup_ctl_running,
 	.shutdown = sup_ctl_shutdown,
 	.reload = sup_ctl_reload,

@@ -51,6 +51,60 @@ ctl_svc_notes(struct ctl_client *c, const struct svc_status *v, size_t n,
 	buf_free(&b);
 }
 
+/*
+ * The units not run (ctl_ops.refused), as rows of status: every one
+ * (name NULL), or the one of that name (NAME or NAME.service); *v (of
+ * *cap rows) grown for them, their names kept in *names.  1 if one was added, 0 if
+ * not, -ENOMEM (*names gone: nothing may be shown).
+ */
+static int
+cmd_refused(struct ctl_client *c, const char *name, struct svc_status **v,
+    size_t *n, size_t *cap, char ***names)
+{
+	char *const	*r = c->ctl->ops->refused ?
+			    c->ctl->ops->refused(c->ctl->ctx) : NULL;
+	char		 nm[SVC_NAME_MAX + 1];
+	size_t		 i, len;
+	int		 added = 0;
+
+	for (i = 0; r && r[i]; i++) {
+		const char		*tab = strchr(r[i], '\t');
+		struct svc_status	*nv;
+
+		if (tab == NULL || (len = (size_t)(tab - r[i])) > SVC_NAME_MAX)
+			continue;
+		snprintf(nm, sizeof(nm), "%.*s", (int)len, r[i]);
+		if (name != NULL && strcmp(name, nm) != 0 &&
+		    !(strncmp(name, nm, len) == 0 &&
+		    strcmp(name + len, ".service") == 0))
+			continue;
+		if (*n == *cap) {
+			if ((nv = realloc(*v, (*cap + 16) * sizeof(**v))) ==
+			    NULL) {
+				strv_free(*names);
+				*names = NULL;
+				return -ENOMEM;
+			}
+			*v = nv;
+			*cap += 16;
+		}
+		nv = *v;
+		if ((*names = strv_add(*names, nm)) == NULL)
+			return -ENOMEM;
+		memset(&nv[*n], 0, sizeof(nv[*n]));
+		nv[*n].name = (*names)[strv_len(*names) - 1];
+		nv[*n].refused = true;
+		nv[*n].state = SVC_STOPPED;
+		snprintf(nv[*n].reason, sizeof(nv[*n].reason), "not run: %s",
+		    tab + 1);
+		(*n)++;
+		added = 1;
+		if (name != NULL)
+			break;
+	}
+	return added;
+}
+
 /* status [NAME...] [--json]: from snapshots (status.c formats them). */
 static void
 cmd_status(struct ctl_client *c, const struct ctl_args *a)
@@ -59,28 +113,46 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 	struct svc_status	*v;
 	struct buf		 b = { 0 };
 	const char		*note;
+	char			**names = NULL;
+	int			 rc = 0;
 	int64_t			 now = mono_ms();
-	size_t			 i, n = 0;
+	size_t			 i, n = 0, cap = set->n + (size_t)a->npos + 1;
 	int			 width, code = CTL_OK;
 
-	if ((v = calloc(set->n + (size_t)a->npos + 1, sizeof(*v))) == NULL) {
+	if ((v = calloc(cap, sizeof(*v))) == NULL) {
 		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
 		return;
 	}
 	if (a->npos == 0) {
 		for (i = 0; i < set->n; i++)
 			c->ctl->ops->status(c->ctl->ctx, set->v[i], now, &v[n++]);
+		rc = cmd_refused(c, NULL, &v, &n, &cap, &names);
 	}
 	for (i = 0; i < (size_t)a->npos; i++) {
-		struct svc	*s = ctl_svc(c, a->pos[i]);
+		struct svc	*s;
 
-		if (s == NULL) {
+		/* A unit not run: its line, not ready. */
+		if (rc >= 0 && ctl_lookup(c->ctl, a->pos[i]) == NULL &&
+		    (rc = cmd_refused(c, a->pos[i], &v, &n, &cap, &names)) >
+		    0) {
+			code = CTL_ENOTREADY;
+			continue;
+		}
+		if (rc < 0)
+			break;
+		if ((s = ctl_svc(c, a->pos[i])) == NULL) {
 			free(v);
+			strv_free(names);
 			return;
 		}
 		c->ctl->ops->status(c->ctl->ctx, s, now, &v[n++]);
 		if (s->state != SVC_READY)
 			code = CTL_ENOTREADY;
+	}
+	if (rc < 0) {
+		free(v);
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
 	}
 	if (a->json) {
 		buf_puts(&b, "[");
@@ -99,6 +171,7 @@ cmd_status(struct ctl_client *c, const struct ctl_args *a)
 		ctl_svc_notes(c, v, n, note);
 	}
 	free(v);
+	strv_free(names);
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_reply(c, code, "%s", "");

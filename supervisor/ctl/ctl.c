@@ -247,8 +247,8 @@ ctl_find_alias(const struct ctl *ctl, const char *name)
  * A service by its name, or by its unit's (NAME.service), or by an
  * alias of its unit; or NULL.
  */
-static struct svc *
-ctl_find(const struct ctl *ctl, const char *name)
+struct svc *
+ctl_lookup(const struct ctl *ctl, const char *name)
 {
 	struct svc	*s = svc_find(ctl->set, name);
 	size_t		 n = strlen(name);
@@ -267,7 +267,7 @@ ctl_find(const struct ctl *ctl, const char *name)
 struct svc *
 ctl_svc(struct ctl_client *c, const char *name)
 {
-	struct svc	*s = ctl_find(c->ctl, name);
+	struct svc	*s = ctl_lookup(c->ctl, name);
 
 	if (s == NULL)
 		ctl_reply(c, CTL_ENOSVC, "no such service '%.64s'", name);
@@ -281,7 +281,7 @@ ctl_svc(struct ctl_client *c, const char *name)
 static struct svc *
 ctl_svc_make(struct ctl_client *c, const char *name)
 {
-	struct svc	*s = ctl_find(c->ctl, name);
+	struct svc	*s = ctl_lookup(c->ctl, name);
 	struct buf	 err = { 0 };
 
 	if (s != NULL || strchr(name, '@') == NULL)

@@ -31,6 +31,8 @@ struct ctl_ops {
 			    struct svc_status *st);
 	/* Why services run without cgroups, or NULL. */
 	const char	*(*cgroup_note)(void *ctx);
+	/* The units not run: "NAME\tWHY" lines, NULL-ended, or NULL. */
+	char *const	*(*refused)(void *ctx);
 	/* Running (not shutting down)? */
 	bool		 (*running)(void *ctx);
 	/* Stop everything; then exit, or (PID 1) reboot(2) with cmd. */
@@ -108,6 +110,7 @@ struct st_w;
 struct st_r;
 
 int	ctl_listen(struct ctl *ctl);
+struct svc	*ctl_lookup(const struct ctl *ctl, const char *name);
 void	ctl_close(struct ctl *ctl);
 void	ctl_svc_changed(struct ctl *ctl, struct svc *s);
 void	ctl_svc_line(struct ctl *ctl, struct svc *s, const struct svclog_line *l);

@@ -43,7 +43,8 @@ status_text(struct buf *b, const struct svc_status *st, int width)
 		format_duration(up, sizeof(up), st->uptime_ms);
 	}
 	buf_printf(b, "%-*s %-8s %7s %8s %8u ", width, st->name,
-	    svc_state_name(st->state), pid, up, st->restarts);
+	    st->refused ? "refused" : svc_state_name(st->state), pid, up,
+	    st->restarts);
 	buf_add_escaped(b, st->reason, strlen(st->reason));
 	/* A finished task: when it ran, and for how long. */
 	if (st->state == SVC_DONE && st->ran_at_ms && st->exited_at_ms) {
@@ -102,7 +103,8 @@ status_json(struct buf *b, const struct svc_status *st)
 
 	buf_puts(b, "{\"name\":");
 	buf_json_str(b, st->name);
-	buf_printf(b, ",\"state\":\"%s\",", svc_state_name(st->state));
+	buf_printf(b, ",\"state\":\"%s\",", st->refused ? "refused" :
+	    svc_state_name(st->state));
 	if (st->pid > 0)
 		buf_printf(b, "\"pid\":%d,\"uptime_ms\":%lld,", (int)st->pid,
 		    (long long)st->uptime_ms);

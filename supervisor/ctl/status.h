@@ -34,6 +34,7 @@ struct timer_status {
 struct svc_status {
 	const char		*name;
 	enum svc_state		 state;
+	bool			 refused;	/* a unit not run: no state */
 	pid_t			 pid;		/* 0: no process */
 	int64_t			 uptime_ms;	/* with a process */
 	uint32_t		 restarts;

@@ -201,9 +201,17 @@ t_units_check() {
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
 	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
 	expect_match "$OUT" 'reload_exec = /bin/true\\x0a/bin/kill -HUP \$MAINPID'
+	# Not run, and said so by status: every one, and by name.
 	for s in dyn needs-dyn bad plus; do
-		expect_rc 4 ctl status "$s"
+		expect_rc 3 ctl status "$s"
+		expect_match "$OUT" $'\n'"$s +refused .*not run: "
 	done
+	expect_match "$(ctl status dyn.service)" "DynamicUser=: not supported"
+	expect_match "$(ctl status needs-dyn)" "not run: requires dyn, which is not run"
+	expect_eq "$(ctl status plus --json | jq -r '.[0].state')" refused \
+	    "refused in JSON"
+	expect_match "$(ctl status)" $'\n'"bad +refused "
+	expect_rc 4 ctl status nosuch
 	pv_down
 }
 
