@@ -81,7 +81,8 @@ cu_spec(const struct unit *u, const struct unit_kv *kv, struct conf *c,
 	if (rc == -EINVAL)
 		conf_error(c, kv->file, kv->line, "%s=: unknown specifier "
 		    "'%%%c' (pidvisor knows %%n %%N %%p %%P %%i %%I %%f %%u %%U "
-		    "%%h %%s %%t %%S %%C %%L %%E %%T %%V %%H %%%%)", kv->key,
+		    "%%h %%s %%t %%S %%C %%L %%E %%T %%V %%H %%l %%v %%m %%b "
+		    "%%%%)", kv->key,
 		    bad);
 	return rc;
 }

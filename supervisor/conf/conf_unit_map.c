@@ -101,6 +101,14 @@ cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 		cu_key(cs, kv, sink, "log");
 }
 
+/* A limit: "infinity" is pidvisor's "max". */
+static void
+cu_max(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	cu_key(cs, kv, strcmp(v, "infinity") == 0 ? "max" : v, arg);
+}
+
 /* A span: "infinity" is pidvisor's 0 (none). */
 static void
 cu_span(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
@@ -426,9 +434,9 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "CPUWeight", cu_key, "cpu_weight", 0 },
 	{ "Service", "CPUQuota", cu_key, "cpu_max", 0 },
 	{ "Service", "IOWeight", cu_key, "io_weight", 0 },
-	{ "Service", "MemoryMax", cu_key, "memory_max", 0 },
-	{ "Service", "MemoryHigh", cu_key, "memory_high", 0 },
-	{ "Service", "TasksMax", cu_key, "pids_max", 0 },
+	{ "Service", "MemoryMax", cu_max, "memory_max", 0 },
+	{ "Service", "MemoryHigh", cu_max, "memory_high", 0 },
+	{ "Service", "TasksMax", cu_max, "pids_max", 0 },
 	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
 	{ "Service", "StandardOutput", cu_output, NULL, 0 },
 	{ "Service", "StandardError", cu_output, NULL, 0 },

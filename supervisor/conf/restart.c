@@ -56,6 +56,34 @@ restart_clean(const struct svc_def *d, int code, int sig)
 }
 
 /*
+ * The exit statuses systemd names (its exit-status table: the LSB's and
+ * BSD's sysexits.h's), as their numbers; false for another word.
+ */
+static bool
+exit_status_name(const char *w, uint64_t *n)
+{
+	static const struct { const char *name; uint8_t code; } names[] = {
+		{ "SUCCESS", 0 }, { "FAILURE", 1 }, { "INVALIDARGUMENT", 2 },
+		{ "NOTIMPLEMENTED", 3 }, { "NOPERMISSION", 4 },
+		{ "NOTINSTALLED", 5 }, { "NOTCONFIGURED", 6 },
+		{ "NOTRUNNING", 7 }, { "USAGE", 64 }, { "DATAERR", 65 },
+		{ "NOINPUT", 66 }, { "NOUSER", 67 }, { "NOHOST", 68 },
+		{ "UNAVAILABLE", 69 }, { "SOFTWARE", 70 }, { "OSERR", 71 },
+		{ "OSFILE", 72 }, { "CANTCREAT", 73 }, { "IOERR", 74 },
+		{ "TEMPFAIL", 75 }, { "PROTOCOL", 76 }, { "NOPERM", 77 },
+		{ "CONFIG", 78 },
+	};
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(w, names[i].name) == 0) {
+			*n = names[i].code;
+			return true;
+		}
+	return false;
+}
+
+/*
  * success_exit_status, restart_prevent_exit_status,
  * restart_force_exit_status: exit codes (0 to 255) and signal names, as
  * systemd's SuccessExitStatus= and the like; an empty value forgets the
@@ -82,6 +110,8 @@ conf_exit_statuses(struct parse_ctx *p, void *obj, const char *v)
 			memcpy(w, at, len);
 			w[len] = '\0';
 		}
+		if (len < sizeof(w) && exit_status_name(w, &n))
+			snprintf(w, sizeof(w), "%llu", (unsigned long long)n);
 		if (len >= sizeof(w) || (parse_u64(w, 255, &n) < 0 &&
 		    signal_parse(w) < 0))
 			return bad(p, "%s: expected exit codes (0 to 255) and "

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -651,11 +652,36 @@ unit_spec(const struct unit *u, const char *value, struct buf *b, char *bad)
 		case 'T': buf_puts(b, "/tmp"); break;
 		case 'V': buf_puts(b, "/var/tmp"); break;
 		case 'H':
+		case 'l':
 			if (gethostname(host, sizeof(host)) < 0)
 				host[0] = '\0';
 			host[sizeof(host) - 1] = '\0';
+			if (*s == 'l')		/* the short one */
+				host[strcspn(host, ".")] = '\0';
 			buf_puts(b, host);
 			break;
+		case 'v': {
+			struct utsname	un;
+
+			buf_puts(b, uname(&un) == 0 ? un.release : "");
+			break;
+		}
+		case 'm':
+		case 'b': {
+			ssize_t	n = read_small(AT_FDCWD, *s == 'm' ?
+				    "/etc/machine-id" :
+				    "/proc/sys/kernel/random/boot_id", host,
+				    sizeof(host) - 1);
+			size_t	i, k = 0;
+
+			/* 32 hex digits, as systemd writes the IDs. */
+			for (i = 0; n > 0 && i < (size_t)n; i++)
+				if (host[i] != '-' && host[i] != '\n')
+					host[k++] = host[i];
+			host[k] = '\0';
+			buf_puts(b, host);
+			break;
+		}
 		case '%': buf_add(b, "%", 1); break;
 		default:
 			*bad = *s ? *s : ' ';

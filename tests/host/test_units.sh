@@ -245,6 +245,9 @@ t_units_conditions() {
 	ExecStart=$H sleep=forever
 	RestartPreventExitStatus=255 SIGABRT
 	StandardOutput=null
+	SuccessExitStatus=DATAERR 3
+	TasksMax=infinity
+	Environment=KERNEL=%v SHORT=%l
 	EOF
 	wanted second.service
 	unit third.service <<-EOF
@@ -275,6 +278,9 @@ t_units_conditions() {
 	expect_match "$OUT" "condition = path_exists !$T/absent"
 	expect_match "$OUT" "restart_prevent_exit_status = 255 SIGABRT"
 	expect_match "$OUT" "log = none"
+	expect_match "$OUT" "success_exit_status = 65 3"
+	expect_match "$OUT" "pids_max = max"
+	expect_match "$OUT" "KERNEL=$(uname -r)"
 	[ ! -e "$T/first" ] && [ ! -e "$T/third" ] && [ ! -e "$T/fourth" ] ||
 	    fail "a unit ran past its condition"
 	pv_down
