@@ -178,14 +178,45 @@ conf_argv_show(struct buf *b, char *const *argv)
 	}
 }
 
-/* The words of *v made its one line (conf_argv_show).  0, or -ENOMEM. */
+/*
+ * The words of *v made its one line, which argv_split() reads back as
+ * they were: a word quoted if it is empty, has a blank, a quote, a
+ * backslash or a control byte, or is the first and begins with '-'
+ * (a hook's prefix); in quotes '"' and '\\' escaped, a control byte as
+ * \xNN.  0, or -ENOMEM.
+ */
 int
 conf_argv_to_line(char ***v)
 {
 	struct buf	 b = { 0 };
 	char		**line;
+	const char	*c;
+	size_t		 i;
 
-	conf_argv_show(&b, *v);
+	for (i = 0; *v && (*v)[i]; i++) {
+		const char	*w = (*v)[i];
+		bool		 q = w[0] == '\0' || (i == 0 && w[0] == '-');
+
+		for (c = w; *c != '\0' && !q; c++)
+			q = strchr(" \t\"'\\", *c) != NULL ||
+			    (unsigned char)*c < 0x20 || *c == 0x7f;
+		if (i > 0)
+			buf_puts(&b, " ");
+		if (!q) {
+			buf_puts(&b, w);
+			continue;
+		}
+		buf_puts(&b, "\"");
+		for (c = w; *c != '\0'; c++) {
+			if (*c == '"' || *c == '\\')
+				buf_printf(&b, "\\%c", *c);
+			else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				buf_printf(&b, "\\x%02x", (unsigned char)*c);
+			else
+				buf_add(&b, c, 1);
+		}
+		buf_puts(&b, "\"");
+	}
 	if (b.nomem || buf_add(&b, "", 1) < 0 ||
 	    (line = strv_add(NULL, b.data)) == NULL) {
 		buf_free(&b);

@@ -362,10 +362,10 @@ cu_refused_add(struct cu *cu, const char *name, const char *why)
 {
 	struct buf	b = { 0 };
 
+	/* For status only: without memory, the line is not kept. */
 	buf_printf(&b, "%s\t%s", name, why);
-	if (b.nomem || buf_add(&b, "", 1) < 0 ||
-	    (cu->c->refused = strv_add(cu->c->refused, b.data)) == NULL)
-		cu->c->nomem = true;
+	if (!b.nomem && buf_add(&b, "", 1) == 0)
+		cu->c->refused = strv_add(cu->c->refused, b.data);
 	buf_free(&b);
 }
 

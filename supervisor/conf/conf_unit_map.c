@@ -79,7 +79,8 @@ cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 
 	(void)v;
 	(void)arg;
-	if (strcmp(kv->key, "StandardError") == 0 && o != NULL)
+	if (strcmp(kv->key, "StandardError") == 0 && o != NULL &&
+	    o->value[0] != '\0')
 		return;			/* said once, at StandardOutput= */
 	for (i = 0; i < ARRAY_SIZE(dflt); i++)
 		if (strcmp(ov, dflt[i]) == 0)

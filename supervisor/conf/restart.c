@@ -41,8 +41,10 @@ restart_listed(char *const *v, int code, int sig)
 	size_t	i;
 
 	snprintf(num, sizeof(num), "%d", code);
+	/* A signal by its name only: 6 is an exit code, not SIGABRT. */
 	for (i = 0; v && v[i]; i++)
-		if (sig ? signal_parse(v[i]) == sig : strcmp(v[i], num) == 0)
+		if (sig ? !isdigit((unsigned char)v[i][0]) &&
+		    signal_parse(v[i]) == sig : strcmp(v[i], num) == 0)
 			return true;
 	return false;
 }

@@ -94,7 +94,8 @@ reaper_reap(struct sup *sup)
 			/* A reload_exec: through its pidfd too. */
 			ss = container_of(e, struct hook_reload, pm)->ss;
 			hook_reload_reap(&sup->core, ss);
-			if (ss->reload != NULL)
+			/* Not reaped yet; reaped, its chain may go on. */
+			if (ss->reload != NULL && ss->reload->pid == pid)
 				break;
 			continue;
 		}

@@ -136,7 +136,7 @@ snapshot_load_def(struct st_r *r, struct svc_def *d,
 		conf_keys_load6(r, svc_keys, d);
 	}
 	/* Before 11, reload_exec was one command's words: its line now. */
-	if (!st_since(r, 11) && d->reload_exec != NULL &&
+	if (r->version < 11 && d->reload_exec != NULL &&
 	    conf_argv_to_line(&d->reload_exec) < 0)
 		st_fail(r, "reload_exec: out of memory");
 	st_leave(r);

@@ -795,6 +795,7 @@ test_argv_to_line(void **state)
 		{ "/bin/kill", "-HUP", "$MAINPID", NULL },
 		{ "/bin/sh", "-c", "echo \"a b\" \\ 'c'", NULL },
 		{ "/usr/bin/x", "", "tab\there", NULL },
+		{ "-first", "a\001b", "q\"uote", NULL },
 	};
 	size_t	i, j;
 
@@ -814,6 +815,19 @@ test_argv_to_line(void **state)
 		strv_free(v);
 		strv_free(back);
 	}
+}
+
+/* An exit status list names a signal by its name only. */
+static void
+test_restart_listed(void **state)
+{
+	char	*v[] = { "6", "ABRT", NULL }, *w[] = { "6", NULL };
+
+	(void)state;
+	assert_true(restart_listed(v, 6, 0));
+	assert_true(restart_listed(v, 0, 6));		/* by ABRT */
+	assert_false(restart_listed(w, 0, 6));		/* 6: an exit code */
+	assert_false(restart_listed(w, 7, 0));
 }
 
 /* A key of pidvisor.ini given twice is an error, as in [service]. */
@@ -1536,6 +1550,7 @@ main(void)
 		cmocka_unit_test(test_key_hints),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_argv_to_line),
+		cmocka_unit_test(test_restart_listed),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, setup, teardown);
