@@ -28,17 +28,9 @@ static void
 cu_bool(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
-	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
-	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
-	size_t	i;
+	int	b = sd_bool(v);
 
-	for (i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			v = "yes";
-		else if (strcasecmp(v, no[i]) == 0)
-			v = "no";
-	}
-	cu_key(cs, kv, v, arg);
+	cu_key(cs, kv, b < 0 ? v : b ? "yes" : "no", arg);
 }
 
 /* RuntimeDirectoryPreserve=: a boolean, or restart. */
@@ -335,15 +327,10 @@ static void
 cu_remain(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
-	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
-	size_t	i;
-
 	(void)arg;
-	for (i = 0; i < ARRAY_SIZE(no); i++)
-		if (strcasecmp(v, no[i]) == 0 &&
-		    unit_get(cs->u, "Service", "ExecStop") != NULL)
-			cu_note(cs, kv, "no: its ExecStop= runs when it is "
-			    "stopped, as with yes, not at once after its run");
+	if (sd_bool(v) == 0 && unit_get(cs->u, "Service", "ExecStop") != NULL)
+		cu_note(cs, kv, "no: its ExecStop= runs when it is stopped, "
+		    "as with yes, not at once after its run");
 }
 
 static const struct cu_map cu_maps[] = {

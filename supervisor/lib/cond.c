@@ -39,23 +39,6 @@ struct cond_test {
 	int		(*test)(const char *arg);	/* 1, 0, or -errno */
 };
 
-/* systemd's booleans. */
-static int
-cond_bool(const char *v)
-{
-	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
-	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
-	size_t	i;
-
-	for (i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			return 1;
-		if (strcasecmp(v, no[i]) == 0)
-			return 0;
-	}
-	return -1;
-}
-
 static int
 t_path_exists(const char *a)
 {
@@ -317,7 +300,7 @@ static int
 t_virtualization(const char *a)
 {
 	char	ct[64], vm[64];
-	int	yes = cond_bool(a);
+	int	yes = sd_bool(a);
 
 	cond_container(ct, sizeof(ct));
 	if (strcmp(a, "private-users") == 0)
@@ -449,7 +432,7 @@ static int
 t_first_boot(const char *a)
 {
 	char	id[64];
-	int	yes = cond_bool(a), on;
+	int	yes = sd_bool(a), on;
 
 	if (t_kernel_command_line("systemd.condition-first-boot=1") ||
 	    t_kernel_command_line("systemd.condition-first-boot=yes"))
@@ -490,7 +473,7 @@ t_ac_power(const char *a)
 	struct dirent	*e;
 	char		 path[512], line[32];
 	bool		 mains = false, online = false;
-	int		 yes = cond_bool(a);
+	int		 yes = sd_bool(a);
 
 	while (d != NULL && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
@@ -661,7 +644,7 @@ cond_parse(const char *line, char *why, size_t n)
 		}
 		break;
 	case ARG_BOOL:
-		if (cond_bool(a) < 0) {
+		if (sd_bool(a) < 0) {
 			snprintf(why, n, "%s: '%s' is not yes or no", t->name, a);
 			return why;
 		}

@@ -1112,3 +1112,20 @@ fd_close_safe(int fd)
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &none, sizeof(none));
 	close(fd);
 }
+
+/* systemd's booleans, any case: 1 yes y true t on; 0 no n false f off. */
+int
+sd_bool(const char *v)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(v, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}

@@ -75,6 +75,7 @@ int	parse_duration_us(const char *s, uint64_t bare_us, uint64_t max_us,
 void	format_duration(char *out, size_t n, int64_t ms);
 void	format_rfc3339(char *out, size_t n, int64_t ms);
 int	parse_u64(const char *s, uint64_t max, uint64_t *out);
+int	sd_bool(const char *v);
 size_t	str_distance(const char *a, const char *b, size_t max);
 int	parse_size(const char *s, uint64_t max, uint64_t *out);
 #define SOCK_UNREAD_MAX	4096	/* bytes a peer may send after its request */
