@@ -623,9 +623,17 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		    "after a blank begins a comment in an ini file, and the "
 		    "rest of the line was cut: write it without the blank)" :
 		    "");
+	} else if (d->argv[0][0] == '-' && d->argv[0][1] == '\0') {
+		conf_error(p->c, p->file, p->exec_line, "exec: '-' goes "
+		    "right before the program, with no blank between");
 	} else if (d->argv[0][0] == '\0') {
 		conf_error(p->c, p->file, p->exec_line, "exec: the program "
 		    "name is empty");
+	} else if (d->argv[0][0] == '-') {
+		/* As systemd's ExecStart=-: a failure is recorded, and
+		 * counts as a clean end. */
+		d->exec_any_exit = true;
+		memmove(d->argv[0], d->argv[0] + 1, strlen(d->argv[0]));
 	}
 	if (d->restart_delay_max < d->restart_delay) {
 		line = p->key_line[K_RESTART_DELAY_MAX];

@@ -361,7 +361,7 @@ enum conf_show {
 	SHOW_STR, SHOW_ARGV, SHOW_ENV, SHOW_DEPS, SHOW_ENUM, SHOW_BOOL,
 	SHOW_NUMBER, SHOW_DURATION, SHOW_SIZE, SHOW_LIMIT, SHOW_COUNT,
 	SHOW_MODE, SHOW_SIGNAL, SHOW_READY, SHOW_PRIORITY, SHOW_PRESSURE,
-	SHOW_CAPS, SHOW_RLIMIT, SHOW_ERRNO,
+	SHOW_CAPS, SHOW_RLIMIT, SHOW_ERRNO, SHOW_EXEC,
 };
 
 #define KEY_REPEAT	0x01	/* may be given more than once */
@@ -484,6 +484,7 @@ struct svc_def {
 	bool		  set_oom_score_adj;
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
+	bool		  exec_any_exit; /* "-": every end of exec is clean */
 	bool		  essential;	/* its end is pidvisor's end */
 	bool		  dynamic;	/* an instance made by a command */
 	/* What it may not do (sandbox.c), each applied by its child. */

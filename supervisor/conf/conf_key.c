@@ -241,6 +241,10 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 	case SHOW_STR:
 		buf_puts(b, *(char *const *)x ? *(char *const *)x : "");
 		break;
+	case SHOW_EXEC:			/* exec: its "-" first */
+		if (*(const bool *)field_at(obj, &k->f[1]))
+			buf_puts(b, "-");
+		/* fall through */
 	case SHOW_ARGV:
 		conf_argv_show(b, *(char **const *)x);
 		break;

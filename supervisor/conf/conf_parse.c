@@ -788,8 +788,8 @@ static const char *const io_class_names[] = {
 _Static_assert(K__COUNT <= 64 * KEYSET_WORDS, "a struct keyset holds them");
 
 const struct conf_key conf_keys[K__COUNT] = {
-	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_ARGV, NULL,
-	    SF(argv, F_STRV)),
+	[K_EXEC] = SVC("exec", k_exec, KEY_CONT, SHOW_EXEC, NULL,
+	    SF(argv, F_STRV), SF(exec_any_exit, F_BOOL)),
 	[K_RESTART] = SVC("restart", key_enum, 0, SHOW_ENUM, restart_names,
 	    SF(restart, F_U8)),
 	[K_RESTART_DELAY] = SVC("restart_delay", key_dur,

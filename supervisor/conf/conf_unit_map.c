@@ -182,28 +182,27 @@ cu_kill_mode(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 }
 
 /*
- * A command's prefixes (systemd.service(5)): '-' its failure ignored,
- * ':' no $VARIABLES put in; '@', '+', '!' and '!!' are not supported
- * yet: the unit is refused.  The command as pidvisor's key writes it in
- * b; -EINVAL if refused (said).
+ * A command's prefixes (systemd.service(5)): '-' its failure ignored
+ * (pidvisor's '-' of exec and of a hook), ':' no $VARIABLES put in;
+ * '@', '+', '!' and '!!' are not supported yet: the unit is refused.
+ * The command as pidvisor's key writes it in b; -EINVAL if refused
+ * (said).
  */
 static int
 cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
-    bool hook, struct buf *b)
+    struct buf *b)
 {
 	bool		minus = false, colon = false;
 	const char	*s;
 
 	for (; *v != '\0' && strchr("-@:+!", *v); v++) {
-		if (*v == '-' && hook) {
+		if (*v == '-') {
 			minus = true;
 		} else if (*v == ':') {
 			colon = true;
 		} else {
-			cu_refuse(cs, kv, *v == '-' ? "the prefix '-' is "
-			    "not supported on ExecStart=" :
-			    "the prefixes "
-			    "'@', '+', '!' and '!!' are not supported");
+			cu_refuse(cs, kv, "the prefixes '@', '+', '!' and "
+			    "'!!' are not supported");
 			return -EINVAL;
 		}
 	}
@@ -225,11 +224,10 @@ cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
 	struct buf		 b = { 0 };
-	bool			 hook = strcmp(arg, "exec") != 0;
 
-	if (*v != '\0' && cu_command(cs, kv, v, hook, &b) == 0)
+	if (*v != '\0' && cu_command(cs, kv, v, &b) == 0)
 		cu_key(cs, kv, b.data, arg);
-	else if (!hook && strcmp(arg, "exec") == 0)
+	else if (strcmp(arg, "exec") == 0)
 		cs->p.exec_bad = true;	/* said: not "missing exec" too */
 	buf_free(&b);
 }

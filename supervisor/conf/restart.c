@@ -49,11 +49,14 @@ restart_listed(char *const *v, int code, int sig)
 	return false;
 }
 
-/* Did a process end cleanly: exit code 0, or as success_exit_status says? */
+/*
+ * Did a process end cleanly: exit code 0, or as success_exit_status
+ * says, or any end when exec began with '-'?
+ */
 bool
 restart_clean(const struct svc_def *d, int code, int sig)
 {
-	return (sig == 0 && code == 0) ||
+	return (sig == 0 && code == 0) || d->exec_any_exit ||
 	    restart_listed(d->success_exit_status, code, sig);
 }
 

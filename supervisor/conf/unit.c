@@ -338,14 +338,23 @@ unit_read(struct unit *u, const struct unit_path *up, const char *path)
 	return rc < 0 ? rc : 0;
 }
 
-/* Is path /dev/null, or does it lead there? */
+/*
+ * Is path masked, as systemd sees it: /dev/null, a link that leads there
+ * (or names it, as in a tree not booted), or an empty file?
+ */
 static bool
 unit_null(const char *path)
 {
 	struct stat	st;
+	char		to[16];
+	ssize_t		n;
 
-	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(1, 3);
+	if ((n = readlink(path, to, sizeof(to) - 1)) == 9 &&
+	    memcmp(to, "/dev/null", 9) == 0)
+		return true;
+	return stat(path, &st) == 0 && ((S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(1, 3)) || (S_ISREG(st.st_mode) &&
+	    st.st_size == 0));
 }
 
 /*

@@ -586,6 +586,39 @@ t_success_exit_status() {
 	pv_down
 }
 
+# exec = -PROGRAM (systemd's ExecStart=-): every end is clean: a task
+# that fails is done, restart = on-failure does not start it again after
+# a failure, and the exit status is still shown; show writes the '-';
+# a '-' alone is an error at its line.
+t_exec_minus() {
+	pv_dir
+	svc job <<-EOF
+	exec = -$H exit=3
+	ready = exit
+	EOF
+	svc keep <<-EOF
+	exec = -$H stamp=$T/k:UP exit=7
+	restart = on-failure
+	EOF
+	pv_up
+	expect_rc 0 ctl start job --wait --timeout=5s
+	expect_eq "$(field job state)" done
+	expect_match "$(field job reason)" "exited with code 3"
+	"$H" waitfile="$T/k:1:5000" || fail "keep did not start"
+	ctl wait keep stopped --timeout=5s
+	expect_match "$(field keep reason)" "exited with code 7"
+	expect_eq "$(field keep restarts)" 0
+	expect_rc 0 ctl show job
+	expect_match "$OUT" "exec = -$H exit=3"
+	pv_down
+	pv_dir
+	svc bad <<-EOF
+	exec = - $H exit=3
+	EOF
+	expect_rc 1 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "services/bad.ini:2: exec: '-' goes right before the program, with no blank between"
+}
+
 # Exit codes of pidvisorctl.
 t_exit_codes() {
 	pv_dir

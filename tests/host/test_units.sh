@@ -76,6 +76,12 @@ t_units_boot() {
 	EOF
 	wanted masked.service
 	ln -s /dev/null "$T/etc/masked.service"
+	unit empty.service <<-EOF
+	[Service]
+	ExecStart=/bin/sh -c 'echo ran >>$T/masked.out'
+	EOF
+	wanted empty.service
+	: >"$T/etc/empty.service"	# an empty file masks, as in systemd
 	unit job.timer <<-EOF
 	[Timer]
 	OnActiveSec=0
@@ -110,6 +116,7 @@ t_units_boot() {
 	expect_match "$OUT" "after = db +# $T/lib/web.service"
 	expect_match "$OUT" "requires = db +# $T/lib/web.service"
 	expect_rc 4 ctl status masked
+	expect_rc 4 ctl status empty
 	expect_rc 0 ctl restart web.service --wait
 	expect_rc 0 ctl status web.service
 	expect_match "$OUT" $'\nweb +ready'""
@@ -181,6 +188,11 @@ t_units_check() {
 	ExecStart=+$H sleep
 	EOF
 	wanted plus.service
+	unit minus.service <<-EOF
+	[Service]
+	ExecStart=-$H sleep=forever
+	EOF
+	wanted minus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	local L=$T/lib
 	expect_match "$OUT" "warning: $L/odd.service:2: ConditionOSRelease=: not supported: ignored \\(the unit runs as if it held\\)"
@@ -201,6 +213,8 @@ t_units_check() {
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
 	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
 	expect_match "$OUT" 'reload_exec = /bin/true\\x0a/bin/kill -HUP \$MAINPID'
+	ctl wait minus ready --timeout=10s	# ExecStart=-: exec = -
+	expect_match "$(ctl show minus)" "exec = -$H sleep=forever"
 	# Not run, and said so by status: every one, and by name.
 	for s in dyn needs-dyn bad plus; do
 		expect_rc 3 ctl status "$s"
