@@ -675,11 +675,12 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		conf_error(p->c, p->file, p->key_line[K_RELOAD_SIGNAL],
 		    "reload_signal: give reload_signal or reload_exec, not "
 		    "both");
+	conf_tty_finish(p, d);
 	if (d->console && p->key_line[K_LOG])
 		conf_error(p->c, p->file, p->key_line[K_LOG], "log: a console "
 		    "service's output goes to the console, not to a log");
-	/* The console must survive memory pressure, unless it says so. */
-	if (d->console && !p->key_line[K_KILL_PRIORITY])
+	/* A terminal must survive memory pressure, unless it says so. */
+	if ((d->console || d->tty) && !p->key_line[K_KILL_PRIORITY])
 		d->kill_priority = KILL_PRIORITY_NEVER;
 	if (d->memory_high && d->memory_max && d->memory_high > d->memory_max)
 		conf_error(p->c, p->file, p->key_line[K_MEMORY_HIGH],

@@ -313,6 +313,12 @@ enum conf_key_id {
 	K_RUNTIME_DIRECTORY_PRESERVE,
 	K_RESTART_PREVENT_EXIT_STATUS,
 	K_RESTART_FORCE_EXIT_STATUS,
+	K_TTY,
+	K_TTY_BUSY,
+	K_TTY_RESET,
+	K_TTY_VHANGUP,
+	K_TTY_VT_DISALLOCATE,
+	K_IGNORE_SIGPIPE,
 	K__COUNT
 };
 
@@ -404,6 +410,10 @@ struct dir_kind_info {
 extern const struct dir_kind_info dir_kinds[DIR__KINDS];
 extern const char *const dir_preserve_names[];
 
+/* tty_busy: when the terminal is another session's. */
+enum tty_busy { TTY_WAIT, TTY_STEAL, TTY_FAIL };
+extern const char *const tty_busy_names[];
+
 enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
 
 /* One service as the configuration defines it; never changed once loaded. */
@@ -485,6 +495,12 @@ struct svc_def {
 	bool		  enabled;
 	bool		  console;	/* stdio is pidvisor's console */
 	bool		  exec_any_exit; /* "-": every end of exec is clean */
+	bool		  ignore_sigpipe;	/* SIGPIPE ignored, as systemd */
+	char		 *tty;		/* its 0, 1, 2 and controlling tty */
+	uint8_t		  tty_busy;	/* enum tty_busy */
+	bool		  tty_reset;	/* termios made sane first */
+	bool		  tty_vhangup;	/* its other users hung up first */
+	bool		  tty_vt_disallocate;	/* its VT cleared first */
 	bool		  essential;	/* its end is pidvisor's end */
 	bool		  dynamic;	/* an instance made by a command */
 	/* What it may not do (sandbox.c), each applied by its child. */

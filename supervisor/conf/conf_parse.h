@@ -61,6 +61,7 @@ const char	*conf_dirs_names(struct parse_ctx *p, void *obj,
 		    const char *v);
 const char	*conf_dirs_mode(struct parse_ctx *p, void *obj,
 		    const char *v);
+void		 conf_tty_finish(struct parse_ctx *p, const struct svc_def *d);
 int		 conf_tmpl_add(struct conf *c, const char *file,
 		    const char *name, char *text);
 void		 conf_instances(struct conf *c);

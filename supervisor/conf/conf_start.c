@@ -8,7 +8,8 @@
  * beneath /run, /var/lib, /var/cache, /var/log and /etc; their modes;
  * runtime_directory_preserve.  The directories are made by each spawn's
  * child (sandbox.c plans it), the runtime ones removed by a stop's last
- * hook (hook.c, rmtree.c).
+ * hook (hook.c, rmtree.c).  Its terminal (systemd's StandardInput=tty,
+ * TTYPath=): tty and its tty_* keys, opened by the child (spawn_child.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ const struct dir_kind_info dir_kinds[DIR__KINDS] = {
 };
 
 const char *const dir_preserve_names[] = { "no", "yes", "restart", NULL };
+const char *const tty_busy_names[] = { "wait", "steal", "fail", NULL };
 
 /* Is w a name beneath a base: relative, no "." or ".." in it? */
 static const char *
@@ -111,4 +113,32 @@ conf_condition(struct parse_ctx *p, void *obj, const char *v)
 		return bad(p, "%s: %s", p->key->name, why);
 	return key_strv_add((char ***)(void *)((char *)obj +
 	    p->key->f[0].off), v);
+}
+
+/*
+ * tty and its keys: the terminal is the service's input and output, so
+ * not with console or log; tty_busy and the tty_* steps need one.
+ */
+void
+conf_tty_finish(struct parse_ctx *p, const struct svc_def *d)
+{
+	static const enum conf_key_id	 keys[] = { K_TTY_BUSY, K_TTY_RESET,
+	    K_TTY_VHANGUP, K_TTY_VT_DISALLOCATE };
+	size_t				 i;
+
+	if (d->tty == NULL) {
+		for (i = 0; i < ARRAY_SIZE(keys); i++)
+			if (p->key_line[keys[i]])
+				conf_error(p->c, p->file, p->key_line[keys[i]],
+				    "%s: no tty to act on",
+				    conf_keys[keys[i]].name);
+		return;
+	}
+	if (d->console)
+		conf_error(p->c, p->file, p->key_line[K_TTY], "tty: a console "
+		    "service has pidvisor's console; give console or tty, not "
+		    "both");
+	if (p->key_line[K_LOG])
+		conf_error(p->c, p->file, p->key_line[K_LOG], "log: a tty "
+		    "service's output goes to its terminal, not to a log");
 }

@@ -434,6 +434,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	cs.d->restart = RESTART_NEVER;
 	cs.d->ready_timeout = 90000;
 	cs.d->stop_timeout = 90000;
+	cs.d->ignore_sigpipe = true;
 	cu_apply(&cs, u, NULL);
 	cu_timers(&cs);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {

@@ -44,13 +44,64 @@ cu_preserve(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 		cu_bool(cs, kv, v, arg);
 }
 
+/* Is the unit's StandardInput= a terminal (tty, tty-force, tty-fail)? */
+static bool
+cu_tty_input(const struct cu_svc *cs)
+{
+	const struct unit_kv	*i = unit_get(cs->u, "Service",
+				    "StandardInput");
+
+	return i != NULL && strncmp(i->value, "tty", 3) == 0;
+}
+
+/*
+ * StandardInput=: null (the default), or a terminal: tty (its
+ * TTYPath=, /dev/console by default) as the service's 0, 1 and 2,
+ * waited for (tty), taken (tty-force) or a failure (tty-fail) when
+ * another session has it.
+ */
+static void
+cu_stdin(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	static const char *const busy[][2] = { { "tty", "wait" },
+	    { "tty-force", "steal" }, { "tty-fail", "fail" } };
+	const struct unit_kv	*p = unit_get(cs->u, "Service", "TTYPath");
+	size_t			 i;
+
+	(void)arg;
+	if (!cu_last(cs->u, kv) || *v == '\0' || strcmp(v, "null") == 0)
+		return;
+	for (i = 0; i < ARRAY_SIZE(busy); i++)
+		if (strcmp(v, busy[i][0]) == 0)
+			break;
+	if (i == ARRAY_SIZE(busy)) {
+		cu_note(cs, kv, "not supported yet: its input is /dev/null");
+		return;
+	}
+	cu_key(cs, p ? p : kv, p ? p->value : "/dev/console", "tty");
+	cu_key(cs, kv, busy[i][1], "tty_busy");
+}
+
+/* TTYPath=, TTYReset=, TTYVHangup=, TTYVTDisallocate=: with a tty only. */
+static void
+cu_tty(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (!cu_tty_input(cs))
+		cu_note(cs, kv, "ignored: StandardInput= is not a tty");
+	else if (arg != NULL)
+		cu_bool(cs, kv, v, arg);	/* TTYPath=: at StandardInput= */
+}
+
 /*
  * StandardOutput=, StandardError=: pidvisor's log takes both streams of
  * a service to one sink (`log`): journal (systemd's default), inherit
  * and the +console forms are its default sink; syslog, kmsg, null are
  * its syslog, kmsg, none (null only with both null).  Where the two
  * differ, or a file, a socket or a tty is asked for, it is said and the
- * default kept.
+ * default kept.  With a tty for input (where inherit is the default) the
+ * terminal is all three; another sink is said.
  */
 static void
 cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
@@ -60,7 +111,9 @@ cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 				    "StandardOutput");
 	const struct unit_kv	*e = unit_get(cs->u, "Service",
 				    "StandardError");
-	const char		*ov = o && o->value[0] ? o->value : "journal";
+	bool			 tty = cu_tty_input(cs);
+	const char		*ov = o && o->value[0] ? o->value :
+				    tty ? "inherit" : "journal";
 	const char		*ev = e && e->value[0] &&
 				    strcmp(e->value, "inherit") != 0 ?
 				    e->value : ov;
@@ -74,6 +127,13 @@ cu_output(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	if (strcmp(kv->key, "StandardError") == 0 && o != NULL &&
 	    o->value[0] != '\0')
 		return;			/* said once, at StandardOutput= */
+	if (tty) {
+		if ((strcmp(ov, "inherit") != 0 && strcmp(ov, "tty") != 0) ||
+		    (strcmp(ev, "inherit") != 0 && strcmp(ev, "tty") != 0))
+			cu_note(cs, kv, "not supported: with a tty for input, "
+			    "the terminal is its output too");
+		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(dflt); i++)
 		if (strcmp(ov, dflt[i]) == 0)
 			sink = "";
@@ -286,6 +346,15 @@ cu_refused(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	cu_refuse(cs, kv, arg);
 }
 
+/* A directive ignored for the reason arg says. */
+static void
+cu_ignored(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	(void)v;
+	cu_note(cs, kv, arg);
+}
+
 /*
  * Conflicts=: only with a unit that boots too does it change anything
  * (shutdown.target is pidvisor's end; rescue.service and the like are
@@ -424,8 +493,16 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "MemoryHigh", cu_max, "memory_high", 0 },
 	{ "Service", "TasksMax", cu_max, "pids_max", 0 },
 	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
+	{ "Service", "StandardInput", cu_stdin, NULL, 0 },
 	{ "Service", "StandardOutput", cu_output, NULL, 0 },
 	{ "Service", "StandardError", cu_output, NULL, 0 },
+	{ "Service", "TTYPath", cu_tty, NULL, 0 },
+	{ "Service", "TTYReset", cu_tty, "tty_reset", 0 },
+	{ "Service", "TTYVHangup", cu_tty, "tty_vhangup", 0 },
+	{ "Service", "TTYVTDisallocate", cu_tty, "tty_vt_disallocate", 0 },
+	{ "Service", "IgnoreSIGPIPE", cu_bool, "ignore_sigpipe", 0 },
+	{ "Service", "UtmpIdentifier", cu_ignored, "ignored: pidvisor writes "
+	    "no utmp record (agetty and login write their own)", 0 },
 	{ "Service", "RuntimeDirectory", cu_key, "runtime_directory", CU_LIST },
 	{ "Service", "StateDirectory", cu_key, "state_directory", CU_LIST },
 	{ "Service", "CacheDirectory", cu_key, "cache_directory", CU_LIST },

@@ -347,9 +347,8 @@ unit_null(const char *path)
 {
 	struct stat	st;
 	char		to[16];
-	ssize_t		n;
 
-	if ((n = readlink(path, to, sizeof(to) - 1)) == 9 &&
+	if (readlink(path, to, sizeof(to) - 1) == 9 &&
 	    memcmp(to, "/dev/null", 9) == 0)
 		return true;
 	return stat(path, &st) == 0 && ((S_ISCHR(st.st_mode) &&

@@ -742,8 +742,8 @@ ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
 		if (log_keys[i][0] == k &&
 		    keyset_has(&ctl->sc->given, (unsigned)log_keys[i][1]))
 			return "pidvisor.ini";
-	if (k == K_KILL_PRIORITY && d->console)
-		return "default for a console service";
+	if (k == K_KILL_PRIORITY && (d->console || d->tty))
+		return "default for a terminal's service";
 	if ((k == K_USER || k == K_GROUP) && !keyset_has(&d->given,
 	    (unsigned)k))
 		return "default: pidvisor's";

@@ -94,7 +94,7 @@ line_split_free(struct line_split *ls)
 bool
 output_wanted(const struct svc_def *d)
 {
-	return !d->console && (d->log.sink != SINK_NONE || d->log.buffer);
+	return !d->console && d->tty == NULL && (d->log.sink != SINK_NONE || d->log.buffer);
 }
 
 /* Write a line to a service's log file; say so when that fails. */

@@ -133,6 +133,7 @@ enum spawn_stage {
 	STAGE_BSET,		/* capabilities: the bounding set */
 	STAGE_CAPS,		/* capabilities, no_new_privs */
 	STAGE_SECCOMP,		/* syscall_filter */
+	STAGE_TTY,		/* tty */
 	STAGE__COUNT
 };
 

@@ -45,6 +45,7 @@ spawn_stage_name(enum spawn_stage st)
 		[STAGE_ROOT] = "root_directory",
 		[STAGE_BSET] = "capabilities",
 		[STAGE_CAPS] = "capabilities", [STAGE_SECCOMP] = "syscall_filter",
+		[STAGE_TTY] = "tty",
 	};
 
 	return st < STAGE__COUNT ? names[st] : "spawn";

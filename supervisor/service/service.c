@@ -676,7 +676,7 @@ service_spawn_req(struct core *core, struct service *ss, struct spawn_req *req)
 		.set_oom_score_adj = d->set_oom_score_adj,
 		.env_files = d->env_files,
 		.env_owner = d->set_uid ? d->uid : geteuid(),
-		.ns = SPAWN_NS_NONE,
+		.ns = SPAWN_NS_NONE, .ignore_sigpipe = d->ignore_sigpipe,
 	};
 
 	*req = r;
@@ -759,6 +759,12 @@ service_op_spawn(struct svc *s)
 	req.ns_keep = service_hooked(d);	/* for them to join */
 	if (ss->socks != NULL && ss->socks->conn >= 0 && !d->console)
 		req.stdio[0] = req.stdio[1] = ss->socks->conn;
+	req.tty = d->tty;		/* its own, not its hooks' */
+	req.tty_flags = (d->tty_reset ? SPAWN_TTY_RESET : 0) |
+	    (d->tty_vhangup ? SPAWN_TTY_VHANGUP : 0) |
+	    (d->tty_vt_disallocate ? SPAWN_TTY_VT : 0) |
+	    (d->tty_busy == TTY_STEAL ? SPAWN_TTY_STEAL : 0) |
+	    (d->tty_busy == TTY_FAIL ? SPAWN_TTY_FAIL : 0);
 	if (ready_kinds[d->ready].pipe) {
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
 			env_free(sp->envp);

@@ -4,8 +4,11 @@
  * the fds it is passed (LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "env.h"
@@ -31,9 +34,55 @@ service_mp_watch(struct core *core, const struct svc_def *d, char *buf,
 }
 
 /*
- * Its env keys, RUNTIME_DIRECTORY and the like first (systemd's: each
- * the paths of its key, ':'-separated): *keys is d->env itself, or a
- * vector the caller frees (*own).  0, or -ENOMEM.
+ * TERM for a service with a terminal, as systemd sets it: linux on a
+ * virtual console (/dev/ttyN; /dev/console when the kernel's last
+ * console is one), vt220 elsewhere (a serial line, a pty).
+ */
+static const char *
+service_env_term(const char *tty)
+{
+	char		 active[128];
+	const char	*name = tty + 5, *s;
+	ssize_t		 n = -1;
+	int		 fd;
+
+	if (strcmp(tty, "/dev/console") == 0 && (fd = open(
+	    "/sys/class/tty/console/active", O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, active, sizeof(active) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		active[n] = '\0';
+		active[strcspn(active, "\n")] = '\0';
+		name = (s = strrchr(active, ' ')) ? s + 1 : active;
+	} else if (strncmp(tty, "/dev/", 5) != 0) {
+		return "TERM=vt220";
+	}
+	if (strncmp(name, "tty", 3) != 0 || name[3] == '\0')
+		return "TERM=vt220";
+	for (s = name + 3; *s >= '0' && *s <= '9'; s++)
+		;
+	return *s == '\0' ? "TERM=linux" : "TERM=vt220";
+}
+
+/* Does its env key set the variable of kv ("NAME=...")? */
+static bool
+service_env_set(const struct svc_def *d, const char *kv)
+{
+	size_t		 n = strcspn(kv, "=") + 1;
+	char *const	*w;
+
+	for (w = d->env; w && *w; w++)
+		if (strncmp(*w, kv, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Its env keys, TERM, RUNTIME_DIRECTORY and the like first (systemd's:
+ * each the paths of its key, ':'-separated), unless an env key sets
+ * them: *keys is d->env itself, or a vector the caller frees (*own).
+ * 0, or -ENOMEM.
  */
 static int
 service_env_keys(const struct svc_def *d, char *const **keys, char ***own)
@@ -44,6 +93,9 @@ service_env_keys(const struct svc_def *d, char *const **keys, char ***own)
 
 	*keys = d->env;
 	*own = NULL;
+	if (d->tty && !service_env_set(d, "TERM=") &&
+	    (v = strv_add(v, service_env_term(d->tty))) == NULL)
+		return -ENOMEM;
 	for (k = 0; k < DIR__KINDS; k++) {
 		if (d->dirs[k] == NULL)
 			continue;
@@ -52,7 +104,9 @@ service_env_keys(const struct svc_def *d, char *const **keys, char ***own)
 		for (w = d->dirs[k]; *w; w++)
 			buf_printf(&b, "%s%s/%s", w == d->dirs[k] ? "" : ":",
 			    dir_kinds[k].base, *w);
-		if (b.nomem || buf_add(&b, "", 1) < 0 ||
+		if (b.nomem || buf_add(&b, "", 1) < 0)
+			goto nomem;
+		if (!service_env_set(d, b.data) &&
 		    (v = strv_add(v, b.data)) == NULL)
 			goto nomem;
 	}
@@ -70,12 +124,14 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Does d give its processes directories (their variables)? */
+/* Does d give its processes variables of its own (TERM, directories)? */
 static bool
 service_env_dirs(const struct svc_def *d)
 {
 	int	k;
 
+	if (d->tty)
+		return true;
 	for (k = 0; k < DIR__KINDS; k++)
 		if (d->dirs[k] != NULL)
 			return true;

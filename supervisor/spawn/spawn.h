@@ -80,7 +80,18 @@ struct spawn_req {
 					 * its own */
 	bool		 ns_keep;	/* tell the parent the namespaces it
 					 * made (spawn_proc.ns) */
+	bool		 ignore_sigpipe; /* SIG_IGN, else SIG_DFL */
+	const char	*tty;		/* its 0, 1, 2 and controlling
+					 * terminal; NULL: stdio */
+	uint8_t		 tty_flags;	/* SPAWN_TTY_* */
 };
+
+/* What is done to spawn_req.tty before it is taken. */
+#define SPAWN_TTY_RESET		0x01	/* termios made sane */
+#define SPAWN_TTY_VHANGUP	0x02	/* its other users hung up */
+#define SPAWN_TTY_VT		0x04	/* its VT disallocated, or cleared */
+#define SPAWN_TTY_STEAL		0x08	/* taken from another session */
+#define SPAWN_TTY_FAIL		0x10	/* another session's: fail, not wait */
 
 struct spawn_result {
 	int	pidfd;

@@ -1,6 +1,7 @@
 /*
  * spawn_child.c - the child of a spawn, from clone to exec: its own fds,
- * session, standard fds and passed fds, oom_score_adj, namespaces and
+ * session and terminal, standard fds and passed fds, oom_score_adj,
+ * namespaces and
  * mounts (sandbox_child.c), limits, credentials, env files, then exec.
  * It runs on its spawn stack in our memory (spawn.c says why): raw
  * system calls only, no errno, no malloc, no locks; a failure is told
@@ -8,15 +9,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kd.h>
 #include <linux/nsfs.h>
 #include <linux/sched.h>
+#include <linux/vt.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -357,6 +362,131 @@ spawn_child_session(const struct spawn_proc *p, int fd)
 }
 
 /*
+ * Child: a terminal's modes made sane (as a login expects them: canonical
+ * input with echo, CR read as NL, NL written as CR NL), its exclusive
+ * mode and unread input gone.  Best effort, as each ioctl may not apply
+ * (a serial line has no keyboard mode).  TCGETS fills the kernel's
+ * struct termios, the start of libc's.
+ */
+CHILD static void
+spawn_tty_reset(int t)
+{
+	static const struct { int i; cc_t c; } cc[] = {
+		{ VINTR, 003 }, { VQUIT, 034 }, { VERASE, 0177 },
+		{ VKILL, 025 }, { VEOF, 004 }, { VSTART, 021 },
+		{ VSTOP, 023 }, { VSUSP, 032 }, { VLNEXT, 026 },
+		{ VWERASE, 027 }, { VREPRINT, 022 }, { VEOL, 0 },
+		{ VEOL2, 0 }, { VTIME, 0 }, { VMIN, 1 },
+	};
+	struct termios	tio = { 0 };
+	size_t		i;
+
+	SYS(SYS_ioctl, t, TIOCNXCL);
+	SYS(SYS_ioctl, t, KDSKBMODE, K_UNICODE);
+	if (SYS(SYS_ioctl, t, TCGETS, &tio) == 0) {
+		tio.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | ISTRIP | INLCR |
+		    IGNCR | IUCLC);
+		tio.c_iflag |= ICRNL | IMAXBEL | IUTF8;
+		tio.c_oflag |= ONLCR | OPOST;
+		tio.c_cflag |= CREAD;
+		tio.c_lflag = ISIG | ICANON | IEXTEN | ECHO | ECHOE | ECHOK |
+		    ECHOCTL | ECHOKE;
+		for (i = 0; i < ARRAY_SIZE(cc); i++)
+			tio.c_cc[cc[i].i] = cc[i].c;
+		SYS(SYS_ioctl, t, TCSETS, &tio);
+	}
+	SYS(SYS_ioctl, t, TCFLSH, TCIOFLUSH);
+}
+
+/*
+ * Child: a virtual console (/dev/ttyN) given back, so that what the last
+ * user left on it goes; the one on screen cannot be: it is cleared, its
+ * scrollback too.
+ */
+CHILD static void
+spawn_tty_vt(const char *path, int t)
+{
+	static const char	clear[] = "\033[r\033[H\033[3J";
+	const char		*s = path + 8;
+	unsigned long		 n = 0;
+	long			 c;
+
+	if (strncmp(path, "/dev/tty", 8) != 0 || *s == '\0')
+		return;
+	for (; *s >= '0' && *s <= '9' && n < 64; s++)
+		n = n * 10 + (unsigned long)(*s - '0');
+	if (*s != '\0' || n < 1 || n >= 64)
+		return;
+	if ((c = SYS(SYS_openat, AT_FDCWD, "/dev/tty0", O_RDWR | O_NOCTTY |
+	    O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		n = SYS(SYS_ioctl, (int)c, VT_DISALLOCATE, n) == 0;
+		SYS(SYS_close, (int)c);
+		if (n)
+			return;
+	}
+	SYS(SYS_write, t, clear, sizeof(clear) - 1);
+}
+
+/*
+ * Child, after its setsid: its terminal (tty), reset, hung up and its VT
+ * given back first as asked, then opened again to be its controlling
+ * terminal and its 0, 1 and 2.  A terminal that is another session's is
+ * taken from it (SPAWN_TTY_STEAL), a failure (SPAWN_TTY_FAIL), or waited
+ * for: each close of it by anyone may have freed it.  Our fd stays open
+ * meanwhile, so that our own tries wake nothing; a hang is the start's
+ * deadline's.
+ */
+CHILD static void
+spawn_child_tty(const struct spawn_req *r, int fd)
+{
+	const int	 how = O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK;
+	char		 ev[256];
+	long		 rc;
+	int		 t, in = -1, i;
+
+	if (r->tty == NULL)
+		return;
+	if (r->tty_flags & (SPAWN_TTY_RESET | SPAWN_TTY_VHANGUP |
+	    SPAWN_TTY_VT)) {
+		if ((rc = SYS(SYS_openat, AT_FDCWD, r->tty, how)) < 0)
+			spawn_fail(fd, STAGE_TTY, rc);
+		t = (int)rc;
+		if (r->tty_flags & SPAWN_TTY_RESET)
+			spawn_tty_reset(t);
+		if (r->tty_flags & SPAWN_TTY_VHANGUP)
+			SYS(SYS_ioctl, t, TIOCVHANGUP);
+		if (r->tty_flags & SPAWN_TTY_VT)
+			spawn_tty_vt(r->tty, t);
+		SYS(SYS_close, t);
+	}
+	if ((rc = SYS(SYS_openat, AT_FDCWD, r->tty, how)) < 0)
+		spawn_fail(fd, STAGE_TTY, rc);
+	t = (int)rc;
+	while ((rc = SYS(SYS_ioctl, t, TIOCSCTTY,
+	    (r->tty_flags & SPAWN_TTY_STEAL) != 0)) < 0) {
+		if (rc != -EPERM || (r->tty_flags & SPAWN_TTY_FAIL))
+			spawn_fail(fd, STAGE_TTY, rc);
+		if (in >= 0) {
+			SYS(SYS_read, in, ev, sizeof(ev));
+			continue;
+		}
+		/* The watch first, then one more try: no close is missed. */
+		if ((rc = SYS(SYS_inotify_init1, IN_CLOEXEC)) < 0)
+			spawn_fail(fd, STAGE_TTY, rc);
+		in = (int)rc;
+		if ((rc = SYS(SYS_inotify_add_watch, in, r->tty, IN_CLOSE)) < 0)
+			spawn_fail(fd, STAGE_TTY, rc);
+	}
+	if (in >= 0)
+		SYS(SYS_close, in);
+	SYS(SYS_fcntl, t, F_SETFL, O_RDWR);	/* blocking again */
+	for (i = 0; i < 3; i++)
+		if ((rc = SYS(SYS_dup3, t, i, 0)) < 0)
+			spawn_fail(fd, STAGE_TTY, rc);
+	SYS(SYS_close, t);
+}
+
+/*
  * Child: standard input, output and error (/dev/null, the log pipes),
  * the passed fds at 3, 4, ..., the readiness fd; only those survive
  * exec (conf.c keeps the readiness fd above the passed ones).  What it
@@ -369,7 +499,7 @@ spawn_child_fds(const struct spawn_req *r, int *fd, int *ready_pipe,
 	long	rc;
 	int	i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3 && r->tty == NULL; i++)
 		if (r->stdio[i] >= 0 && r->stdio[i] != i &&
 		    (rc = SYS(SYS_dup3, r->stdio[i], i, 0)) < 0)
 			spawn_fail(*fd, STAGE_FDS, rc);
@@ -540,6 +670,7 @@ spawn_child_exec(const struct spawn_req *r, int fd, int exec_fd,
     char *const *argv, char *const *envp, const char *path)
 {
 	const struct ksigaction	dfl = { .handler = SIG_DFL };
+	const struct ksigaction	ign = { .handler = SIG_IGN };
 	uint64_t		none = 0;
 	long			rc;
 	int			i;
@@ -547,6 +678,9 @@ spawn_child_exec(const struct spawn_req *r, int fd, int exec_fd,
 	for (i = 0; i < (int)ARRAY_SIZE(spawn_caught); i++)
 		SYS(SYS_rt_sigaction, spawn_caught[i], &dfl, NULL,
 		    sizeof(none));
+	/* Ours may be inherited: each service's is as it says. */
+	SYS(SYS_rt_sigaction, SIGPIPE, r->ignore_sigpipe ? &ign : &dfl, NULL,
+	    sizeof(none));
 	SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 	if (r->sb != NULL && (rc = sandbox_child_filter(r->sb)) < 0)
 		spawn_fail(fd, STAGE_SECCOMP, rc);
@@ -583,6 +717,7 @@ spawn_child(void *arg)
 	/* Nothing of ours may change before we have our own fds. */
 	fd = spawn_child_own(p, &ns);
 	spawn_child_session(p, fd);
+	spawn_child_tty(r, fd);
 	spawn_child_fds(r, &fd, &ready_pipe, &exec_fd, &ns);
 	spawn_child_oom(p, fd);
 	root = spawn_child_sandbox(r, fd, &ns);

@@ -95,6 +95,16 @@
  *                      (SCM_RIGHTS), then hold its peer for 2 S: the last
  *                      close of it waits S seconds.  Prints "sent", or
  *                      "refused: ERROR" if the kernel refused the fd
+ *   pty=LINK:OUT       a pseudo-terminal: its terminal end made raw and
+ *                      linked at LINK (made anew), READY=1 sent if
+ *                      $NOTIFY_SOCKET is set, then for ever append
+ *                      what is written to it to OUT
+ *   ctty=PATH          make terminal PATH our controlling terminal (we
+ *                      are a session's leader), or exit 1
+ *   ttyinfo=FILE       append "tty NAME ctty 0|1 out 0|1 err 0|1 canon
+ *                      0|1 sigpipe ign|dfl term $TERM" to FILE (is 0 our controlling
+ *                      terminal, are 1 and 2 the same terminal, does it
+ *                      read lines), then write "hello tty" on stdout
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,6 +117,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -115,6 +126,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -685,6 +697,81 @@ syslogd(char *path, const char *file)
 	return 0;
 }
 
+/* pty=LINK:OUT: a terminal for services to have, and what they write. */
+static int
+pty_hold(const char *link, const char *out)
+{
+	char		 tmp[600], buf[512];
+	const char	*name;
+	struct termios	 t;
+	ssize_t		 n;
+	int		 m, s, o;
+
+	if ((m = posix_openpt(O_RDWR | O_NOCTTY)) < 0 || grantpt(m) < 0 ||
+	    unlockpt(m) < 0 || (name = ptsname(m)) == NULL ||
+	    (s = open(name, O_RDWR | O_NOCTTY)) < 0 ||
+	    (o = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0) {
+		perror("svc-helper: pty");
+		return 1;
+	}
+	tcgetattr(s, &t);
+	cfmakeraw(&t);
+	tcsetattr(s, TCSANOW, &t);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", link);
+	unlink(tmp);
+	if (symlink(name, tmp) < 0 || rename(tmp, link) < 0) {
+		perror("svc-helper: pty link");
+		close(s);
+		close(o);
+		return 1;
+	}
+	if (getenv("NOTIFY_SOCKET") != NULL)
+		notify("READY=1");
+	/* s stays open, so that the master does not read EIO between
+	 * users; one hung up (vhangup) is opened again. */
+	for (;;) {
+		if ((n = read(m, buf, sizeof(buf))) > 0) {
+			(void)!write(o, buf, (size_t)n);
+		} else if (n < 0 && errno == EIO) {
+			close(s);
+			if ((s = open(name, O_RDWR | O_NOCTTY)) < 0)
+				return 1;
+		} else if (n < 0 && errno != EINTR) {
+			return 1;
+		}
+	}
+}
+
+/* ttyinfo=FILE: what terminal we were given, and how. */
+static int
+ttyinfo(const char *file)
+{
+	struct stat		 s0, s1, s2;
+	struct termios		 t;
+	struct sigaction	 sa;
+	char			 name[64] = "";
+	FILE			*f;
+	int			 tty = ttyname_r(0, name, sizeof(name)) == 0;
+	int			 same1, same2;
+
+	same1 = fstat(0, &s0) == 0 && fstat(1, &s1) == 0 && isatty(1) &&
+	    s0.st_rdev == s1.st_rdev;
+	same2 = fstat(2, &s2) == 0 && isatty(2) && s0.st_rdev == s2.st_rdev;
+	sigaction(SIGPIPE, NULL, &sa);
+	if ((f = fopen(file, "a")) == NULL)
+		return 1;
+	fprintf(f, "tty %s ctty %d out %d err %d canon %d sigpipe %s "
+	    "term %s\n",
+	    tty ? name : "none", tty && tcgetsid(0) == getsid(0), same1,
+	    same2, tcgetattr(0, &t) == 0 && (t.c_lflag & ICANON) != 0,
+	    sa.sa_handler == SIG_IGN ? "ign" : "dfl",
+	    getenv("TERM") ? getenv("TERM") : "-");
+	fclose(f);
+	printf("hello tty\n");
+	fflush(stdout);
+	return 0;
+}
+
 /* linger=SOCK:S: the attack of a datagram with a lingering socket. */
 static int
 linger(char *path, const char *secs)
@@ -991,6 +1078,21 @@ main(int argc, char **argv)
 			char	*secs = split(v);
 
 			return linger(v, secs);
+		} else if (!strcmp(a, "pty")) {
+			char	*out = split(v);
+
+			return pty_hold(v, out);
+		} else if (!strcmp(a, "ctty")) {
+			int	fd = open(v, O_RDWR | O_NOCTTY);
+
+			setsid();	/* as a service, we lead one already */
+			if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
+				perror("svc-helper: ctty");
+				return 1;
+			}
+		} else if (!strcmp(a, "ttyinfo")) {
+			if (ttyinfo(v) != 0)
+				return 1;
 		} else if (!strcmp(a, "clear-refs")) {
 			char	path[64];
 

@@ -619,6 +619,111 @@ t_exec_minus() {
 	expect_match "$OUT" "services/bad.ini:2: exec: '-' goes right before the program, with no blank between"
 }
 
+# tty: the terminal is the service's 0, 1, 2 and controlling terminal,
+# its modes made sane first (tty_reset: the pty is raw); a terminal that
+# another session holds fails the start (tty_busy = fail), is waited for
+# until that session lets it go (wait, the default: the waiter comes up
+# after the holder's end), or is taken (steal).  ignore_sigpipe: SIGPIPE
+# ignored in the service, default as it was.
+t_tty() {
+	pv_dir
+	svc pty <<-EOF
+	exec = $H pty=$T/tty:$T/ttyout
+	EOF
+	svc getty <<-EOF
+	exec = $H ttyinfo=$T/info sleep=forever
+	tty = $T/tty
+	tty_reset = yes
+	tty_vhangup = yes
+	enabled = no
+	EOF
+	svc holder <<-EOF
+	exec = $H ctty=$T/tty stamp=$T/h:HELD on-term=$T/w:GONE sleep=forever
+	restart = never
+	enabled = no
+	EOF
+	svc failer <<-EOF
+	exec = $H ttyinfo=$T/info2 sleep=forever
+	tty = $T/tty
+	tty_busy = fail
+	restart = never
+	enabled = no
+	EOF
+	svc waiter <<-EOF
+	exec = $H stamp=$T/w:UP ttyinfo=$T/info3 sleep=forever
+	tty = $T/tty
+	restart = never
+	enabled = no
+	EOF
+	svc stealer <<-EOF
+	exec = $H ttyinfo=$T/info4 sleep=forever
+	tty = $T/tty
+	tty_busy = steal
+	env = TERM=xterm
+	restart = never
+	enabled = no
+	EOF
+	svc pipe <<-EOF
+	exec = $H ttyinfo=$T/pipe sleep=forever
+	ignore_sigpipe = yes
+	EOF
+	svc nopipe <<-EOF
+	exec = $H ttyinfo=$T/nopipe sleep=forever
+	EOF
+	pv_up
+	wait_until 5000 test -L "$T/tty" || fail "no pty"
+	expect_rc 0 ctl start getty --wait --timeout=10s
+	"$H" waitfile="$T/info:1:5000" || fail "getty: no info"
+	expect_match "$(cat "$T/info")" "^tty /dev/pts/[0-9]+ ctty 1 out 1 err 1 canon 1 sigpipe dfl term vt220$"
+	wait_until 5000 grep -q "hello tty" "$T/ttyout" || fail "nothing on the tty"
+	expect_rc 0 ctl stop getty --wait --timeout=10s
+	expect_rc 0 ctl start holder
+	"$H" waitfile="$T/h:1:5000" || fail "the holder has no tty"
+	expect_rc 1 ctl start failer --wait --timeout=10s
+	expect_eq "$(field failer state)" failed
+	expect_match "$(field failer reason)" "tty: Operation not permitted"
+	expect_rc 0 ctl start waiter
+	local pid
+	wait_until 5000 eval 'pid=$(field waiter pid); [ "$pid" -gt 0 ] 2>/dev/null' ||
+	    fail "waiter has no process"
+	wait_until 5000 eval 'ns ls -l /proc/$pid/fd 2>/dev/null | grep -q inotify' ||
+	    fail "waiter does not wait: $(ctl status waiter)"
+	expect_eq "$(field waiter state)" starting
+	expect_rc 0 ctl stop holder --wait --timeout=10s
+	ctl wait waiter ready --timeout=10s || fail "waiter: $(ctl status waiter)"
+	"$H" waitfile="$T/info3:1:5000" || fail "waiter: no info"
+	expect_eq "$(cut -d' ' -f1 "$T/w" | tr '\n' ' ')" "GONE UP " "the holder's end, then the waiter"
+	expect_match "$(cat "$T/info3")" " ctty 1 "
+	expect_rc 0 ctl start stealer --wait --timeout=10s
+	"$H" waitfile="$T/info4:1:5000" || fail "stealer: no info"
+	expect_match "$(cat "$T/info4")" " ctty 1 .* term xterm$"
+	"$H" waitfile="$T/pipe:1:5000" || fail "pipe: no info"
+	"$H" waitfile="$T/nopipe:1:5000" || fail "nopipe: no info"
+	expect_match "$(cat "$T/pipe")" "^tty none .* sigpipe ign term "
+	expect_match "$(cat "$T/nopipe")" " sigpipe dfl term "
+	pv_down
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	tty_reset = yes
+	EOF
+	svc b <<-EOF
+	exec = $H sleep=forever
+	tty = /dev/console
+	console = yes
+	log = none
+	EOF
+	svc c <<-EOF
+	exec = $H sleep=forever
+	tty = dev/tty1
+	EOF
+	expect_rc 1 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "services/a.ini:3: tty_reset: no tty to act on"
+	expect_match "$OUT" "services/b.ini:3: tty: a console service has pidvisor's console"
+	expect_match "$OUT" "services/b.ini:5: log: a tty service's output goes to its terminal"
+	expect_match "$OUT" "services/c.ini:3: tty: 'dev/tty1' is not an absolute path"
+}
+
 # Exit codes of pidvisorctl.
 t_exit_codes() {
 	pv_dir

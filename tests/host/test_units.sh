@@ -229,6 +229,60 @@ t_units_check() {
 	pv_down
 }
 
+# A getty's unit: StandardInput=tty with TTYPath= and the TTY*= steps,
+# ExecStart=- ; its terminal is its 0, 1, 2 and controlling terminal,
+# SIGPIPE as IgnoreSIGPIPE= says (systemd's default: ignored); what
+# pidvisor leaves to the getty (UtmpIdentifier=) and a tty step without
+# a tty are said.
+t_units_tty() {
+	pv_dir
+	units_tree
+	unit pty.service <<-EOF
+	[Service]
+	Type=notify
+	ExecStart=$H pty=$T/tty:$T/ttyout
+	EOF
+	wanted pty.service
+	unit getty.service <<-EOF
+	[Unit]
+	Requires=pty.service
+	After=pty.service
+	[Service]
+	ExecStart=-$H ttyinfo=$T/info sleep=forever
+	StandardInput=tty
+	StandardOutput=tty
+	TTYPath=$T/tty
+	TTYReset=yes
+	TTYVHangup=yes
+	TTYVTDisallocate=yes
+	IgnoreSIGPIPE=no
+	UtmpIdentifier=tty9
+	EOF
+	wanted getty.service
+	unit plain.service <<-EOF
+	[Service]
+	ExecStart=$H ttyinfo=$T/plain sleep=forever
+	TTYReset=yes
+	EOF
+	wanted plain.service
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "warning: $T/lib/getty.service:13: UtmpIdentifier=: ignored: pidvisor writes no utmp record"
+	expect_match "$OUT" "warning: $T/lib/plain.service:3: TTYReset=: ignored: StandardInput= is not a tty"
+	! grep -q "getty.service:[0-9]*: Standard" <<<"$OUT" ||
+	    fail "StandardInput=tty said: $OUT"
+	pv_up
+	ctl wait getty ready --timeout=10s || fail "getty: $(ctl status)"
+	"$H" waitfile="$T/info:1:5000" || fail "getty: no info"
+	expect_match "$(cat "$T/info")" "^tty /dev/pts/[0-9]+ ctty 1 out 1 err 1 canon 1 sigpipe dfl term vt220$"
+	wait_until 5000 grep -q "hello tty" "$T/ttyout" || fail "nothing on the tty"
+	expect_rc 0 ctl show getty
+	expect_match "$OUT" "tty = $T/tty +# $T/lib/getty.service"
+	expect_match "$OUT" "tty_vt_disallocate = yes"
+	"$H" waitfile="$T/plain:1:5000" || fail "plain: no info"
+	expect_match "$(cat "$T/plain")" "^tty none .* sigpipe ign term "
+	pv_down
+}
+
 # Condition*=, Assert*= and ExecCondition= as the keys condition, assert
 # and condition_exec: a unit whose condition fails is skipped and what
 # comes after it runs; an empty one resets those before it; one whose

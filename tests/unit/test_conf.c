@@ -662,6 +662,12 @@ static const struct {
 	{ SEC_SERVICE, "runtime_directory_preserve", "restart" },
 	{ SEC_SERVICE, "restart_prevent_exit_status", "255 SEGV" },
 	{ SEC_SERVICE, "restart_force_exit_status", "75" },
+	{ SEC_SERVICE, "tty", "/dev/tty1" },
+	{ SEC_SERVICE, "tty_busy", "steal" },
+	{ SEC_SERVICE, "tty_reset", "yes" },
+	{ SEC_SERVICE, "tty_vhangup", "yes" },
+	{ SEC_SERVICE, "tty_vt_disallocate", "yes" },
+	{ SEC_SERVICE, "ignore_sigpipe", "yes" },
 };
 
 /* A key only a template takes. */
@@ -735,6 +741,9 @@ test_every_key_table(void **state)
 			if (!strncmp(k->name, "trigger_limit_", 14))
 				buf_puts(&t, "listen = unix:/run/x.sock\n"
 				    "on_demand = yes\n");
+			/* A terminal's steps need the terminal. */
+			if (!strncmp(k->name, "tty_", 4))
+				buf_puts(&t, "tty = /dev/tty1\n");
 			buf_add(&t, "", 1);
 			assert_int_equal(conf_parse_service(&c, "x.ini", "x",
 			    "[service]\nexec = /bin/a\nready = notify\n"), 0);
