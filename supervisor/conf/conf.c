@@ -143,6 +143,8 @@ svc_def_free(struct svc_def *d)
 	if (d == NULL)
 		return;
 	conf_keys_free(SEC_SERVICE, d);
+	conf_src_free(d);
+	strv_free(d->dropins);
 	free(d->name);
 	free(d->file);
 	free(d->listen_lines);
@@ -564,8 +566,13 @@ conf_key(void *user, const char *section, const char *name,
 		    "on line %d)", name, p->key_line[i]);
 		return 1;
 	}
-	if (!p->cont)
+	if (!p->cont) {
 		p->key_line[i] = p->line;
+		if (p->def != NULL && i != K_ENV && conf_src_set(p->def,
+		    (unsigned)i, p->file, (uint32_t)p->line,
+		    k->flags & KEY_REPEAT) < 0)
+			p->c->nomem = true;
+	}
 	keyset_add(&p->given, (unsigned)i);
 	p->key = k;
 	if ((why = k->parse(p, p->obj, value)) != NULL)

@@ -416,6 +416,14 @@ extern const char *const tty_busy_names[];
 
 enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
 
+/* Where a key of a service was given: show's FILE:LINE. */
+struct key_src {
+	uint16_t	key;		/* enum conf_key_id */
+	uint16_t	file;		/* 0: the service's file, else
+					 * src_files[file - 1] (a drop-in) */
+	uint32_t	line;		/* 0: made of the file, no one line */
+};
+
 /* One service as the configuration defines it; never changed once loaded. */
 struct svc_def {
 	char		 *name;
@@ -568,6 +576,10 @@ struct svc_def {
 	bool		  wake_system;		/* refused */
 	bool		  defer_under_pressure;
 	struct keyset	  given;	/* keys its file gave */
+	struct key_src	 *src;		/* where each given key was given */
+	size_t		  nsrc;
+	char		**src_files;	/* those not its file */
+	char		**dropins;	/* a unit's, in the order they apply */
 };
 
 /* Supervisor-wide settings from pidvisor.ini. */
@@ -702,6 +714,13 @@ int		 conf_keys_load_table6(struct st_r *r, enum conf_section sec,
 int		 conf_keys_load6(struct st_r *r, const struct conf_keymap *m,
 		     void *obj);
 void		 conf_keys_given6(struct st_r *r, struct keyset *given);
+int		 conf_src_put(struct svc_def *d, unsigned key, size_t n,
+		     const char *file, uint32_t line);
+int		 conf_src_set(struct svc_def *d, unsigned key,
+		     const char *file, uint32_t line, bool add);
+const char	*conf_src_get(const struct svc_def *d, unsigned key,
+		     size_t n, uint32_t *line);
+void		 conf_src_free(struct svc_def *d);
 const char	*kill_mode_name(enum kill_mode m);
 
 #endif

@@ -2,8 +2,9 @@
  * conf_key.c - what the key table (conf_parse.c) says of a value: are two
  * equal (svc_def_equal, reload's diff), how does it read (show), copy
  * it (a live key on reload), write it for the next binary and read it
- * back (reexec.c).  Each key names the fields it sets, by
- * offset and kind; nothing here knows a key by name.
+ * back (reexec.c), and where a service's file gave it (show's
+ * FILE:LINE).  Each key names the fields it sets, by offset and kind;
+ * nothing here knows a key by name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -529,11 +530,105 @@ static const char *const field_names[] = { "0", "1", "2", "3" };
  * NULL: none) is left out, and 10,000 definitions are not a million
  * records.
  */
+/*
+ * Where d's key was given the n-th time (an env value: its n-th
+ * variable): file at line (0: made of the file, as a unit's After= of
+ * its Wants=), in place of what was there, or after the others.  0, or
+ * -ENOMEM.
+ */
+int
+conf_src_put(struct svc_def *d, unsigned key, size_t n, const char *file,
+    uint32_t line)
+{
+	struct key_src	*s;
+	size_t		 i, f = 0;
+
+	if (file != NULL && (d->file == NULL || strcmp(file, d->file) != 0)) {
+		for (f = 0; d->src_files && d->src_files[f] &&
+		    strcmp(d->src_files[f], file) != 0; f++)
+			;
+		if ((d->src_files == NULL || d->src_files[f] == NULL) &&
+		    (d->src_files = strv_add(d->src_files, file)) == NULL)
+			return -ENOMEM;
+		f++;
+	}
+	for (i = 0; i < d->nsrc; i++)
+		if (d->src[i].key == key && n-- == 0)
+			break;
+	if (i == d->nsrc) {
+		if ((s = realloc(d->src, (d->nsrc + 1) * sizeof(*s))) == NULL)
+			return -ENOMEM;
+		d->src = s;
+		d->nsrc++;
+	}
+	d->src[i] = (struct key_src){ (uint16_t)key, (uint16_t)f, line };
+	return 0;
+}
+
+/*
+ * Where d's key was given: after the places before (add: a key given
+ * more than once; the same line twice is one place), else in their
+ * place.  0, or -ENOMEM.
+ */
+int
+conf_src_set(struct svc_def *d, unsigned key, const char *file,
+    uint32_t line, bool add)
+{
+	const char	*last = NULL, *at;
+	uint32_t	 l, last_line = 0;
+	size_t		 i, j;
+
+	for (i = j = 0; !add && i < d->nsrc; i++)	/* its earlier go */
+		if (d->src[i].key != key)
+			d->src[j++] = d->src[i];
+	if (!add)
+		d->nsrc = j;
+	for (i = 0; (at = conf_src_get(d, key, i, &l)) != NULL; i++) {
+		last = at;
+		last_line = l;
+	}
+	if (last != NULL && line == last_line && file != NULL &&
+	    strcmp(last, file) == 0)
+		return 0;
+	return conf_src_put(d, key, i, file, line);
+}
+
+/*
+ * The file that gave d's key the n-th time (from 0) and its line, or
+ * NULL if no more did.
+ */
+const char *
+conf_src_get(const struct svc_def *d, unsigned key, size_t n, uint32_t *line)
+{
+	size_t	i;
+
+	for (i = 0; i < d->nsrc; i++)
+		if (d->src[i].key == key && n-- == 0) {
+			*line = d->src[i].line;
+			return d->src[i].file ? d->src_files[d->src[i].file -
+			    1] : d->file;
+		}
+	return NULL;
+}
+
+void
+conf_src_free(struct svc_def *d)
+{
+	free(d->src);
+	strv_free(d->src_files);
+	d->src = NULL;
+	d->src_files = NULL;
+	d->nsrc = 0;
+}
+
 void
 conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
     const struct keyset *given, const void *dflt)
 {
-	size_t	i, k;
+	const char	*file;
+	char		 src[24];
+	uint32_t	 line;
+	size_t		 i, k;
 
 	for (i = 0; i < K__COUNT; i++) {
 		const struct conf_key	*key = &conf_keys[i];
@@ -546,6 +641,14 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
 		st_u8(w, "given", keyset_has(given, (unsigned)i));
 		for (k = 0; k < key_nfields(key); k++)
 			field_save(w, field_names[k], &key->f[k], obj);
+		for (k = 0; sec == SEC_SERVICE && (file = conf_src_get(obj,
+		    (unsigned)i, k, &line)) != NULL; k++) {
+			snprintf(src, sizeof(src), "src%zu", k);
+			st_begin(w, src);
+			st_str(w, "file", file);
+			st_u32(w, "line", line);
+			st_end(w);
+		}
 		st_end(w);
 	}
 }
@@ -640,11 +743,12 @@ conf_keys_load(struct st_r *r, enum conf_section sec, void *obj,
 {
 	const struct conf_key	*key;
 	const char		*name;
-	char			 buf[64];
-	uint32_t		 i;
+	char			 buf[64], *file;
+	uint32_t		 i, line;
 	uint8_t			 len;
 	size_t			 k;
 	bool			 g, group;
+	int			 rc;
 
 	memset(given, 0, sizeof(*given));
 	/* What the state has, each looked up: most keys are at their
@@ -663,6 +767,18 @@ conf_keys_load(struct st_r *r, enum conf_section sec, void *obj,
 			keyset_add(given, (unsigned)(key - conf_keys));
 		for (k = 0; k < key_nfields(key); k++)
 			field_load(r, field_names[k], &key->f[k], obj);
+		for (k = 0; sec == SEC_SERVICE && g && (snprintf(buf,
+		    sizeof(buf), "src%zu", k), st_enter(r, buf)); k++) {
+			file = NULL;
+			line = 0;
+			st_get_u32(r, "line", &line);
+			rc = st_get_str(r, "file", &file) ? conf_src_put(obj,
+			    (unsigned)(key - conf_keys), k, file, line) : 0;
+			free(file);
+			st_leave(r);
+			if (rc < 0)
+				return rc;
+		}
 		st_leave(r);
 	}
 	return st_bad(r) ? -EINVAL : 0;

@@ -356,14 +356,17 @@ k_env(struct parse_ctx *p, void *obj, const char *v)
 	for (i = 0; i < klen; i++)
 		if (!isalnum((unsigned char)v[i]) && v[i] != '_')
 			return bad(p, "env: invalid variable name in '%s'", v);
-	/* A later value for the same variable replaces the earlier one. */
-	for (i = 0; i < n; i++) {
-		if (strncmp(d->env[i], v, klen + 1) == 0) {
-			free(d->env[i]);
-			if ((d->env[i] = strdup(v)) == NULL)
-				return strerror(ENOMEM);
-			return NULL;
-		}
+	/* A later value for the same variable replaces the earlier one,
+	 * and its place (show's FILE:LINE of each). */
+	for (i = 0; i < n; i++)
+		if (strncmp(d->env[i], v, klen + 1) == 0)
+			break;
+	if (conf_src_put(d, K_ENV, i, p->file, (uint32_t)p->line) < 0)
+		return strerror(ENOMEM);
+	if (i < n) {
+		free(d->env[i]);
+		return (d->env[i] = strdup(v)) == NULL ? strerror(ENOMEM) :
+		    NULL;
 	}
 	if ((env = realloc(d->env, (n + 2) * sizeof(*env))) == NULL)
 		return strerror(ENOMEM);

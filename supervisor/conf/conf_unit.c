@@ -408,7 +408,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	struct cu_svc	 cs = { .cu = cu, .u = u };
 	char		 name[UNIT_NAME_MAX + 1];
 	struct buf	 b = { 0 };
-	size_t		 nerrs = cu->c->nerrs;
+	size_t		 nerrs = cu->c->nerrs, j;
 	bool		*seen;
 
 	if (!cu_is(u, ".service") || u->masked || u->fragment == NULL ||
@@ -430,6 +430,12 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	if ((cs.d = conf_def_begin(cu->c, &cs.p, u->fragment, name,
 	    strchr(name, '@') != NULL)) == NULL)
 		return;
+	/* Its drop-ins, for cat. */
+	for (j = 1; u->files != NULL && u->files[0] != NULL && u->files[j];
+	    j++)
+		if ((cs.d->dropins = strv_add(cs.d->dropins, u->files[j])) ==
+		    NULL)
+			cu->c->nomem = true;
 	/* systemd's defaults where pidvisor's differ. */
 	cs.d->restart = RESTART_NEVER;
 	cs.d->ready_timeout = 90000;

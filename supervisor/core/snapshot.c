@@ -77,6 +77,7 @@ snapshot_write(struct sup *sup, struct st_w *w)
 		st_str(w, "name", d->name);
 		st_str(w, "file", d->file);
 		st_u8(w, "dynamic", d->dynamic);
+		st_strv(w, "dropins", d->dropins);
 		conf_keys_save(w, SEC_SERVICE, d, &d->given, &dflt);
 		st_end(w);
 	}
@@ -129,6 +130,7 @@ snapshot_load_def(struct st_r *r, struct svc_def *d,
 	st_get_str(r, "name", &d->name);
 	st_get_str(r, "file", &d->file);
 	st_get_bool(r, "dynamic", &d->dynamic);
+	st_get_strv(r, "dropins", &d->dropins);
 	if (st_named(r)) {
 		conf_keys_load(r, SEC_SERVICE, d, &d->given);
 	} else {

@@ -725,17 +725,27 @@ cmd_pressure(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
-/* Where the value of key k of d comes from. */
+/* Where the value of key k of d comes from: FILE:LINE into buf, or a word. */
 static const char *
-ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k)
+ctl_show_source(const struct ctl *ctl, const struct svc_def *d, size_t k,
+    char *buf, size_t n)
 {
 	static const size_t	log_keys[][2] = {
 		{ K_LOG, K_SUP_LOG }, { K_LOG_BUFFER, K_SUP_LOG_BUFFER },
 		{ K_LOG_FILE_MAX, K_SUP_LOG_FILE_MAX },
 		{ K_LOG_FILE_KEEP, K_SUP_LOG_FILE_KEEP },
 	};
-	size_t			i;
+	const char		*file;
+	uint32_t		 line;
+	size_t			 i, at = 0;
 
+	/* Each place that gave it, FILE:LINE (FILE: made of it). */
+	for (i = 0; (file = conf_src_get(d, (unsigned)k, i, &line)) != NULL &&
+	    at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, line ? "%s%s:%u" :
+		    "%s%s", i ? ", " : "", file, line);
+	if (i > 0)
+		return buf;
 	if (keyset_has(&d->given, (unsigned)k))
 		return d->file;
 	for (i = 0; i < ARRAY_SIZE(log_keys); i++)
@@ -833,7 +843,7 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 	const struct svc_def	*d;
 	struct buf		 b = { 0 }, v = { 0 };
 	struct svc		*s;
-	char			 why[64];
+	char			 why[64], src[PATH_MAX + 16];
 	size_t			 i, j;
 
 	if ((s = ctl_svc(c, a->pos[0])) == NULL)
@@ -842,14 +852,22 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 	buf_printf(&b, "# %s, from %s\n", d->name, d->file);
 	for (i = 0; i < K__COUNT; i++) {
 		const struct conf_key	*k = &conf_keys[i];
-		const char		*from = ctl_show_source(c->ctl, d, i);
+		const char		*from = ctl_show_source(c->ctl, d, i,
+					    src, sizeof(src));
+		uint32_t		 line;
 
 		if (k->section != SEC_SERVICE)
 			continue;
 		if (i == K_ENV && d->env != NULL) {
-			for (j = 0; d->env[j]; j++)
+			/* Each value where it was given. */
+			for (j = 0; d->env[j]; j++) {
+				if ((from = conf_src_get(d, K_ENV, j,
+				    &line)) != NULL)
+					snprintf(src, sizeof(src), "%s:%u",
+					    from, line);
 				ctl_show_line(&b, k->name, d->env[j],
-				    strlen(d->env[j]), from);
+				    strlen(d->env[j]), from ? src : d->file);
+			}
 			continue;
 		}
 		v.len = 0;
@@ -885,32 +903,55 @@ cmd_security(struct ctl_client *c, const struct ctl_args *a)
 	ctl_ok(c);
 }
 
-/* cat NAME: the file that defines the service, as it is now on disk. */
-static void
-cmd_cat(struct ctl_client *c, const struct ctl_args *a)
+/* One file for cat, line by line, escaped: it may have changed since. */
+static int
+ctl_cat_file(struct buf *b, const char *path, char *err, size_t n)
 {
-	struct buf	 f = { 0 }, b = { 0 };
-	struct svc	*s;
+	struct buf	 f = { 0 };
 	const char	*p, *nl, *end;
 	int		 rc;
 
-	if ((s = ctl_svc(c, a->pos[0])) == NULL)
-		return;
-	if ((rc = read_file(AT_FDCWD, s->def->file, CONF_FILE_MAX, &f)) < 0) {
+	if ((rc = read_file(AT_FDCWD, path, CONF_FILE_MAX, &f)) < 0) {
 		buf_free(&f);
-		ctl_reply(c, CTL_EFAIL, "%s: %s", s->def->file, rc == -EINVAL ?
+		snprintf(err, n, "%s: %s", path, rc == -EINVAL ?
 		    "not a regular file" : strerror(-rc));
-		return;
+		return rc;
 	}
-	/* Line by line, escaped: it may have changed since it was read. */
-	buf_printf(&b, "# %s\n", s->def->file);
+	buf_printf(b, "# %s\n", path);
 	for (p = f.data, end = f.data + f.len; p && p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
-		buf_add_escaped(&b, p, (size_t)(nl - p));
-		buf_puts(&b, "\n");
+		buf_add_escaped(b, p, (size_t)(nl - p));
+		buf_puts(b, "\n");
 	}
 	buf_free(&f);
+	return 0;
+}
+
+/*
+ * cat NAME: the file that defines the service, as it is now on disk,
+ * then a unit's drop-ins, each after a blank line, as systemctl cat.
+ */
+static void
+cmd_cat(struct ctl_client *c, const struct ctl_args *a)
+{
+	struct buf	 b = { 0 };
+	struct svc	*s;
+	char		 err[PATH_MAX + 64];
+	size_t		 i;
+
+	if ((s = ctl_svc(c, a->pos[0])) == NULL)
+		return;
+	if (ctl_cat_file(&b, s->def->file, err, sizeof(err)) < 0) {
+		buf_free(&b);
+		ctl_reply(c, CTL_EFAIL, "%s", err);
+		return;
+	}
+	for (i = 0; s->def->dropins && s->def->dropins[i]; i++) {
+		buf_puts(&b, "\n");
+		if (ctl_cat_file(&b, s->def->dropins[i], err, sizeof(err)) < 0)
+			buf_printf(&b, "# %s\n", err);	/* gone since */
+	}
 	ctl_output_buf(c, &b);
 	buf_free(&b);
 	ctl_ok(c);

@@ -410,7 +410,7 @@ t_cli() {
 	fi
 	# show: every key in effect, and whence; cat: the file.
 	expect_rc 0 ctl show a
-	expect_match "$OUT" "stop_timeout = 2s +# $T/conf/services/a.ini" \
+	expect_match "$OUT" "stop_timeout = 2s +# $T/conf/services/a.ini:3"$'\n' \
 	    "show: a key of the file"
 	expect_match "$OUT" "restart = always +# default" "show: a default"
 	expect_eq "$(echo "$OUT" | grep -c ' = ')" \

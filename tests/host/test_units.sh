@@ -114,7 +114,25 @@ t_units_boot() {
 	expect_eq "$(cat "$T/getty.out")" "tty tty1 tty1" "getty's line"
 	expect_rc 0 ctl show web
 	expect_match "$OUT" "after = db +# $T/lib/web.service"
-	expect_match "$OUT" "requires = db +# $T/lib/web.service"
+	expect_match "$OUT" "requires = db +# $T/lib/web.service"$'\n'
+	# Each value where it was given, a drop-in's too, by FILE:LINE;
+	# the same after a re-exec.
+	expect_match "$OUT" "exec = .* # $T/lib/web.service:4"$'\n'
+	expect_match "$OUT" "env = LEVEL=etc +# $T/etc/web.service.d/20-level.conf:2"$'\n'
+	expect_match "$OUT" "env = GREETING=hello there +# $T/lib/web.service:6"$'\n'
+	local shown=$OUT
+	# cat: the unit, then its drop-ins in the order they apply.
+	expect_rc 0 ctl cat web.service
+	expect_eq "$(grep '^# ' <<<"$OUT")" "# $T/lib/web.service
+# $T/lib/web.service.d/10-level.conf
+# $T/etc/web.service.d/20-level.conf"
+	expect_match "$OUT" $'\n\n# '"$T/etc/web.service.d/20-level.conf"$'\n\\[Service\\]\nEnvironment=LEVEL=etc$'
+	local catted=$OUT
+	expect_rc 0 ctl reexec
+	expect_rc 0 ctl show web
+	expect_eq "$OUT" "$shown" "show after a re-exec"
+	expect_rc 0 ctl cat web
+	expect_eq "$OUT" "$catted" "cat after a re-exec"
 	expect_rc 4 ctl status masked
 	expect_rc 4 ctl status empty
 	expect_rc 0 ctl restart web.service --wait
