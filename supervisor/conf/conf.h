@@ -700,6 +700,7 @@ struct st_r;
 /* A state's key table, as this binary's keys (conf_key.c). */
 struct conf_keymap {
 	const struct conf_key	*k[K__COUNT];
+	uint8_t			 nf[K__COUNT];	/* its fields in the state */
 	uint32_t		 n;
 };
 

@@ -626,7 +626,6 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
     const struct keyset *given, const void *dflt)
 {
 	const char	*file;
-	char		 src[24];
 	uint32_t	 line;
 	size_t		 i, k;
 
@@ -643,8 +642,7 @@ conf_keys_save(struct st_w *w, enum conf_section sec, const void *obj,
 			field_save(w, field_names[k], &key->f[k], obj);
 		for (k = 0; sec == SEC_SERVICE && (file = conf_src_get(obj,
 		    (unsigned)i, k, &line)) != NULL; k++) {
-			snprintf(src, sizeof(src), "src%zu", k);
-			st_begin(w, src);
+			st_begin(w, "src");	/* in order, each */
 			st_str(w, "file", file);
 			st_u32(w, "line", line);
 			st_end(w);
@@ -767,8 +765,8 @@ conf_keys_load(struct st_r *r, enum conf_section sec, void *obj,
 			keyset_add(given, (unsigned)(key - conf_keys));
 		for (k = 0; k < key_nfields(key); k++)
 			field_load(r, field_names[k], &key->f[k], obj);
-		for (k = 0; sec == SEC_SERVICE && g && (snprintf(buf,
-		    sizeof(buf), "src%zu", k), st_enter(r, buf)); k++) {
+		for (k = 0; sec == SEC_SERVICE && g && st_enter(r, "src");
+		    k++) {
 			file = NULL;
 			line = 0;
 			st_get_u32(r, "line", &line);
@@ -810,7 +808,8 @@ conf_keys_load_table6(struct st_r *r, enum conf_section sec,
 		}
 		key = conf_key_find(sec, name);
 		st_get_u8(r, "fields", &nf);
-		if (key == NULL || nf != key_nfields(key)) {
+		/* A field added since (exec's '-') keeps its default. */
+		if (key == NULL || nf == 0 || nf > key_nfields(key)) {
 			st_fail(r, "key '%s' is %s to this binary", name,
 			    key ? "of another shape" : "unknown");
 			free(name);
@@ -822,6 +821,7 @@ conf_keys_load_table6(struct st_r *r, enum conf_section sec,
 			    kind != key->f[k].kind)
 				st_fail(r, "key '%s' is of another kind here",
 				    key->name);
+		m->nf[m->n] = nf;
 		m->k[m->n++] = key;
 	}
 	return st_bad(r) ? -EINVAL : 0;
@@ -835,7 +835,7 @@ conf_keys_load6(struct st_r *r, const struct conf_keymap *m, void *obj)
 	size_t		k;
 
 	for (i = 0; i < m->n && !st_bad(r); i++)
-		for (k = 0; k < key_nfields(m->k[i]); k++)
+		for (k = 0; k < m->nf[i]; k++)
 			field_load(r, field_names[k], &m->k[i]->f[k], obj);
 	return st_bad(r) ? -EINVAL : 0;
 }

@@ -130,7 +130,8 @@ snapshot_load_def(struct st_r *r, struct svc_def *d,
 	st_get_str(r, "name", &d->name);
 	st_get_str(r, "file", &d->file);
 	st_get_bool(r, "dynamic", &d->dynamic);
-	st_get_strv(r, "dropins", &d->dropins);
+	if (st_since(r, 12))
+		st_get_strv(r, "dropins", &d->dropins);
 	if (st_named(r)) {
 		conf_keys_load(r, SEC_SERVICE, d, &d->given);
 	} else {

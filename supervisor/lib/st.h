@@ -30,8 +30,9 @@
  */
 #define STATE_MAGIC	"PVSTATE"	/* with its NUL: 8 bytes */
 #ifndef STATE_VERSION
-#define STATE_VERSION	11	/* 8: named records; 9: forking; 10: timers;
-				 * 11: reload_exec's lines */
+#define STATE_VERSION	12	/* 8: named records; 9: forking; 10: timers;
+				 * 11: reload_exec's lines; 12: each key's
+				 * FILE:LINE, a unit's drop-ins */
 #endif
 #ifndef STATE_NAMED
 #define STATE_NAMED	8	/* the first version of named records */
