@@ -28,6 +28,8 @@ opts(const struct ctl_verb *v, char *out, size_t n)
 		strncat(out, " --binary", n - strlen(out) - 1);
 	if (v->flags & VF_ALL)
 		strncat(out, " --all", n - strlen(out) - 1);
+	if (v->flags & VF_NOW)
+		strncat(out, " --now", n - strlen(out) - 1);
 }
 
 /* Does its first argument name a service: 1; NAME..., every one: 2. */

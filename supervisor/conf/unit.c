@@ -311,7 +311,7 @@ unit_parse(struct unit *u, const char *file, const char *text,
 }
 
 /* Read and parse one file of the unit; a file that is not one is said. */
-static int
+int
 unit_read(struct unit *u, const struct unit_path *up, const char *path)
 {
 	struct buf	b = { 0 };
@@ -342,7 +342,7 @@ unit_read(struct unit *u, const struct unit_path *up, const char *path)
  * Is path masked, as systemd sees it: /dev/null, a link that leads there
  * (or names it, as in a tree not booted), or an empty file?
  */
-static bool
+bool
 unit_null(const char *path)
 {
 	struct stat	st;

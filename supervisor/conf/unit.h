@@ -68,5 +68,14 @@ int	unit_dir_list(const struct unit_path *up, const char *name,
 
 int	unit_spec(const struct unit *u, const char *value, struct buf *b,
 	    char *bad);
+int	unit_read(struct unit *u, const struct unit_path *up,
+	    const char *path);
+bool	unit_null(const char *path);
+
+/* pidvisorctl enable, disable, mask, unmask (unit_install.c). */
+enum unit_op { UNIT_ENABLE, UNIT_DISABLE, UNIT_MASK, UNIT_UNMASK };
+
+int	unit_install(const struct unit_path *up, const char *name,
+	    enum unit_op op, struct buf *said, char *err, size_t errlen);
 
 #endif

@@ -21,6 +21,7 @@
 #include "spawn.h"
 #include "sandbox.h"
 #include "timers.h"
+#include "unit.h"
 
 
 /*
@@ -998,6 +999,54 @@ cmd_reload(struct ctl_client *c, const struct ctl_args *a)
 		    "changed");
 	else if (rc < 0)
 		ctl_reply(c, CTL_EFAIL, "reload failed: %s", strerror(-rc));
+	else
+		ctl_ok(c);
+}
+
+/*
+ * enable, disable, mask, unmask NAME... [--now]: the links of the units
+ * in the first directory of the unit path (unit_install.c), each change
+ * said; with --now, a reload then, which starts and stops what they
+ * changed.  Files of the system's: root's and pidvisor's own user's.
+ */
+static void
+cmd_install(struct ctl_client *c, const struct ctl_args *a)
+{
+	static const enum unit_op	 ops[] = {
+		[VERB_ENABLE] = UNIT_ENABLE, [VERB_DISABLE] = UNIT_DISABLE,
+		[VERB_MASK] = UNIT_MASK, [VERB_UNMASK] = UNIT_UNMASK,
+	};
+	const struct sup_conf		*sc = c->ctl->sc;
+	struct unit_path		 up;
+	struct buf			 said = { 0 };
+	char				 err[PATH_MAX + 128];
+	int				 i, rc = 0;
+
+	if (c->uid != 0 && c->uid != geteuid()) {
+		ctl_reply(c, CTL_EPERM, "%s: only root or pidvisor's own "
+		    "user, not control_group", ctl_verbs[a->verb].name);
+		return;
+	}
+	if (!sc->systemd_units) {
+		ctl_reply(c, CTL_EFAIL, "pidvisor reads no unit files "
+		    "([supervisor] systemd_units = no)");
+		return;
+	}
+	if (unit_path_init(&up, sc->unit_path ? sc->unit_path :
+	    UNIT_PATH_DEFAULT) < 0) {
+		ctl_reply(c, CTL_EFAIL, "%s", strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < a->npos && rc == 0; i++)
+		rc = unit_install(&up, a->pos[i], ops[a->verb], &said, err,
+		    sizeof(err));
+	unit_path_free(&up);
+	ctl_output_buf(c, &said);
+	buf_free(&said);
+	if (rc < 0)
+		ctl_reply(c, CTL_EFAIL, "%s", err);
+	else if (a->now)
+		cmd_reload(c, &(struct ctl_args){ .verb = VERB_RELOAD });
 	else
 		ctl_ok(c);
 }

@@ -239,6 +239,8 @@ ctl_args_parse(int argc, char *const argv[], struct ctl_args *a, char *err,
 			a->json = true;
 		} else if ((v->flags & VF_ALL) && strcmp(s, "--all") == 0) {
 			a->all = true;
+		} else if ((v->flags & VF_NOW) && strcmp(s, "--now") == 0) {
+			a->now = true;
 		} else if ((v->flags & VF_FOLLOW) && strcmp(s, "-f") == 0) {
 			a->follow = true;
 		} else if ((v->flags & VF_LINES) && ctl_opt_value(argc, argv,

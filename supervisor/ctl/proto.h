@@ -101,6 +101,7 @@ enum ctl_verb_id {
 #define VF_LOCAL	0x100	/* pidvisorctl's own: no pidvisor asked */
 #define VF_ITER		0x200	/* takes --iterations N */
 #define VF_BASE		0x400	/* takes --base-time TIME */
+#define VF_NOW		0x800	/* takes --now */
 
 struct ctl_verb {
 	const char	*name;
@@ -126,6 +127,7 @@ struct ctl_args {
 	bool		 json;
 	bool		 follow;
 	bool		 all;		/* --all */
+	bool		 now;		/* --now */
 	uint32_t	 timeout;	/* ms */
 	uint32_t	 lines;		/* -n; UINT32_MAX: all */
 	const char	*binary;	/* --binary; NULL: none */

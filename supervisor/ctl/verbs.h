@@ -94,6 +94,22 @@
 	    "timers [--all] [--json]",					\
 	    "the services timers run: when next and last, sorted by "	\
 	    "the next (--all: those not armed too)")			\
+	X(ENABLE, install, "enable", 1, CTL_NAMES_MAX, VF_ROOT | VF_NOW, \
+	    "enable NAME... [--now]",					\
+	    "link units as their [Install] says, as deb-systemd-helper " \
+	    "does; --now: reload, so that they start")			\
+	X(DISABLE, install, "disable", 1, CTL_NAMES_MAX,		\
+	    VF_ROOT | VF_NOW,						\
+	    "disable NAME... [--now]",					\
+	    "remove the links of units; --now: reload, so that they " \
+	    "stop")							\
+	X(MASK, install, "mask", 1, CTL_NAMES_MAX, VF_ROOT | VF_NOW,	\
+	    "mask NAME... [--now]",					\
+	    "link units to /dev/null: nothing runs them; --now: reload" \
+	    ", so that they stop")					\
+	X(UNMASK, install, "unmask", 1, CTL_NAMES_MAX, VF_ROOT | VF_NOW, \
+	    "unmask NAME... [--now]",					\
+	    "remove the masks of units; --now: reload")			\
 	X(CALENDAR, calendar, "calendar", 1, CTL_NAMES_MAX,		\
 	    VF_LOCAL | VF_ITER | VF_BASE,				\
 	    "calendar EXPR... [--iterations N] [--base-time TIME]",	\

@@ -441,3 +441,111 @@ t_units_order() {
 	expect_eq "$(tr '\n' ' ' <"$T/order")" "net app " "the order"
 	pv_down
 }
+
+# enable, disable, mask, unmask: the links deb-systemd-helper writes
+# (its own run on a copy of the same tree is the oracle), each said as
+# systemctl says it; with --now a reload starts or stops what changed;
+# a template by its DefaultInstance=, or refused without one; a unit
+# without [Install] said; a masked, missing or own-file unit refused.
+t_units_install() {
+	pv_dir
+	units_tree
+	unit web.service <<-EOF
+	[Service]
+	ExecStart=$H stamp=$T/web:UP sleep=forever
+	[Install]
+	WantedBy=multi-user.target
+	Alias=www.service
+	Also=helper.service
+	EOF
+	unit helper.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	[Install]
+	RequiredBy=multi-user.target
+	EOF
+	unit getty@.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	[Install]
+	WantedBy=multi-user.target
+	DefaultInstance=tty1
+	EOF
+	unit tmpl@.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	[Install]
+	WantedBy=multi-user.target
+	EOF
+	unit bare.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	# The oracle: deb-systemd-helper on a copy, as a package's postinst
+	# runs it ($DPKG_ROOT: links to the paths the booted system sees).
+	local R=$T/root links
+	mkdir -p "$R/etc/systemd/system" "$R/lib/systemd/system" "$R/var/lib/systemd"
+	cp "$T"/lib/*.service "$R/lib/systemd/system/"
+	for u in web.service getty@.service; do
+		DPKG_MAINTSCRIPT_PACKAGE=pvtest DPKG_ROOT=$R \
+		    deb-systemd-helper enable "$u" >/dev/null 2>&1 ||
+		    fail "deb-systemd-helper enable $u"
+	done
+	links=$(cd "$R/etc/systemd/system" && find . -type l -printf '%p %l\n' | sort)
+	pv_up
+	expect_rc 4 ctl status web
+	expect_rc 0 ctl enable web getty@.service
+	expect_match "$OUT" "^Created symlink $T/etc/multi-user.target.wants/web.service → $T/lib/web.service."$'\n'
+	expect_match "$OUT" $'\n'"Created symlink $T/etc/www.service → $T/lib/web.service."$'\n'
+	expect_match "$OUT" $'\n'"Created symlink $T/etc/multi-user.target.requires/helper.service → $T/lib/helper.service."$'\n'
+	expect_match "$OUT" $'\n'"Created symlink $T/etc/multi-user.target.wants/getty@tty1.service → $T/lib/getty@.service.$"
+	expect_eq "$(cd "$T/etc" && find . -type l ! -name default.target -printf '%p %l\n' |
+	    sed "s|$T/lib/|/lib/systemd/system/|" | sort)" "$links" \
+	    "the links deb-systemd-helper writes"
+	expect_rc 0 ctl enable web	# again: nothing to do
+	expect_eq "$OUT" ""
+	expect_rc 4 ctl status web	# not before a reload
+	expect_rc 0 ctl enable bare --now
+	expect_match "$OUT" "bare.service has no \\[Install\\] WantedBy=, RequiredBy=, Alias= or Also=: nothing to enable."
+	ctl wait web ready --timeout=10s || fail "web: $(ctl status)"
+	ctl wait helper ready --timeout=10s || fail "helper: $(ctl status)"
+	ctl wait getty@tty1 ready --timeout=10s || fail "getty@tty1: $(ctl status)"
+	expect_rc 1 ctl enable tmpl@.service
+	expect_match "$OUT" "tmpl@.service: a template, and no DefaultInstance=: name an instance \\(tmpl@INSTANCE.service\\)"
+	expect_rc 0 ctl enable tmpl@x.service
+	expect_match "$OUT" "Created symlink $T/etc/multi-user.target.wants/tmpl@x.service → $T/lib/tmpl@.service."
+	expect_rc 1 ctl enable nosuch
+	expect_match "$OUT" "nosuch.service: no such unit in $T/etc"
+	expect_rc 0 ctl disable web.service --now
+	expect_eq "$(grep -v '^[a-z]' <<<"$OUT")" "Removed $T/etc/multi-user.target.wants/web.service.
+Removed $T/etc/www.service.
+Removed $T/etc/multi-user.target.requires/helper.service."
+	grep -qx "removed web" <<<"$OUT" || fail "no reload's report: $OUT"
+	[ ! -e "$T/etc/multi-user.target.requires" ] || fail "an empty .requires left"
+	wait_until 10000 eval '! ctl status web >/dev/null 2>&1' ||
+	    fail "web still known: $(ctl status)"
+	expect_rc 4 ctl status helper
+	expect_rc 0 ctl mask getty@tty1.service --now
+	expect_match "$OUT" "^Created symlink $T/etc/getty@tty1.service → /dev/null."$'\n'
+	wait_until 10000 eval '! ctl status getty@tty1 >/dev/null 2>&1' ||
+	    fail "a masked unit runs: $(ctl status)"
+	expect_rc 1 ctl enable getty@tty1.service
+	expect_match "$OUT" "getty@tty1.service: masked \\($T/etc/getty@tty1.service\\); unmask it first"
+	expect_rc 0 ctl unmask getty@tty1 --now
+	expect_match "$OUT" "^Removed $T/etc/getty@tty1.service."$'\n'
+	ctl wait getty@tty1 ready --timeout=10s || fail "unmasked: $(ctl status)"
+	expect_rc 0 ctl unmask getty@tty1	# not masked: nothing
+	expect_eq "$OUT" ""
+	cp "$T/lib/bare.service" "$T/etc/bare.service"
+	expect_rc 1 ctl mask bare
+	expect_match "$OUT" "$T/etc/bare.service: the unit's own file is there; it is not masked"
+	pv_down
+	pv_dir
+	svc a <<-EOF
+	exec = $H sleep=forever
+	EOF
+	pv_up
+	expect_rc 1 ctl enable a
+	expect_match "$OUT" "pidvisor reads no unit files \\(\\[supervisor\\] systemd_units = no\\)"
+	pv_down
+}
