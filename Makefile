@@ -17,7 +17,7 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c tz.c calendar.c timefmt.c \
-		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c timer.c conf_timer.c timers.c unit.c conf_unit.c conf_unit_map.c unit_install.c cond.c conf_start.c rmtree.c \
+		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c socks.c timer.c conf_timer.c timers.c unit.c conf_unit.c conf_unit_map.c unit_install.c unitwatch.c cond.c conf_start.c rmtree.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c calshow.c proto.c calendar.c timefmt.c tz.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching

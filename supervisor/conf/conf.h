@@ -319,6 +319,7 @@ enum conf_key_id {
 	K_TTY_VHANGUP,
 	K_TTY_VT_DISALLOCATE,
 	K_IGNORE_SIGPIPE,
+	K_WATCH_UNITS,
 	K__COUNT
 };
 
@@ -599,6 +600,7 @@ struct sup_conf {
 	char		*state_dir;	/* NULL: STATE_DIR_DEFAULT */
 	char		*unit_path;	/* NULL: UNIT_PATH_DEFAULT (unit.h) */
 	bool		 systemd_units;	/* the unit files too (conf_unit.c) */
+	bool		 watch_units;	/* reload when they change */
 	gid_t		 control_gid;	/* if control_group */
 	struct log_conf	 log;
 	uint64_t	 cgroup_memory_high;	/* on the services' parent */

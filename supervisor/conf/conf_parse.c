@@ -1157,6 +1157,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SHOW_BOOL, NULL, GF(systemd_units, F_BOOL)),
 	[K_UNIT_PATH] = SUP("unit_path", s_unit_path, KEY_LIVE, SHOW_STR,
 	    NULL, GF(unit_path, F_STR)),
+	[K_WATCH_UNITS] = SUP("watch_units", conf_harden_flag, KEY_LIVE,
+	    SHOW_BOOL, NULL, GF(watch_units, F_BOOL)),
 };
 
 #undef SF

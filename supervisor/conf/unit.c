@@ -373,9 +373,9 @@ unit_find(const struct unit_path *up, const char *name, char *path,
 		snprintf(path, n, "%s/%s", up->dirs[i], name);
 		if (lstat(path, &st) < 0)
 			continue;
+		snprintf(id, idn, "%s", name);
 		if (unit_null(path))
 			return 2;
-		snprintf(id, idn, "%s", name);
 		if (!S_ISLNK(st.st_mode) || realpath(path, real) == NULL)
 			return 1;
 		/* A link: the file is its target's; so is the name, if

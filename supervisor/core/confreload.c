@@ -36,6 +36,7 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 	struct sup_conf	*o = &sup->conf.sup;
 	char		 err[160];
 	size_t		 i;
+	bool		 watch = false;
 
 	for (i = 0; i < K__COUNT; i++) {
 		const struct conf_key	*k = &conf_keys[i];
@@ -61,7 +62,11 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 		buf_printf(report, "pidvisor.ini: %s = ", k->name);
 		conf_key_show(report, k, o);
 		buf_puts(report, "\n");
+		watch |= i == K_WATCH_UNITS || i == K_UNIT_PATH ||
+		    i == K_SYSTEMD_UNITS;
 	}
+	if (watch)
+		unitwatch_apply(sup);	/* watch as it says now */
 	o->given = n->given;
 	log_level = o->set_log_level ? o->log_level : sup->log_level;
 	console_set_format(o->log_format);

@@ -817,6 +817,7 @@ sup_init_parts(struct sup *sup)
 	timer_core_init(&sup->core, sup->start_ms, sup->container);
 	sup->output.syslogfd = syslog_open();
 	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
+	unitwatch_init(&sup->uw);
 	sup_log_apply(sup);
 }
 
@@ -891,7 +892,10 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 		sup->core.start_real = rs->start_real;
 		sup->core.start_mono = rs->start_mono;
 	}
-	return rs != NULL ? sup_restore(sup, rs) : sup_start_fresh(sup);
+	if ((rc = rs != NULL ? sup_restore(sup, rs) : sup_start_fresh(sup)) ==
+	    0)
+		unitwatch_apply(sup);
+	return rc;
 }
 
 /*
@@ -1114,6 +1118,7 @@ sup_free(struct sup *sup)
 	size_t	i;
 
 	sup_reexec_fini(sup);
+	unitwatch_close(sup);
 	ctl_close(&sup->ctl);
 	httpd_close(&sup->httpd);
 	log_also = NULL;

@@ -29,6 +29,7 @@
 #include "status.h"
 #include "svc.h"
 #include "svclog.h"
+#include "unitwatch.h"
 
 /* A re-exec under way (reexec.c). */
 enum { RX_IDLE, RX_CHECK, RX_QUIESCE };
@@ -111,6 +112,7 @@ struct sup {
 	char		 *argv0;	/* ours: the new binary's too */
 	char		 *confdir_own;	/* confdir, from a state */
 	struct httpd	  httpd;	/* metrics_listen (httpd.c) */
+	struct unitwatch  uw;		/* watch_units (unitwatch.c) */
 	int64_t		  start_ms;	/* our process's start, real */
 };
 

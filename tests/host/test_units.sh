@@ -549,3 +549,45 @@ Removed $T/etc/multi-user.target.requires/helper.service."
 	expect_match "$OUT" "pidvisor reads no unit files \\(\\[supervisor\\] systemd_units = no\\)"
 	pv_down
 }
+
+# watch_units: a link made or removed in the unit path by someone else
+# (a package's postinst, deb-systemd-helper's ln -s) is run or stopped by
+# the reload that follows, a .wants directory made since the start too;
+# a mask stops what it masks.
+t_units_watch() {
+	pv_dir
+	units_tree
+	sup_ini <<-EOF
+	systemd_units = yes
+	unit_path = $T/etc:$T/lib
+	watch_units = yes
+	EOF
+	unit pkg.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	unit late.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	pv_up
+	expect_rc 4 ctl status pkg
+	ln -s "$T/lib/pkg.service" "$T/etc/multi-user.target.wants/pkg.service"
+	wait_until 10000 eval "ctl status pkg >/dev/null 2>&1" ||
+	    fail "pkg not started: $(tail -5 "$T/log")"
+	ctl wait pkg ready --timeout=10s || fail "pkg: $(ctl status)"
+	mkdir "$T/etc/basic.target.wants"
+	ln -s "$T/lib/late.service" "$T/etc/basic.target.wants/late.service"
+	wait_until 10000 eval "ctl status late >/dev/null 2>&1" ||
+	    fail "late not started: $(tail -5 "$T/log")"
+	ctl wait late ready --timeout=10s || fail "late: $(ctl status)"
+	wait_until 5000 grep -q "watch_units: the unit files changed: reloaded" \
+	    "$T/log" || fail "not said: $(tail -5 "$T/log")"
+	rm "$T/etc/multi-user.target.wants/pkg.service"
+	wait_until 10000 eval '! ctl status pkg >/dev/null 2>&1' ||
+	    fail "pkg still runs: $(ctl status)"
+	ln -s /dev/null "$T/etc/late.service"
+	wait_until 10000 eval '! ctl status late >/dev/null 2>&1' ||
+	    fail "a masked unit runs: $(ctl status)"
+	pv_down
+}

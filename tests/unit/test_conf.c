@@ -668,6 +668,7 @@ static const struct {
 	{ SEC_SERVICE, "tty_vhangup", "yes" },
 	{ SEC_SERVICE, "tty_vt_disallocate", "yes" },
 	{ SEC_SERVICE, "ignore_sigpipe", "yes" },
+	{ SEC_SUPERVISOR, "watch_units", "yes" },
 };
 
 /* A key only a template takes. */
