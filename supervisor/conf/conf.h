@@ -320,6 +320,18 @@ enum conf_key_id {
 	K_TTY_VT_DISALLOCATE,
 	K_IGNORE_SIGPIPE,
 	K_WATCH_UNITS,
+	K_LOCK_PERSONALITY,		/* the protections of calls, */
+	K_MEMORY_DENY_WRITE_EXECUTE,
+	K_RESTRICT_REALTIME,
+	K_RESTRICT_SUID_SGID,
+	K_RESTRICT_NAMESPACES,
+	K_RESTRICT_ADDRESS_FAMILIES,
+	K_SYSTEM_CALL_ARCHITECTURES,
+	K_PROTECT_KERNEL_MODULES,
+	K_PROTECT_KERNEL_LOGS,
+	K_PROTECT_CLOCK,
+	K_PROTECT_CONTROL_GROUPS,
+	K_PROTECT_HOSTNAME,		/* ... to here (sandbox_wanted) */
 	K__COUNT
 };
 
@@ -368,7 +380,7 @@ enum conf_show {
 	SHOW_STR, SHOW_ARGV, SHOW_ENV, SHOW_DEPS, SHOW_ENUM, SHOW_BOOL,
 	SHOW_NUMBER, SHOW_DURATION, SHOW_SIZE, SHOW_LIMIT, SHOW_COUNT,
 	SHOW_MODE, SHOW_SIGNAL, SHOW_READY, SHOW_PRIORITY, SHOW_PRESSURE,
-	SHOW_CAPS, SHOW_RLIMIT, SHOW_ERRNO, SHOW_EXEC,
+	SHOW_CAPS, SHOW_RLIMIT, SHOW_ERRNO, SHOW_EXEC, SHOW_PROTECT,
 };
 
 #define KEY_REPEAT	0x01	/* may be given more than once */
@@ -410,6 +422,16 @@ struct dir_kind_info {
 
 extern const struct dir_kind_info dir_kinds[DIR__KINDS];
 extern const char *const dir_preserve_names[];
+
+/* restrict_namespaces' names (conf_protect.c). */
+#define CONF_NS_COUNT	7
+#define CONF_NS_ALL	0x7e020000u	/* every CLONE_NEW* of them */
+struct conf_ns_name {
+	const char	*name;
+	uint32_t	 flag;
+};
+extern const struct conf_ns_name conf_ns_names[CONF_NS_COUNT];
+#define CONF_AF_MAX	46		/* AF_MAX, as Linux 6.1 has it */
 
 /* tty_busy: when the terminal is another session's. */
 enum tty_busy { TTY_WAIT, TTY_STEAL, TTY_FAIL };
@@ -544,6 +566,20 @@ struct svc_def {
 	bool		  private_network;
 	bool		  private_devices;
 	bool		  protect_kernel_tunables;
+	bool		  lock_personality;
+	bool		  memory_deny_write_execute;
+	bool		  restrict_realtime;
+	bool		  restrict_suid_sgid;
+	bool		  native_arch;	/* system_call_architectures */
+	bool		  protect_kernel_modules;
+	bool		  protect_kernel_logs;
+	bool		  protect_clock;
+	bool		  protect_control_groups;
+	bool		  protect_hostname;
+	bool		  af_set;	/* restrict_address_families: */
+	bool		  af_deny;	/* ... af_mask is a deny list, */
+	uint64_t	  af_mask;	/* ... 1 << AF_*, */
+	uint32_t	  ns_deny;	/* restrict_namespaces: CLONE_NEW* */
 	/* The fds pidvisor holds for it (socks.c). */
 	char		**listen;	/* as written, in order */
 	int		 *listen_lines;	/* ... the line of each */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "conf_parse.h"
 #include "st.h"
 #include "sandbox.h"
 
@@ -241,6 +242,9 @@ conf_key_show(struct buf *b, const struct conf_key *k, const void *obj)
 	switch (k->show) {
 	case SHOW_STR:
 		buf_puts(b, *(char *const *)x ? *(char *const *)x : "");
+		break;
+	case SHOW_PROTECT:
+		conf_protect_show(b, k, obj);
 		break;
 	case SHOW_EXEC:			/* exec: its "-" first */
 		if (*(const bool *)field_at(obj, &k->f[1]))

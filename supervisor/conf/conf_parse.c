@@ -298,22 +298,11 @@ k_instances(struct parse_ctx *p, void *obj, const char *v)
 	return NULL;
 }
 
+/* user, group: a name or a number, looked up at the end (conf.c). */
 static const char *
-k_user(struct parse_ctx *p, void *obj, const char *v)
+k_word(struct parse_ctx *p, void *obj, const char *v)
 {
-	struct svc_def	*d = obj;
-
-	(void)p;
-	return key_str(&d->user, v);
-}
-
-static const char *
-k_group(struct parse_ctx *p, void *obj, const char *v)
-{
-	struct svc_def	*d = obj;
-
-	(void)p;
-	return key_str(&d->group, v);
+	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
 }
 
 /* workdir, pid_file: an absolute path, into the key's field. */
@@ -323,24 +312,6 @@ k_abspath(struct parse_ctx *p, void *obj, const char *v)
 	if (v[0] != '/')
 		return bad(p, "%s: '%s' is not an absolute path", p->key->name,
 		    v);
-	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
-}
-
-/* unit_path: absolute directories, ':' between them. */
-static const char *
-s_unit_path(struct parse_ctx *p, void *obj, const char *v)
-{
-	const char	*s;
-	size_t		 n;
-
-	for (s = v; *s != '\0'; s += n + (s[n] == ':')) {
-		n = strcspn(s, ":");
-		if (n == 0 || s[0] != '/' || n >= PATH_MAX)
-			return bad(p, "unit_path: '%.*s' is not an absolute "
-			    "directory (DIR:DIR:...)", (int)n, s);
-	}
-	if (*v == '\0')
-		return bad(p, "unit_path: no directory");
 	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
 }
 
@@ -834,10 +805,10 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    SF(stop_signal, F_I32)),
 	[K_STOP_TIMEOUT] = SVC("stop_timeout", key_dur, 0, SHOW_DURATION, NULL,
 	    SF(stop_timeout, F_U32)),
-	[K_USER] = SVC("user", k_user, 0, SHOW_STR, NULL,
+	[K_USER] = SVC("user", k_word, 0, SHOW_STR, NULL,
 	    SF(user, F_STR), SF(uid, F_U32), SFN(groups, ngroups, F_GIDS),
 	    SF(set_uid, F_BOOL)),
-	[K_GROUP] = SVC("group", k_group, 0, SHOW_STR, NULL,
+	[K_GROUP] = SVC("group", k_word, 0, SHOW_STR, NULL,
 	    SF(group, F_STR), SF(gid, F_U32), SF(set_gid, F_BOOL)),
 	[K_WORKDIR] = SVC("workdir", k_abspath, 0, SHOW_STR, NULL,
 	    SF(workdir, F_STR)),
@@ -1155,8 +1126,37 @@ const struct conf_key conf_keys[K__COUNT] = {
 	/* The unit files are read with the rest at each load (reload). */
 	[K_SYSTEMD_UNITS] = SUP("systemd_units", conf_harden_flag, KEY_LIVE,
 	    SHOW_BOOL, NULL, GF(systemd_units, F_BOOL)),
-	[K_UNIT_PATH] = SUP("unit_path", s_unit_path, KEY_LIVE, SHOW_STR,
+	[K_UNIT_PATH] = SUP("unit_path", conf_unit_path, KEY_LIVE, SHOW_STR,
 	    NULL, GF(unit_path, F_STR)),
+	[K_LOCK_PERSONALITY] = SVC("lock_personality", conf_harden_flag, 0,
+	    SHOW_BOOL, NULL, SF(lock_personality, F_BOOL)),
+	[K_MEMORY_DENY_WRITE_EXECUTE] = SVC("memory_deny_write_execute",
+	    conf_harden_flag, 0, SHOW_BOOL, NULL,
+	    SF(memory_deny_write_execute, F_BOOL)),
+	[K_RESTRICT_REALTIME] = SVC("restrict_realtime", conf_harden_flag, 0,
+	    SHOW_BOOL, NULL, SF(restrict_realtime, F_BOOL)),
+	[K_RESTRICT_SUID_SGID] = SVC("restrict_suid_sgid", conf_harden_flag, 0,
+	    SHOW_BOOL, NULL, SF(restrict_suid_sgid, F_BOOL)),
+	[K_PROTECT_KERNEL_MODULES] = SVC("protect_kernel_modules",
+	    conf_harden_flag, 0, SHOW_BOOL, NULL,
+	    SF(protect_kernel_modules, F_BOOL)),
+	[K_PROTECT_KERNEL_LOGS] = SVC("protect_kernel_logs", conf_harden_flag,
+	    0, SHOW_BOOL, NULL, SF(protect_kernel_logs, F_BOOL)),
+	[K_PROTECT_CLOCK] = SVC("protect_clock", conf_harden_flag, 0,
+	    SHOW_BOOL, NULL, SF(protect_clock, F_BOOL)),
+	[K_PROTECT_CONTROL_GROUPS] = SVC("protect_control_groups",
+	    conf_harden_flag, 0, SHOW_BOOL, NULL,
+	    SF(protect_control_groups, F_BOOL)),
+	[K_PROTECT_HOSTNAME] = SVC("protect_hostname", conf_harden_flag, 0,
+	    SHOW_BOOL, NULL, SF(protect_hostname, F_BOOL)),
+	[K_RESTRICT_NAMESPACES] = SVC("restrict_namespaces",
+	    conf_protect_namespaces, 0, SHOW_PROTECT, NULL,
+	    SF(ns_deny, F_U32)),
+	[K_RESTRICT_ADDRESS_FAMILIES] = SVC("restrict_address_families",
+	    conf_protect_families, KEY_REPEAT, SHOW_PROTECT, NULL,
+	    SF(af_mask, F_U64), SF(af_deny, F_BOOL), SF(af_set, F_BOOL)),
+	[K_SYSTEM_CALL_ARCHITECTURES] = SVC("system_call_architectures",
+	    conf_protect_arch, 0, SHOW_PROTECT, NULL, SF(native_arch, F_BOOL)),
 	[K_WATCH_UNITS] = SUP("watch_units", conf_harden_flag, KEY_LIVE,
 	    SHOW_BOOL, NULL, GF(watch_units, F_BOOL)),
 };

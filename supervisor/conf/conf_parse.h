@@ -62,6 +62,15 @@ const char	*conf_dirs_names(struct parse_ctx *p, void *obj,
 const char	*conf_dirs_mode(struct parse_ctx *p, void *obj,
 		    const char *v);
 void		 conf_tty_finish(struct parse_ctx *p, const struct svc_def *d);
+const char	*conf_unit_path(struct parse_ctx *p, void *obj, const char *v);
+const char	*conf_protect_namespaces(struct parse_ctx *p, void *obj,
+		    const char *v);
+const char	*conf_protect_families(struct parse_ctx *p, void *obj,
+		    const char *v);
+const char	*conf_protect_arch(struct parse_ctx *p, void *obj,
+		    const char *v);
+void		 conf_protect_show(struct buf *b, const struct conf_key *k,
+		    const void *obj);
 int		 conf_tmpl_add(struct conf *c, const char *file,
 		    const char *name, char *text);
 void		 conf_instances(struct conf *c);

@@ -12,6 +12,7 @@
  * each directive as its key: conf_unit_map.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,4 +554,22 @@ out:
 	free(cu.v);
 	unit_path_free(&cu.up);
 	return rc;
+}
+
+/* unit_path: absolute directories, ':' between them. */
+const char *
+conf_unit_path(struct parse_ctx *p, void *obj, const char *v)
+{
+	const char	*s;
+	size_t		 n;
+
+	for (s = v; *s != '\0'; s += n + (s[n] == ':')) {
+		n = strcspn(s, ":");
+		if (n == 0 || s[0] != '/' || n >= PATH_MAX)
+			return bad(p, "unit_path: '%.*s' is not an absolute "
+			    "directory (DIR:DIR:...)", (int)n, s);
+	}
+	if (*v == '\0')
+		return bad(p, "unit_path: no directory");
+	return key_str((char **)(void *)((char *)obj + p->key->f[0].off), v);
 }

@@ -346,6 +346,22 @@ cu_refused(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	cu_refuse(cs, kv, arg);
 }
 
+/*
+ * SystemCallArchitectures=: native (the machine's own; as systemd, the
+ * words "native" among others, a list of names of other architectures,
+ * are taken only if native is among them: the rest is said).
+ */
+static void
+cu_arch(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (*v == '\0' || strcmp(v, "native") == 0)
+		cu_key(cs, kv, v, arg);
+	else
+		cu_note(cs, kv, "not supported: only native (the machine's "
+		    "own calls); ignored");
+}
+
 /* A directive ignored for the reason arg says. */
 static void
 cu_ignored(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
@@ -480,6 +496,30 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "ReadWritePaths", cu_key, "read_write_paths", CU_LIST },
 	{ "Service", "InaccessiblePaths", cu_key, "inaccessible_paths",
 	    CU_LIST },
+	/* Their names before systemd 231. */
+	{ "Service", "ReadOnlyDirectories", cu_key, "read_only_paths",
+	    CU_LIST },
+	{ "Service", "ReadWriteDirectories", cu_key, "read_write_paths",
+	    CU_LIST },
+	{ "Service", "InaccessibleDirectories", cu_key, "inaccessible_paths",
+	    CU_LIST },
+	{ "Service", "LockPersonality", cu_bool, "lock_personality", 0 },
+	{ "Service", "MemoryDenyWriteExecute", cu_bool,
+	    "memory_deny_write_execute", 0 },
+	{ "Service", "RestrictRealtime", cu_bool, "restrict_realtime", 0 },
+	{ "Service", "RestrictSUIDSGID", cu_bool, "restrict_suid_sgid", 0 },
+	{ "Service", "RestrictNamespaces", cu_bool, "restrict_namespaces", 0 },
+	{ "Service", "RestrictAddressFamilies", cu_key,
+	    "restrict_address_families", CU_LIST },
+	{ "Service", "SystemCallArchitectures", cu_arch,
+	    "system_call_architectures", 0 },
+	{ "Service", "ProtectKernelModules", cu_bool, "protect_kernel_modules",
+	    0 },
+	{ "Service", "ProtectKernelLogs", cu_bool, "protect_kernel_logs", 0 },
+	{ "Service", "ProtectClock", cu_bool, "protect_clock", 0 },
+	{ "Service", "ProtectControlGroups", cu_bool, "protect_control_groups",
+	    0 },
+	{ "Service", "ProtectHostname", cu_bool, "protect_hostname", 0 },
 	{ "Service", "RootDirectory", cu_key, "root_directory", 0 },
 	{ "Service", "SystemCallFilter", cu_key, "syscall_filter", CU_LIST },
 	{ "Service", "SystemCallErrorNumber", cu_key, "syscall_errno", 0 },

@@ -553,6 +553,9 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	static const char *const tunables[] = { "/proc/sys", "/sys",
 		"/proc/sysrq-trigger", "/proc/latency_stats", "/proc/acpi",
 		"/proc/timer_stats", "/proc/fs", "/proc/irq" };
+	static const char *const modules[] = { "/usr/lib/modules",
+		"/lib/modules" };
+	static const char *const kmsg[] = { "/proc/kmsg", "/dev/kmsg" };
 	struct sb_path	*v = NULL;
 	size_t		 n = 0, i;
 	int		 rc = 0, slot = 0, k;
@@ -603,6 +606,15 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	    i++)
 		rc |= sb_path_add(&v, &n, tunables[i],
 		    "protect_kernel_tunables", SB_RO, true);
+	for (i = 0; d->protect_kernel_modules && i < ARRAY_SIZE(modules); i++)
+		rc |= sb_path_add(&v, &n, modules[i],
+		    "protect_kernel_modules", SB_HIDE, true);
+	for (i = 0; d->protect_kernel_logs && i < ARRAY_SIZE(kmsg); i++)
+		rc |= sb_path_add(&v, &n, kmsg[i], "protect_kernel_logs",
+		    SB_HIDE, true);
+	if (d->protect_control_groups)
+		rc |= sb_path_add(&v, &n, "/sys/fs/cgroup",
+		    "protect_control_groups", SB_RO, true);
 	for (i = 0; d->protect_home != HOME_NO && i < ARRAY_SIZE(home); i++)
 		rc |= sb_path_add(&v, &n, home[i], "protect_home",
 		    d->protect_home == HOME_YES ? SB_HIDE : SB_RO, true);
@@ -698,8 +710,7 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 			     d->syscall_errno : EPERM));
 	char *const	*w;
 	size_t		 i;
-	off_t		 size;
-	int		 fd = -1, rc;
+	int		 rc;
 
 	if ((ctx = seccomp_init(deny ? SCMP_ACT_ALLOW : fail)) == NULL) {
 		snprintf(err, len, "syscall_filter: %s", strerror(ENOMEM));
@@ -716,23 +727,8 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 		    deny ? fail : SCMP_ACT_ALLOW, 0);
 	for (i = 0; !deny && rc == 0 && i < ARRAY_SIZE(sb_exec_calls); i++)
 		rc = sb_filter_add(ctx, sb_exec_calls[i], SCMP_ACT_ALLOW, 0);
-	if (rc == 0 && (fd = memfd_create("pidvisor-bpf", MFD_CLOEXEC)) < 0)
-		rc = -errno;
 	if (rc == 0)
-		rc = seccomp_export_bpf(ctx, fd);
-	if (rc == 0 && ((size = lseek(fd, 0, SEEK_END)) <= 0 ||
-	    size % (off_t)sizeof(struct sock_filter) || size > 65535 *
-	    (off_t)sizeof(struct sock_filter)))
-		rc = -EIO;
-	if (rc == 0 && (sb->filter = malloc((size_t)size)) == NULL)
-		rc = -ENOMEM;
-	if (rc == 0 && pread(fd, sb->filter, (size_t)size, 0) != size)
-		rc = -EIO;
-	if (rc == 0)
-		sb->nfilter = (unsigned short)(size /
-		    (off_t)sizeof(struct sock_filter));
-	if (fd >= 0)
-		close(fd);
+		rc = sb_bpf_export(ctx, &sb->filter, &sb->nfilter);
 	seccomp_release(ctx);
 	if (rc < 0)
 		snprintf(err, len, "syscall_filter: %s", strerror(-rc));
@@ -768,11 +764,22 @@ sandbox_make(struct sandbox *sb, const struct svc_def *d, char *err,
 	sb->bset = d->set_caps ? d->caps & all : all;
 	if (d->private_devices)
 		sb->bset &= ~(1ULL << CAP_MKNOD | 1ULL << CAP_SYS_RAWIO);
+	/* As systemd's Protect*=: the capability that would undo each. */
+	if (d->protect_kernel_modules)
+		sb->bset &= ~(1ULL << CAP_SYS_MODULE);
+	if (d->protect_kernel_logs)
+		sb->bset &= ~(1ULL << CAP_SYSLOG);
+	if (d->protect_clock)
+		sb->bset &= ~(1ULL << CAP_SYS_TIME | 1ULL << CAP_WAKE_ALARM);
+	if (d->protect_hostname)
+		sb->clone_flags |= CLONE_NEWUTS;
 	sb->drop_bset = sb->bset != all;
 	sb->set_caps = d->set_caps;
 	sb->caps = d->caps & sb->bset;
 	sb->nnp = d->no_new_privs || sandbox_nnp_implied(d);
 	if (d->syscalls != NULL && (rc = sb_filter(sb, d, err, errlen)) < 0)
+		goto fail;
+	if ((rc = sb_protect_filter(sb, d, err, errlen)) < 0)
 		goto fail;
 	for (i = 0; i < SB_RLIMITS; i++) {
 		if (!d->limit[i].set)
@@ -849,6 +856,7 @@ sandbox_free(struct sandbox *sb)
 	free(sb->ops);
 	free(sb->root);
 	free(sb->filter);
+	free(sb->pfilter);
 	if (sb->cpus)
 		CPU_FREE(sb->cpus);
 	memset(sb, 0, sizeof(*sb));
@@ -862,7 +870,8 @@ sandbox_free(struct sandbox *sb)
 bool
 sandbox_nnp_implied(const struct svc_def *d)
 {
-	return d->syscalls != NULL && ((d->set_uid && d->uid != 0) ||
+	return (d->syscalls != NULL || sb_protect_wanted(d)) &&
+	    ((d->set_uid && d->uid != 0) ||
 	    geteuid() != 0 || (d->set_caps && !(d->caps >> CAP_SYS_ADMIN &
 	    1)));
 }
@@ -876,6 +885,9 @@ sandbox_wanted(const struct svc_def *d)
 	for (k = K_NO_NEW_PRIVS; k <= K_LIMIT_STACK; k++)
 		if (k != K_CPU_WEIGHT && k != K_CPU_MAX && k != K_IO_WEIGHT &&
 		    k != K_SYSCALL_ERRNO && keyset_has(&d->given, k))
+			return true;
+	for (k = K_LOCK_PERSONALITY; k <= K_PROTECT_HOSTNAME; k++)
+		if (keyset_has(&d->given, k))
 			return true;
 	for (k = 0; k < DIR__KINDS; k++)
 		if (d->dirs[k] != NULL)
@@ -904,7 +916,8 @@ bool
 sandbox_empty(const struct sandbox *sb)
 {
 	return sb->nops == 0 && sb->clone_flags == 0 && !sb->drop_bset &&
-	    !sb->set_caps && !sb->nnp && sb->filter == NULL && sb->nrl == 0 &&
+	    !sb->set_caps && !sb->nnp && sb->filter == NULL &&
+	    sb->pfilter == NULL && sb->nrl == 0 &&
 	    !sb->set_nice && !sb->set_ioprio && sb->cpus == NULL &&
 	    sb->root == NULL;
 }

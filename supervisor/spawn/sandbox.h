@@ -76,6 +76,8 @@ struct sandbox {
 	bool			 lo_up;		/* private_network */
 	void			*filter;	/* struct sock_filter[] */
 	unsigned short		 nfilter;
+	void			*pfilter;	/* the protections' */
+	unsigned short		 npfilter;
 	struct {
 		int		 resource;
 		uint64_t	 cur, max;
@@ -102,6 +104,11 @@ bool		 sandbox_empty(const struct sandbox *sb);
 bool		 sandbox_wanted(const struct svc_def *d);
 bool		 sandbox_nnp_implied(const struct svc_def *d);
 const char	*sandbox_limit_key(const struct sandbox *sb, int n);
+/* sandbox_filter.c's, for sandbox.c (ctx: a scmp_filter_ctx). */
+int		 sb_bpf_export(void *ctx, void **prog, unsigned short *n);
+bool		 sb_protect_wanted(const struct svc_def *d);
+int		 sb_protect_filter(struct sandbox *sb, const struct svc_def *d,
+		     char *err, size_t len);
 
 /* The child's parts (sandbox_child.c): 0, or -errno. */
 long		 sandbox_child_mounts(const struct sandbox *sb, uid_t owner,

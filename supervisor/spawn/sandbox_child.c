@@ -622,15 +622,23 @@ sandbox_child_caps(const struct sandbox *sb, bool user)
 	return 0;
 }
 
-/* Child, last before exec: the system call filter. */
+/* Child, last before exec: the system call filters, each if any. */
 SANDBOX_CHILD long
 sandbox_child_filter(const struct sandbox *sb)
 {
 	struct sock_fprog	prog;
+	long			rc;
 
-	if (sb->filter == NULL)
+	if (sb->filter != NULL) {
+		prog.len = sb->nfilter;
+		prog.filter = sb->filter;
+		if ((rc = SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+		    &prog)) < 0)
+			return rc;
+	}
+	if (sb->pfilter == NULL)
 		return 0;
-	prog.len = sb->nfilter;
-	prog.filter = sb->filter;
+	prog.len = sb->npfilter;
+	prog.filter = sb->pfilter;
 	return SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }

@@ -53,6 +53,58 @@ struct security_row {
 	const char	*what;		/* what it means as it is */
 };
 
+/* The protections of calls: a row each, on or off (sandbox_filter.c). */
+static int
+security_calls(const struct svc_def *d, struct security_row *r)
+{
+#define ROW(K, name, w, on, yes, no) (struct security_row){ K, name, w, \
+	(on) ? 0 : 1, (on) ? (yes) : (no) }
+	int	n = 0;
+
+	r[n++] = ROW(K_RESTRICT_NAMESPACES, "RestrictNamespaces=", 0.5,
+	    d->ns_deny == CONF_NS_ALL, "may make no namespace",
+	    "may make namespaces (an unprivileged user one gives it root's "
+	    "powers inside)");
+	r[n++] = ROW(K_RESTRICT_ADDRESS_FAMILIES, "RestrictAddressFamilies=",
+	    0.5, d->af_set && !d->af_deny, "may open only the socket families "
+	    "named", "may open sockets of every family (AF_PACKET, AF_NETLINK "
+	    "and the rarely used, whose bugs are many)");
+	r[n++] = ROW(K_MEMORY_DENY_WRITE_EXECUTE, "MemoryDenyWriteExecute=",
+	    0.4, d->memory_deny_write_execute, "no memory both writable and "
+	    "executable", "may make memory writable and executable (code "
+	    "written at run time)");
+	r[n++] = ROW(K_PROTECT_KERNEL_MODULES, "ProtectKernelModules=", 0.5,
+	    d->protect_kernel_modules, "cannot load kernel modules",
+	    "may load kernel modules if it has the right");
+	r[n++] = ROW(K_PROTECT_KERNEL_LOGS, "ProtectKernelLogs=", 0.3,
+	    d->protect_kernel_logs, "cannot read the kernel's log",
+	    "may read the kernel's log (addresses in it)");
+	r[n++] = ROW(K_PROTECT_CLOCK, "ProtectClock=", 0.3, d->protect_clock,
+	    "cannot set the clock", "may set the system's clock if it has "
+	    "the right");
+	r[n++] = ROW(K_PROTECT_CONTROL_GROUPS, "ProtectControlGroups=", 0.3,
+	    d->protect_control_groups, "/sys/fs/cgroup is read-only to it",
+	    "may change control groups it has the right to");
+	r[n++] = ROW(K_PROTECT_HOSTNAME, "ProtectHostname=", 0.2,
+	    d->protect_hostname, "cannot set the host's name",
+	    "may set the host's name if it has the right");
+	r[n++] = ROW(K_RESTRICT_SUID_SGID, "RestrictSUIDSGID=", 0.3,
+	    d->restrict_suid_sgid, "cannot make set-user-ID or set-group-ID "
+	    "files", "may make set-user-ID files (a way up for another)");
+	r[n++] = ROW(K_RESTRICT_REALTIME, "RestrictRealtime=", 0.2,
+	    d->restrict_realtime, "cannot take real-time scheduling",
+	    "may take a real-time policy and starve the machine");
+	r[n++] = ROW(K_LOCK_PERSONALITY, "LockPersonality=", 0.2,
+	    d->lock_personality, "keeps Linux's personality", "may change "
+	    "its personality (READ_IMPLIES_EXEC and the like)");
+	r[n++] = ROW(K_SYSTEM_CALL_ARCHITECTURES, "SystemCallArchitectures=",
+	    0.2, d->native_arch, "may make only this machine's own calls",
+	    "may make another architecture's calls (i386's), past the "
+	    "filters of calls by argument");
+#undef ROW
+	return n;
+}
+
 static int
 security_rows(const struct svc_def *d, struct security_row *r)
 {
@@ -118,7 +170,7 @@ security_rows(const struct svc_def *d, struct security_row *r)
 	    nocore ? 0 : 1, nocore ? "cannot dump its "
 	    "memory to a core file" : "may dump its "
 	    "memory, secrets too, to a core file" };
-	return n;
+	return n + security_calls(d, r + n);
 }
 
 /*
@@ -129,7 +181,7 @@ security_rows(const struct svc_def *d, struct security_row *r)
 void
 security_report(struct buf *b, const struct svc_def *d, bool json)
 {
-	struct security_row	 r[16];
+	struct security_row	 r[32];
 	struct buf	 v = { 0 };
 	double		 sum = 0, all = 0, x;
 	const char	*rating;
@@ -170,7 +222,7 @@ security_report(struct buf *b, const struct svc_def *d, bool json)
 			buf_json_str(b, r[i].what);
 			buf_puts(b, "}");
 		} else {
-			buf_printf(b, "%-4s %-18s %-24.24s %-22s %4.2f  %s\n",
+			buf_printf(b, "%-4s %-25s %-24.24s %-24s %4.2f  %s\n",
 			    r[i].share == 0 ? "on" : r[i].share < 1 ? "part" :
 			    "off", r[i].key == K__COUNT ? "user" :
 			    conf_keys[r[i].key].name, v.data, r[i].systemd,

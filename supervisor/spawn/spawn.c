@@ -455,7 +455,8 @@ spawn_start(struct spawn_proc *p, const struct spawn_req *req,
 		/* clone(flags, stack, parent_tid: the pidfd, child_tid,
 		 * tls); exit_signal 0, as above. */
 		pid = spawn_clone3_enosys ? syscall(SYS_clone, CLONE_PIDFD |
-		    (args.flags & (CLONE_NEWNS | CLONE_NEWNET)), NULL, &pidfd,
+		    (args.flags & (CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWUTS)),
+		    NULL, &pidfd,
 		    NULL, 0) :
 		    syscall(SYS_clone3, &args,
 		    sizeof(args));

@@ -83,7 +83,17 @@
  *                      "try CALL: <strerror>": umount (of a path that
  *                      does not exist: ENOENT if allowed), chroot (to
  *                      "."), bind80 (TCP 127.0.0.1:80), ptrace (of
- *                      ourselves, PTRACE_TRACEME: never effective)
+ *                      ourselves, PTRACE_TRACEME: never effective),
+ *                      personality (to PER_BSD, and back), wx (a
+ *                      mapping writable and executable), mprotect-x (one
+ *                      made executable), suid (a file made set-user-ID
+ *                      in /tmp, removed), unshare-net, packet (an
+ *                      AF_PACKET socket), fifo (SCHED_FIFO, and back),
+ *                      syslog (the size of the kernel's log), and calls
+ *                      tried only where they are denied: sethostname,
+ *                      modules (init_module of nothing), settime
+ *                      (clock_settime of CLOCK_MONOTONIC: EINVAL if let
+ *                      through), int80 (getpid as an i386 call)
  *   syslogd=SOCK:FILE  a datagram socket bound at SOCK (a syslog
  *                      daemon's /dev/log, made anew): print "listening",
  *                      then append
@@ -109,6 +119,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/if_ether.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -120,6 +132,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -641,6 +654,79 @@ listen_as(char *path, const char *file, const char *uid)
 	return 0;
 }
 
+/* try=CALL, the protections' calls: 0, -1 (errno), -2 if unknown. */
+static int
+try_more(const char *call)
+{
+	struct sched_param	sp = { .sched_priority = 1 };
+	struct timespec		ts = { 0, 0 };
+	char			path[64];
+	void			*m;
+	int			rc, fd;
+
+	if (!strcmp(call, "personality")) {
+		if ((rc = personality(0x0006 /* PER_BSD */)) == -1)
+			return -1;
+		personality(0 /* PER_LINUX */);
+		return 0;
+	}
+	if (!strcmp(call, "wx")) {
+		if ((m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+			return -1;
+		return munmap(m, 4096);
+	}
+	if (!strcmp(call, "mprotect-x")) {
+		if ((m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		    MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+			return -1;
+		rc = mprotect(m, 4096, PROT_READ | PROT_EXEC);
+		munmap(m, 4096);
+		return rc;
+	}
+	if (!strcmp(call, "suid")) {
+		snprintf(path, sizeof(path), "/tmp/pvtry-suid-%d", (int)getpid());
+		if ((fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0644)) < 0)
+			return -1;
+		rc = fchmod(fd, 04755);
+		close(fd);
+		unlink(path);
+		return rc;
+	}
+	if (!strcmp(call, "unshare-net"))
+		return unshare(CLONE_NEWNET);
+	if (!strcmp(call, "packet")) {
+		if ((fd = socket(AF_PACKET, SOCK_RAW, 0)) < 0)
+			return -1;
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(call, "fifo")) {
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+			return -1;
+		sp.sched_priority = 0;
+		return sched_setscheduler(0, SCHED_OTHER, &sp);
+	}
+	if (!strcmp(call, "syslog"))
+		return syscall(SYS_syslog, 10 /* SIZE_BUFFER */, NULL, 0) < 0 ?
+		    -1 : 0;
+	if (!strcmp(call, "sethostname"))
+		return sethostname("pvtry", 5);
+	if (!strcmp(call, "modules"))
+		return (int)syscall(SYS_init_module, NULL, 0UL, "");
+	if (!strcmp(call, "settime"))
+		return clock_settime(CLOCK_MONOTONIC, &ts);
+#if defined(__x86_64__)
+	if (!strcmp(call, "int80")) {
+		long	r;
+
+		__asm__ volatile ("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+		return r < 0 ? (errno = (int)-r, -1) : 0;
+	}
+#endif
+	return -2;
+}
+
 /* try=CALL: one system call, what it answered. */
 static int
 try_call(const char *call)
@@ -662,6 +748,9 @@ try_call(const char *call)
 	} else if (!strcmp(call, "ptrace")) {
 		rc = (int)syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0);
 	} else {
+		rc = try_more(call);
+	}
+	if (rc == -2) {
 		fprintf(stderr, "try: unknown call %s\n", call);
 		return 2;
 	}

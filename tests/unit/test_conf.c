@@ -669,6 +669,18 @@ static const struct {
 	{ SEC_SERVICE, "tty_vt_disallocate", "yes" },
 	{ SEC_SERVICE, "ignore_sigpipe", "yes" },
 	{ SEC_SUPERVISOR, "watch_units", "yes" },
+	{ SEC_SERVICE, "lock_personality", "yes" },
+	{ SEC_SERVICE, "memory_deny_write_execute", "yes" },
+	{ SEC_SERVICE, "restrict_realtime", "yes" },
+	{ SEC_SERVICE, "restrict_suid_sgid", "yes" },
+	{ SEC_SERVICE, "restrict_namespaces", "~net user" },
+	{ SEC_SERVICE, "restrict_address_families", "AF_UNIX AF_INET AF_INET6" },
+	{ SEC_SERVICE, "system_call_architectures", "native" },
+	{ SEC_SERVICE, "protect_kernel_modules", "yes" },
+	{ SEC_SERVICE, "protect_kernel_logs", "yes" },
+	{ SEC_SERVICE, "protect_clock", "yes" },
+	{ SEC_SERVICE, "protect_control_groups", "yes" },
+	{ SEC_SERVICE, "protect_hostname", "yes" },
 };
 
 /* A key only a template takes. */
