@@ -94,7 +94,9 @@ conf_harden_root_directory(struct parse_ctx *p, void *obj, const char *v)
 
 /*
  * syscall_filter: names and @groups it may call, or after '~' those it
- * may not; repeatable, the lists joined (one kind for all of them).
+ * may not; repeatable, the lists joined.  After an allow list, a '~'
+ * line takes its calls out of it (kept as "~WORD" after the first word),
+ * as systemd's SystemCallFilter= does; a deny list takes no allow line.
  */
 const char *
 conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
@@ -103,7 +105,7 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 	char		**words = NULL;
 	const char	 *why;
 	size_t		  i;
-	bool		  deny = v[strspn(v, " \t")] == '~';
+	bool		  deny = v[strspn(v, " \t")] == '~', out = false;
 
 	/* A line that goes on: the same list, with no '~' of its own. */
 	if (p->cont && d->syscalls != NULL && !deny)
@@ -111,13 +113,18 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 	else if (p->cont && deny)
 		return bad(p, "syscall_filter: '~' goes at the start of the "
 		    "value, not of a line that goes on");
-	if (d->syscalls != NULL && (d->syscalls[0][0] == '~') != deny)
-		return bad(p, "syscall_filter: an allow list and a deny list "
-		    "('~') cannot be joined");
+	if (d->syscalls != NULL && d->syscalls[0][0] == '~' && !deny)
+		return bad(p, "syscall_filter: a deny list ('~') takes no "
+		    "allow list after it");
+	/* After an allow list: these calls out of it. */
+	if (d->syscalls != NULL && d->syscalls[0][0] != '~' && deny) {
+		out = true;
+		deny = false;
+	}
 	v += strspn(v, " \t");
 	if (argv_split(v + (v[0] == '~'), &words, &why) < 0)
 		return bad(p, "syscall_filter: %s", why);
-	if (sandbox_syscalls_check(words, deny, p->why, sizeof(p->why)) <
+	if (sandbox_syscalls_check(words, deny || out, p->why, sizeof(p->why)) <
 	    0) {
 		strv_free(words);
 		return p->why;
@@ -125,8 +132,8 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 	for (i = 0, why = NULL; words[i] && why == NULL; i++) {
 		char	w[256];
 
-		snprintf(w, sizeof(w), "%s%s", deny && d->syscalls == NULL &&
-		    i == 0 ? "~" : "", words[i]);
+		snprintf(w, sizeof(w), "%s%s", out || (deny && d->syscalls ==
+		    NULL && i == 0) ? "~" : "", words[i]);
 		why = key_strv_add(&d->syscalls, w);
 	}
 	strv_free(words);

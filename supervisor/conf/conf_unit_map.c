@@ -170,6 +170,49 @@ cu_span(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	cu_key(cs, kv, strcmp(v, "infinity") == 0 ? "0" : v, arg);
 }
 
+/*
+ * Is it a Type=dbus service, run as simple, with no notify socket for
+ * what WatchdogSec= and FileDescriptorStoreMax= take (said if so)?
+ */
+static bool
+cu_dbus(struct cu_svc *cs, const struct unit_kv *kv)
+{
+	const struct unit_kv	*t = unit_get(cs->u, "Service", "Type");
+
+	if (t == NULL || strcmp(t->value, "dbus") != 0)
+		return false;
+	cu_note(cs, kv, "ignored: a Type=dbus service runs as simple here, "
+	    "with no notify socket");
+	return true;
+}
+
+/* WatchdogSec=: a notify service's pings. */
+static void
+cu_watchdog(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (!cu_dbus(cs, kv))
+		cu_span(cs, kv, v, arg);
+}
+
+/* FileDescriptorStoreMax=: pidvisor keeps at most FDSTORE_MAX. */
+static void
+cu_fdstore(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	char	max[16];
+
+	if (cu_dbus(cs, kv))
+		return;
+	if (strtoull(v, NULL, 10) > FDSTORE_MAX && v[0] >= '0' &&
+	    v[0] <= '9' && v[strspn(v, "0123456789")] == '\0') {
+		snprintf(max, sizeof(max), "%d", FDSTORE_MAX);
+		cu_note(cs, kv, "more than pidvisor keeps: its most kept");
+		v = max;
+	}
+	cu_key(cs, kv, v, arg);
+}
+
 /* TimeoutSec=: both, unless the one of each is given. */
 static void
 cu_timeout(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
@@ -449,7 +492,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "TimeoutStartSec", cu_span, "ready_timeout", 0 },
 	{ "Service", "TimeoutStopSec", cu_span, "stop_timeout", 0 },
 	{ "Service", "TimeoutSec", cu_timeout, NULL, 0 },
-	{ "Service", "WatchdogSec", cu_span, "watchdog", 0 },
+	{ "Service", "WatchdogSec", cu_watchdog, "watchdog", 0 },
 	{ "Service", "PIDFile", cu_key, "pid_file", 0 },
 	{ "Service", "KillMode", cu_kill_mode, "kill_mode", 0 },
 	{ "Service", "KillSignal", cu_key, "stop_signal", 0 },
@@ -532,7 +575,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "MemoryMax", cu_max, "memory_max", 0 },
 	{ "Service", "MemoryHigh", cu_max, "memory_high", 0 },
 	{ "Service", "TasksMax", cu_max, "pids_max", 0 },
-	{ "Service", "FileDescriptorStoreMax", cu_key, "fdstore_max", 0 },
+	{ "Service", "FileDescriptorStoreMax", cu_fdstore, "fdstore_max", 0 },
 	{ "Service", "StandardInput", cu_stdin, NULL, 0 },
 	{ "Service", "StandardOutput", cu_output, NULL, 0 },
 	{ "Service", "StandardError", cu_output, NULL, 0 },

@@ -149,6 +149,19 @@ static const struct sb_group {
 	  "gettimeofday nanosleep setitimer time timer_create timer_delete "
 	  "timer_getoverrun timer_gettime timer_settime timerfd_create "
 	  "timerfd_gettime timerfd_settime times" },
+	{ "@default", "what every program calls (the exec, clocks, its own "
+	  "ids): always allowed by systemd",
+	  "clock_getres clock_gettime clock_nanosleep execve exit "
+	  "exit_group futex get_robust_list get_thread_area getegid geteuid "
+	  "getgid getgroups getpgid getpgrp getpid getppid getrandom "
+	  "getresgid getresuid getrlimit getsid gettid gettimeofday getuid "
+	  "membarrier mmap munmap nanosleep pause prlimit64 "
+	  "restart_syscall rseq rt_sigreturn sched_getaffinity sched_yield "
+	  "set_robust_list set_thread_area set_tid_address time" },
+	{ "@resources", "change its limits, priority and placement",
+	  "ioprio_set mbind migrate_pages move_pages nice "
+	  "sched_setaffinity sched_setattr sched_setparam "
+	  "sched_setscheduler set_mempolicy setpriority setrlimit" },
 	{ "@system-service", "what a usual daemon calls: @basic-io "
 	  "@credentials @file-system @io-event @ipc @memory @network-io "
 	  "@process @signal @timer",
@@ -699,6 +712,57 @@ sb_filter_add(scmp_filter_ctx ctx, const char *word, uint32_t action,
 	return 0;
 }
 
+#define SB_NR_MAX	1024	/* above every call number of x86-64 */
+
+/* Set the numbers of word's calls (a group's, each) in bits. */
+static int
+sb_collect(const char *word, uint8_t *bits, int depth)
+{
+	const struct sb_group	*g;
+	char			 name[64];
+	const char		*s;
+	size_t			 n;
+	int			 nr, rc;
+
+	if (word[0] != '@') {
+		if ((nr = seccomp_syscall_resolve_name(word)) >= 0 &&
+		    nr < SB_NR_MAX)
+			bits[nr / 8] |= (uint8_t)(1 << nr % 8);
+		return 0;
+	}
+	if ((g = sb_group_find(word)) == NULL || depth > 2)
+		return -EINVAL;
+	for (s = g->calls; *(s += strspn(s, " ")) != '\0'; s += n) {
+		n = strcspn(s, " ");
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if ((rc = sb_collect(name, bits, depth + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * An allow list with calls taken out of it ("~WORD" after its first):
+ * what it allows less what is taken out, each call allowed by number.
+ */
+static int
+sb_filter_joined(scmp_filter_ctx ctx, char *const *words)
+{
+	uint8_t		 in[SB_NR_MAX / 8] = { 0 }, out[SB_NR_MAX / 8] = { 0 };
+	char *const	*w;
+	int		 nr, rc = 0;
+
+	for (w = words; *w && rc == 0; w++)
+		rc = (*w)[0] == '~' ? sb_collect(*w + 1, out, 0) :
+		    sb_collect(*w, in, 0);
+	for (nr = 0; nr < SB_NR_MAX && rc == 0; nr++)
+		if ((in[nr / 8] & ~out[nr / 8]) >> nr % 8 & 1 &&
+		    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) ==
+		    -EEXIST)
+			rc = 0;
+	return rc;
+}
+
 /* Compile syscall_filter into BPF, in sb->filter. */
 static int
 sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
@@ -722,9 +786,14 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	 * for every call of the service that the cache does not decide.
 	 */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	for (w = d->syscalls; *w && rc == 0; w++)
-		rc = sb_filter_add(ctx, *w + (*w == d->syscalls[0] && deny),
-		    deny ? fail : SCMP_ACT_ALLOW, 0);
+	for (w = d->syscalls; *w && !deny && (*w)[0] != '~'; w++)
+		;
+	if (!deny && *w != NULL)
+		rc = rc ? rc : sb_filter_joined(ctx, d->syscalls);
+	else
+		for (w = d->syscalls; *w && rc == 0; w++)
+			rc = sb_filter_add(ctx, *w + (*w == d->syscalls[0] &&
+			    deny), deny ? fail : SCMP_ACT_ALLOW, 0);
 	for (i = 0; !deny && rc == 0 && i < ARRAY_SIZE(sb_exec_calls); i++)
 		rc = sb_filter_add(ctx, sb_exec_calls[i], SCMP_ACT_ALLOW, 0);
 	if (rc == 0)

@@ -622,23 +622,26 @@ sandbox_child_caps(const struct sandbox *sb, bool user)
 	return 0;
 }
 
-/* Child, last before exec: the system call filters, each if any. */
+/*
+ * Child, last before exec: the system call filters, each if any; the
+ * protections' first, as syscall_filter's may not allow seccomp().
+ */
 SANDBOX_CHILD long
 sandbox_child_filter(const struct sandbox *sb)
 {
 	struct sock_fprog	prog;
 	long			rc;
 
-	if (sb->filter != NULL) {
-		prog.len = sb->nfilter;
-		prog.filter = sb->filter;
+	if (sb->pfilter != NULL) {
+		prog.len = sb->npfilter;
+		prog.filter = sb->pfilter;
 		if ((rc = SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
 		    &prog)) < 0)
 			return rc;
 	}
-	if (sb->pfilter == NULL)
+	if (sb->filter == NULL)
 		return 0;
-	prog.len = sb->npfilter;
-	prog.filter = sb->pfilter;
+	prog.len = sb->nfilter;
+	prog.filter = sb->filter;
 	return SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }

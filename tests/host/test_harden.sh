@@ -26,8 +26,9 @@ status_of() {
 	ns cat "/proc/$(field "$1" pid)/status"
 }
 
-# expect_check_error FILE-BODY REGEX: pidvisor --check refuses a service
-# file with this body, at its line, saying so.
+# expect_check_error REGEX [LINE] <<<FILE-BODY: pidvisor --check refuses
+# a service file with this body, at its line (3: the body's first),
+# saying so.
 expect_check_error() {
 	local d
 	d=$(mktemp -d "$T/check.XXXXXX")
@@ -35,7 +36,7 @@ expect_check_error() {
 	{ echo "[service]"; echo "exec = /bin/true"; cat; } \
 	    >"$d/services/bad.ini"
 	expect_rc 1 "$PV" --check -c "$d"
-	expect_match "$OUT" "services/bad.ini:3: $1"
+	expect_match "$OUT" "services/bad.ini:${2:-3}: $1"
 }
 
 t_harden_caps() {
@@ -323,6 +324,12 @@ t_harden_syscall_filter() {
 	svc open <<-EOF
 	exec = $H try=umount sleep=forever
 	EOF
+	svc joined <<-EOF
+	exec = $H try=umount try=bind80 sleep=forever
+	syscall_filter = @default @system-service
+	syscall_filter = ~@network-io
+	user = nobody
+	EOF
 	svc killed <<-EOF
 	exec = $H try=umount sleep=forever
 	syscall_filter = ~@mount
@@ -344,6 +351,10 @@ t_harden_syscall_filter() {
 	expect_match "$o" "try umount: Operation not permitted"
 	expect_match "$o" "try bind80: Permission denied"
 	expect_match "$(status_of allow)" $'NoNewPrivs:\t1'
+	# A '~' line after an allow list takes its calls out of it.
+	wait_until 10000 logs_have joined "try bind80" || fail "joined: $(ctl logs joined)"
+	expect_match "$(ctl logs joined)" "try bind80: Operation not permitted"
+	expect_match "$(ctl show joined)" "syscall_filter = @default @system-service ~@network-io +#"
 	# Unfiltered, the same call gets through to the kernel.
 	expect_match "$(out_of open)" "try umount: No such file or directory"
 	ctl wait killed failed --timeout=10s || fail "killed: $(ctl status)"
@@ -353,6 +364,14 @@ t_harden_syscall_filter() {
 	syscall_filter = mout
 	EOF
 	expect_check_error "syscall_filter: denying execve would stop the service before it starts" <<-EOF
+	syscall_filter = ~execve
+	EOF
+	expect_check_error "syscall_filter: a deny list \('~'\) takes no allow list after it" 4 <<-EOF
+	syscall_filter = ~@mount
+	syscall_filter = @clock
+	EOF
+	expect_check_error "syscall_filter: denying execve would stop the service" 4 <<-EOF
+	syscall_filter = @system-service
 	syscall_filter = ~execve
 	EOF
 	expect_check_error "syscall_errno: expected an errno name" <<-EOF

@@ -208,9 +208,24 @@ t_units_check() {
 	wanted plus.service
 	unit minus.service <<-EOF
 	[Service]
-	ExecStart=-$H sleep=forever
+	Type=notify
+	ExecStart=-$H notify=READY=1 sleep=forever
+	FileDescriptorStoreMax=4224
 	EOF
 	wanted minus.service
+	unit bus.service <<-EOF
+	[Service]
+	Type=dbus
+	ExecStart=$H sleep=forever
+	WatchdogSec=3min
+	FileDescriptorStoreMax=4224
+	SystemCallFilter=@system-service
+	SystemCallFilter=~@privileged @resources
+	RestrictAddressFamilies=AF_UNIX AF_INET
+	RestrictNamespaces=true
+	ReadWriteDirectories=-/var/lib/nosuch
+	EOF
+	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	local L=$T/lib
 	expect_match "$OUT" "warning: $L/odd.service:2: ConditionOSRelease=: not supported: ignored \\(the unit runs as if it held\\)"
@@ -227,12 +242,21 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/bad.service:3: restart: "
 	expect_match "$OUT" "warning: $L/bad.service:4: Nice=: unknown specifier '%z'"
 	expect_match "$OUT" "warning: $L/plus.service:2: ExecStart=: the prefixes '@', '\\+', '!' and '!!' are not supported"
+	expect_match "$OUT" "warning: $L/bus.service:4: WatchdogSec=: ignored: a Type=dbus service runs as simple"
+	expect_match "$OUT" "warning: $L/minus.service:4: FileDescriptorStoreMax=: more than pidvisor keeps: its most kept"
+	expect_match "$OUT" "warning: $L/bus.service:5: FileDescriptorStoreMax=: ignored: a Type=dbus service"
+	! grep -q "bus.service:[6-9]:" <<<"$OUT" || fail "bus: $OUT"
 	pv_up
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
 	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
 	expect_match "$OUT" 'reload_exec = /bin/true\\x0a/bin/kill -HUP \$MAINPID'
 	ctl wait minus ready --timeout=10s	# ExecStart=-: exec = -
-	expect_match "$(ctl show minus)" "exec = -$H sleep=forever"
+	ctl wait bus ready --timeout=10s || fail "bus: $(ctl status bus)"
+	expect_rc 0 ctl show bus
+	expect_match "$OUT" "syscall_filter = @system-service ~@privileged ~@resources +# $L/bus.service:6, $L/bus.service:7"
+	expect_match "$OUT" "restrict_namespaces = yes +#"
+	expect_match "$(ctl show minus)" "exec = -$H notify=READY=1 sleep=forever"
+	expect_match "$(ctl show minus)" "fdstore_max = 100 +#"
 	# Not run, and said so by status: every one, and by name.
 	for s in dyn needs-dyn bad plus; do
 		expect_rc 3 ctl status "$s"
