@@ -13,6 +13,7 @@
 
 #include "cond.h"
 #include "conf_unit.h"
+#include "sandbox.h"
 
 /* The handlers: a directive as pidvisor's key arg, its value made so. */
 
@@ -171,18 +172,19 @@ cu_span(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 }
 
 /*
- * Is it a Type=dbus service, run as simple, with no notify socket for
- * what WatchdogSec= and FileDescriptorStoreMax= take (said if so)?
+ * Is it a service with no notify socket for what WatchdogSec= and
+ * FileDescriptorStoreMax= take (said if so)?  systemd gives every
+ * service one; pidvisor, a Type=notify one.
  */
 static bool
 cu_dbus(struct cu_svc *cs, const struct unit_kv *kv)
 {
 	const struct unit_kv	*t = unit_get(cs->u, "Service", "Type");
 
-	if (t == NULL || strcmp(t->value, "dbus") != 0)
+	if (t != NULL && strncmp(t->value, "notify", 6) == 0)
 		return false;
-	cu_note(cs, kv, "ignored: a Type=dbus service runs as simple here, "
-	    "with no notify socket");
+	cu_note(cs, kv, "ignored: pidvisor gives a notify socket, where "
+	    "this comes, only to a Type=notify service");
 	return true;
 }
 
@@ -286,8 +288,10 @@ cu_kill_mode(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 
 /*
  * A command's prefixes (systemd.service(5)): '-' its failure ignored
- * (pidvisor's '-' of exec and of a hook), ':' no $VARIABLES put in;
- * '@', '+', '!' and '!!' are not supported yet: the unit is refused.
+ * (pidvisor's '-' of exec and of a hook), ':' no $VARIABLES put in,
+ * '!!' nothing (it matters only to a kernel without ambient
+ * capabilities, older than 4.3); '@', '+' and '!' alone are not
+ * supported yet: the unit is refused.
  * The command as pidvisor's key writes it in b; -EINVAL if refused
  * (said).
  */
@@ -303,9 +307,11 @@ cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 			minus = true;
 		} else if (*v == ':') {
 			colon = true;
+		} else if (v[0] == '!' && v[1] == '!') {
+			v++;
 		} else {
-			cu_refuse(cs, kv, "the prefixes '@', '+', '!' and "
-			    "'!!' are not supported");
+			cu_refuse(cs, kv, "the prefixes '@', '+' and '!' "
+			    "are not supported yet");
 			return -EINVAL;
 		}
 	}
@@ -403,6 +409,37 @@ cu_arch(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	else
 		cu_note(cs, kv, "not supported: only native (the machine's "
 		    "own calls); ignored");
+}
+
+/*
+ * AmbientCapabilities=: pidvisor's capabilities, held as ambient ones by
+ * a service of a user of its own; root holds every capability anyway.
+ * With CapabilityBoundingSet= too, both are the one list: said if they
+ * differ (then it holds every one of the bounding set).
+ */
+static void
+cu_ambient(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	const struct unit_kv	*u = unit_get(cs->u, "Service", "User");
+	const struct unit_kv	*b = unit_get(cs->u, "Service",
+				    "CapabilityBoundingSet");
+	uint64_t		 amb, bset;
+	char			 why[128];
+
+	if (u == NULL || strcmp(u->value, "root") == 0 ||
+	    strcmp(u->value, "0") == 0)
+		return;
+	if (b == NULL) {
+		cu_note(cs, kv, "the bounding set is narrowed to them too "
+		    "(pidvisor's capabilities)");
+		cu_key(cs, kv, v, arg);
+	} else if (sandbox_cap_parse(v, &amb, why, sizeof(why)) < 0 ||
+	    sandbox_cap_parse(b->value, &bset, why, sizeof(why)) < 0 ||
+	    amb != bset) {
+		cu_note(cs, kv, "held: every capability of "
+		    "CapabilityBoundingSet=, not only these");
+	}
 }
 
 /* A directive ignored for the reason arg says. */
@@ -528,6 +565,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "LimitSTACK", cu_key, "limit_stack", 0 },
 	{ "Service", "NoNewPrivileges", cu_bool, "no_new_privs", 0 },
 	{ "Service", "CapabilityBoundingSet", cu_key, "capabilities", 0 },
+	{ "Service", "AmbientCapabilities", cu_ambient, "capabilities", 0 },
 	{ "Service", "PrivateTmp", cu_bool, "private_tmp", 0 },
 	{ "Service", "PrivateNetwork", cu_bool, "private_network", 0 },
 	{ "Service", "PrivateDevices", cu_bool, "private_devices", 0 },
