@@ -66,7 +66,7 @@ confreload_settings(struct sup *sup, const struct sup_conf *n,
 		    i == K_SYSTEMD_UNITS;
 	}
 	if (watch)
-		unitwatch_apply(sup);	/* watch as it says now */
+		unitwatch_apply(&sup->uw);	/* watch as it says now */
 	o->given = n->given;
 	log_level = o->set_log_level ? o->log_level : sup->log_level;
 	console_set_format(o->log_format);
@@ -423,4 +423,20 @@ out:
 	free(held);
 	conf_free(&nc);
 	return rc;
+}
+
+/* watch_units: the unit files changed, and have been quiet since. */
+void
+confreload_units(void *ctx)
+{
+	struct buf	report = { 0 };
+
+	if (confreload(ctx, &report) == 0)
+		log_info("watch_units: the unit files changed: reloaded: %s",
+		    report.data ? report.data : "nothing changed");
+	else
+		log_err("watch_units: the unit files changed, and the "
+		    "configuration is refused; nothing changed: %s",
+		    report.data ? report.data : "");
+	buf_free(&report);
 }

@@ -817,7 +817,8 @@ sup_init_parts(struct sup *sup)
 	timer_core_init(&sup->core, sup->start_ms, sup->container);
 	sup->output.syslogfd = syslog_open();
 	sup->output.syslog_path = &sup->conf.sup.syslog_socket;
-	unitwatch_init(&sup->uw);
+	unitwatch_init(&sup->uw, sup->core.loop, &sup->conf.sup,
+	    confreload_units, sup);
 	sup_log_apply(sup);
 }
 
@@ -894,7 +895,7 @@ sup_init_rest(struct sup *sup, struct sup_restore *rs)
 	}
 	if ((rc = rs != NULL ? sup_restore(sup, rs) : sup_start_fresh(sup)) ==
 	    0)
-		unitwatch_apply(sup);
+		unitwatch_apply(&sup->uw);
 	return rc;
 }
 
@@ -1118,7 +1119,7 @@ sup_free(struct sup *sup)
 	size_t	i;
 
 	sup_reexec_fini(sup);
-	unitwatch_close(sup);
+	unitwatch_close(&sup->uw);
 	ctl_close(&sup->ctl);
 	httpd_close(&sup->httpd);
 	log_also = NULL;

@@ -127,6 +127,7 @@ void	sup_shutdown(struct sup *sup, unsigned int cmd);
 void	sup_changed(struct sup *sup, struct svc *s, enum svc_state from);
 int	sup_relink(struct sup *sup);
 int	confreload(struct sup *sup, struct buf *report);
+void	confreload_units(void *ctx);
 struct svc *sup_instance(struct sup *sup, const char *name, struct buf *err,
 	    bool quiet);
 bool	sup_running(const struct sup *sup);

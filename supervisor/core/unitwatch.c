@@ -4,7 +4,8 @@
  * directories, watched by inotify in the loop.  A change there (a file
  * or link made, removed or renamed into place, a file written) arms a
  * timer; once the path has been quiet for UNITWATCH_QUIET, the
- * configuration is reloaded as by `pidvisorctl reload` (confreload.c),
+ * configuration is reloaded as by `pidvisorctl reload` (w->reload:
+ * confreload.c's confreload_units),
  * which starts what now boots and stops what no longer does, or keeps
  * everything if the tree is wrong, and says why.  The watches are made
  * again just before that reload reads the path, so that a directory
@@ -20,9 +21,9 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "sup.h"
 #include "unit.h"
 #include "unitwatch.h"
+#include "util.h"
 
 #define UNITWATCH_MASK	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
 			 IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF | \
@@ -32,11 +33,17 @@ static void	unitwatch_quiet_cb(struct ev_loop *loop, ev_timer *t,
 		    int revents);
 
 void
-unitwatch_init(struct unitwatch *w)
+unitwatch_init(struct unitwatch *w, struct ev_loop *loop,
+    const struct sup_conf *sc, void (*reload)(void *), void *ctx)
 {
 	w->fd = -1;
 	w->nwatch = 0;
+	w->loop = loop;
+	w->sc = sc;
+	w->reload = reload;
+	w->ctx = ctx;
 	ev_init(&w->quiet, unitwatch_quiet_cb);
+	w->quiet.data = w;
 }
 
 /* Is name a directory of units' links or drop-ins? */
@@ -82,35 +89,25 @@ unitwatch_dir(struct unitwatch *w, const char *dir)
 static void
 unitwatch_quiet_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
-	struct sup	*sup = ev_userdata(loop);
-	struct buf	 report = { 0 };
+	struct unitwatch	*w = t->data;
 
 	(void)revents;
 	ev_timer_stop(loop, t);
-	unitwatch_apply(sup);	/* what it reads next: watched already */
-	if (confreload(sup, &report) == 0)
-		log_info("watch_units: the unit files changed: reloaded: %s",
-		    report.data ? report.data : "nothing changed");
-	else
-		log_err("watch_units: the unit files changed, and the "
-		    "configuration is refused; nothing changed: %s",
-		    report.data ? report.data : "");
-	buf_free(&report);
+	unitwatch_apply(w);	/* what it reads next: watched already */
+	w->reload(w->ctx);
 }
 
 /* Events: each arms the quiet again. */
 static void
 unitwatch_io_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
-	struct sup		*sup = ev_userdata(loop);
-	struct unitwatch	*w = &sup->uw;
+	struct unitwatch	*w = io->data;
 	char			 buf[4096] __attribute__((aligned(8)));
 	const struct inotify_event *e;
 	ssize_t			 n;
 	size_t			 off;
 	bool			 any = false;
 
-	(void)io;
 	(void)revents;
 	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (off = 0; off + sizeof(*e) <= (size_t)n;
@@ -128,13 +125,11 @@ unitwatch_io_cb(struct ev_loop *loop, ev_io *io, int revents)
 }
 
 void
-unitwatch_close(struct sup *sup)
+unitwatch_close(struct unitwatch *w)
 {
-	struct unitwatch	*w = &sup->uw;
-
 	if (w->fd < 0)
 		return;
-	ev_io_stop(sup->core.loop, &w->io);
+	ev_io_stop(w->loop, &w->io);
 	close(w->fd);
 	w->fd = -1;
 	w->nwatch = 0;
@@ -146,16 +141,15 @@ unitwatch_close(struct sup *sup)
  * A reload pending stays armed.
  */
 void
-unitwatch_apply(struct sup *sup)
+unitwatch_apply(struct unitwatch *w)
 {
-	struct unitwatch	*w = &sup->uw;
-	const struct sup_conf	*sc = &sup->conf.sup;
+	const struct sup_conf	*sc = w->sc;
 	struct unit_path	 up;
 	size_t			 i;
 
-	unitwatch_close(sup);
+	unitwatch_close(w);
 	if (!sc->systemd_units || !sc->watch_units) {
-		ev_timer_stop(sup->core.loop, &w->quiet);
+		ev_timer_stop(w->loop, &w->quiet);
 		return;
 	}
 	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
@@ -165,12 +159,13 @@ unitwatch_apply(struct sup *sup)
 	if (unit_path_init(&up, sc->unit_path ? sc->unit_path :
 	    UNIT_PATH_DEFAULT) < 0) {
 		log_err("watch_units: %s", strerror(ENOMEM));
-		unitwatch_close(sup);
+		unitwatch_close(w);
 		return;
 	}
 	for (i = 0; up.dirs[i] != NULL; i++)
 		unitwatch_dir(w, up.dirs[i]);
 	unit_path_free(&up);
 	ev_io_init(&w->io, unitwatch_io_cb, w->fd, EV_READ);
-	ev_io_start(sup->core.loop, &w->io);
+	w->io.data = w;
+	ev_io_start(w->loop, &w->io);
 }

@@ -511,6 +511,7 @@ t_reload_settings() {
 	state_dir = $T/state
 	systemd_units = yes
 	unit_path = $T/units
+	watch_units = yes
 	EOF
 	keys=$(grep -o '\] = SUPN\?("[a-z_]*"' "$ROOT/supervisor/conf/conf_parse.c" |
 	    sed 's/.*"\(.*\)"/\1/')
