@@ -107,13 +107,16 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 	size_t		  i;
 	bool		  deny = v[strspn(v, " \t")] == '~', out = false;
 
-	/* A line that goes on: the same list, with no '~' of its own. */
-	if (p->cont && d->syscalls != NULL && !deny)
+	/* A line that goes on: the same list, with no '~' of its own; one
+	 * that takes calls out of an allow list goes on taking them. */
+	if (p->cont && d->syscalls != NULL && !deny && p->sys_out)
+		out = true;
+	else if (p->cont && d->syscalls != NULL && !deny)
 		deny = d->syscalls[0][0] == '~';
 	else if (p->cont && deny)
 		return bad(p, "syscall_filter: '~' goes at the start of the "
 		    "value, not of a line that goes on");
-	if (d->syscalls != NULL && d->syscalls[0][0] == '~' && !deny)
+	if (!out && d->syscalls != NULL && d->syscalls[0][0] == '~' && !deny)
 		return bad(p, "syscall_filter: a deny list ('~') takes no "
 		    "allow list after it");
 	/* After an allow list: these calls out of it. */
@@ -121,6 +124,8 @@ conf_harden_syscall_filter(struct parse_ctx *p, void *obj, const char *v)
 		out = true;
 		deny = false;
 	}
+	if (!p->cont)
+		p->sys_out = out;
 	v += strspn(v, " \t");
 	if (argv_split(v + (v[0] == '~'), &words, &why) < 0)
 		return bad(p, "syscall_filter: %s", why);

@@ -31,6 +31,8 @@ struct parse_ctx {
 	bool		 exec_bad;	/* the exec line was reported */
 	bool		 tmpl;		/* a template's instance */
 	bool		 caps_deny;	/* capabilities began with '~' */
+	bool		 sys_out;	/* syscall_filter: a '~' line after an
+					 * allow list (its calls taken out) */
 	struct buf	 exec;
 	int		 exec_line;
 	int		 key_line[K__COUNT];	/* of each key in the table */

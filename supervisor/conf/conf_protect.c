@@ -62,8 +62,8 @@ conf_protect_namespaces(struct parse_ctx *p, void *obj, const char *v)
 	const char	*s;
 	size_t		 n, i;
 
-	if (parse_bool(v, &b) == 0) {
-		d->ns_deny = b ? CONF_NS_ALL : 0;
+	if (parse_bool(v, &b) == 0 || *v == '\0') {
+		d->ns_deny = *v != '\0' && b ? CONF_NS_ALL : 0;
 		return NULL;
 	}
 	for (s = v + deny; *(s += strspn(s, " \t")) != '\0'; s += n) {

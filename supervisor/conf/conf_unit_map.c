@@ -68,6 +68,7 @@ cu_stdin(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	static const char *const busy[][2] = { { "tty", "wait" },
 	    { "tty-force", "steal" }, { "tty-fail", "fail" } };
 	const struct unit_kv	*p = unit_get(cs->u, "Service", "TTYPath");
+	struct buf		 b = { 0 };
 	size_t			 i;
 
 	(void)arg;
@@ -80,7 +81,14 @@ cu_stdin(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 		cu_note(cs, kv, "not supported yet: its input is /dev/null");
 		return;
 	}
-	cu_key(cs, p ? p : kv, p ? p->value : "/dev/console", "tty");
+	/* TTYPath=/dev/%I of a getty@: its specifiers too. */
+	if (p != NULL && p->value[0] != '\0') {
+		if (cu_spec(cs->u, p, cs->cu->c, &b) == 0)
+			cu_key(cs, p, b.data ? b.data : "", "tty");
+		buf_free(&b);
+	} else {
+		cu_key(cs, kv, "/dev/console", "tty");
+	}
 	cu_key(cs, kv, busy[i][1], "tty_busy");
 }
 
@@ -411,35 +419,55 @@ cu_arch(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 		    "own calls); ignored");
 }
 
+/* Does the unit run as a user of its own, with AmbientCapabilities=? */
+static bool
+cu_ambient_user(const struct cu_svc *cs)
+{
+	const struct unit_kv	*u = unit_get(cs->u, "Service", "User");
+
+	return u != NULL && strcmp(u->value, "root") != 0 &&
+	    strcmp(u->value, "0") != 0 &&
+	    unit_get(cs->u, "Service", "AmbientCapabilities") != NULL;
+}
+
+/* CapabilityBoundingSet=: capabilities, unless AmbientCapabilities= says. */
+static void
+cu_bset(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (!cu_ambient_user(cs))
+		cu_key(cs, kv, v, arg);
+}
+
 /*
- * AmbientCapabilities=: pidvisor's capabilities, held as ambient ones by
- * a service of a user of its own; root holds every capability anyway.
- * With CapabilityBoundingSet= too, both are the one list: said if they
- * differ (then it holds every one of the bounding set).
+ * AmbientCapabilities=: pidvisor's capabilities, which a service of a
+ * user of its own holds as ambient ones (root holds every capability
+ * anyway): those in CapabilityBoundingSet= too, and the bounding set
+ * narrowed to them (said), where systemd keeps the rest of it.
  */
 static void
 cu_ambient(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
 {
-	const struct unit_kv	*u = unit_get(cs->u, "Service", "User");
 	const struct unit_kv	*b = unit_get(cs->u, "Service",
 				    "CapabilityBoundingSet");
-	uint64_t		 amb, bset;
+	uint64_t		 amb, bset = ~0ULL;
+	struct buf		 names = { 0 };
 	char			 why[128];
 
-	if (u == NULL || strcmp(u->value, "root") == 0 ||
-	    strcmp(u->value, "0") == 0)
+	if (!cu_ambient_user(cs))
 		return;
-	if (b == NULL) {
+	if (sandbox_cap_parse(v, &amb, why, sizeof(why)) < 0 || (b != NULL &&
+	    sandbox_cap_parse(b->value, &bset, why, sizeof(why)) < 0)) {
+		cu_refuse(cs, kv, why);
+		return;
+	}
+	if (b == NULL || amb != bset)
 		cu_note(cs, kv, "the bounding set is narrowed to them too "
 		    "(pidvisor's capabilities)");
-		cu_key(cs, kv, v, arg);
-	} else if (sandbox_cap_parse(v, &amb, why, sizeof(why)) < 0 ||
-	    sandbox_cap_parse(b->value, &bset, why, sizeof(why)) < 0 ||
-	    amb != bset) {
-		cu_note(cs, kv, "held: every capability of "
-		    "CapabilityBoundingSet=, not only these");
-	}
+	sandbox_cap_show(&names, amb & bset);
+	cu_key(cs, kv, names.data ? names.data : "", arg);
+	buf_free(&names);
 }
 
 /* A directive ignored for the reason arg says. */
@@ -564,7 +592,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "LimitSIGPENDING", cu_key, "limit_sigpending", 0 },
 	{ "Service", "LimitSTACK", cu_key, "limit_stack", 0 },
 	{ "Service", "NoNewPrivileges", cu_bool, "no_new_privs", 0 },
-	{ "Service", "CapabilityBoundingSet", cu_key, "capabilities", 0 },
+	{ "Service", "CapabilityBoundingSet", cu_bset, "capabilities", 0 },
 	{ "Service", "AmbientCapabilities", cu_ambient, "capabilities", 0 },
 	{ "Service", "PrivateTmp", cu_bool, "private_tmp", 0 },
 	{ "Service", "PrivateNetwork", cu_bool, "private_network", 0 },

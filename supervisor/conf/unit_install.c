@@ -102,11 +102,14 @@ ui_link(struct ui *ui, const char *link, const char *target)
 {
 	char		 cur[PATH_MAX], dir[PATH_MAX];
 	char		*slash;
+	struct stat	 a, b;
 	ssize_t		 n;
 
 	if ((n = readlink(link, cur, sizeof(cur) - 1)) >= 0) {
 		cur[n] = '\0';
-		if (strcmp(cur, target) == 0)
+		if (strcmp(cur, target) == 0 || (stat(link, &a) == 0 &&
+		    stat(target, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino))	/* /usr/lib's, /lib's */
 			return 0;
 		return ui_fail(ui, -EEXIST, "%s: a link to %s is there "
 		    "already", link, cur);
@@ -229,6 +232,9 @@ ui_also(struct ui *ui, const char *word, void *arg)
 {
 	size_t	i;
 
+	if (!unit_name_valid(word))
+		return ui_fail(ui, -EINVAL, "Also=: '%s': not a unit name",
+		    word);
 	for (i = 0; i < ui->nseen; i++)
 		if (strcmp(ui->seen[i], word) == 0)
 			return 0;
@@ -309,6 +315,9 @@ ui_install(struct ui *ui, const char *name, bool on)
 	    (int)(strchr(name, '@') - name + 1), name, inst->value,
 	    unit_suffix(name)) >= sizeof(wanted))
 		rc = ui_fail(ui, -ENAMETOOLONG, "%s: name too long", name);
+	if (rc == 0 && !unit_name_valid(wanted))
+		rc = ui_fail(ui, -EINVAL, "%s: DefaultInstance=: '%s' is not "
+		    "an instance's name", name, wanted);
 	l.file = file;
 	l.wanted = wanted;
 	for (i = 0; i < u.nkv && rc == 0; i++) {

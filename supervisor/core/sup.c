@@ -620,6 +620,7 @@ sup_init(struct sup *sup, const char *confdir, const char *sock,
 	httpd_init(&sup->httpd);
 	sup->ctl.spare = -1;
 	sup->core.devnull = -1;
+	sup->uw.fd = -1;
 	sup->confdir = confdir;
 	sup->sock = sock;
 	sup->pid1 = getpid() == 1;

@@ -12,10 +12,12 @@
  * ENOSYS, so that libc falls back to clone), restrict_address_families
  * (socket() of another family: EAFNOSUPPORT), protect_kernel_modules,
  * protect_kernel_logs, protect_clock and protect_hostname (their calls).
- * A call of another architecture (an i386 call of an x86-64 process)
- * passes this filter, unless system_call_architectures = native, which
- * kills the process that makes one.  Also the export of a libseccomp
- * filter as BPF, for both.
+ * A call of another architecture (an i386 call of an x86-64 process),
+ * whose arguments these rules cannot read as theirs, fails with ENOSYS,
+ * or with system_call_architectures = native kills the process.  An
+ * argument the kernel reads as an int is compared on its low 32 bits
+ * only, so that high bits set do not go around a rule.  Also the export
+ * of a libseccomp filter as BPF, for both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +87,16 @@ sb_deny_bit(scmp_filter_ctx ctx, int err, const char *name, unsigned arg,
 	return sb_deny(ctx, err, name, 1, &a);
 }
 
+/* Deny call name when int argument arg (its low 32 bits) is v. */
+static int
+sb_deny_int(scmp_filter_ctx ctx, int err, const char *name, unsigned arg,
+    uint32_t mask, uint32_t v)
+{
+	struct scmp_arg_cmp	a = { arg, SCMP_CMP_MASKED_EQ, mask, v };
+
+	return sb_deny(ctx, err, name, 1, &a);
+}
+
 /* The calls of the keys that take a whole kind of call away. */
 static int
 sb_protect_calls(scmp_filter_ctx ctx, const struct svc_def *d)
@@ -132,17 +144,18 @@ sb_protect_memory(scmp_filter_ctx ctx, const struct svc_def *d)
 		rc |= sb_deny_bit(ctx, EPERM, "pkey_mprotect", 2, PROT_EXEC);
 		rc |= sb_deny_bit(ctx, EPERM, "shmat", 2, SHM_EXEC);
 	}
-	for (i = 0; d->restrict_realtime && i < ARRAY_SIZE(rt); i++) {
-		struct scmp_arg_cmp	a = { 1, SCMP_CMP_MASKED_EQ,
-					    ~(uint64_t)SCHED_RESET_ON_FORK,
-					    (uint64_t)rt[i] };
-
-		rc |= sb_deny(ctx, EPERM, "sched_setscheduler", 1, &a);
-	}
+	for (i = 0; d->restrict_realtime && i < ARRAY_SIZE(rt); i++)
+		rc |= sb_deny_int(ctx, EPERM, "sched_setscheduler", 1,
+		    0xffffffffu & ~(uint32_t)SCHED_RESET_ON_FORK,
+		    (uint32_t)rt[i]);
 	return rc;
 }
 
-/* No set-user-ID or set-group-ID file made: chmod and creation modes. */
+/*
+ * No set-user-ID or set-group-ID file made: chmod and creation modes
+ * (O_CREAT, or O_TMPFILE to be linked later); openat2, whose mode a
+ * filter cannot read, fails with ENOSYS (libc does not need it).
+ */
 static int
 sb_protect_suid(scmp_filter_ctx ctx)
 {
@@ -154,29 +167,32 @@ sb_protect_suid(scmp_filter_ctx ctx)
 		{ "creat", 1, -1 }, { "open", 2, 1 }, { "openat", 3, 2 },
 	};
 	static const uint64_t	bits[] = { S_ISUID, S_ISGID };
-	size_t			i, j;
+	static const uint64_t	made[] = { O_CREAT, __O_TMPFILE };
+	size_t			i, j, k;
 	int			rc = 0;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++)
-		for (j = 0; j < ARRAY_SIZE(bits); j++) {
-			struct scmp_arg_cmp	a[2] = {
-				{ (unsigned)c[i].mode, SCMP_CMP_MASKED_EQ,
-				    bits[j], bits[j] },
-				{ (unsigned)c[i].flags, SCMP_CMP_MASKED_EQ,
-				    O_CREAT, O_CREAT },
-			};
+		for (j = 0; j < ARRAY_SIZE(bits); j++)
+			for (k = 0; k < (c[i].flags < 0 ? 1 : 2); k++) {
+				struct scmp_arg_cmp	a[2] = {
+					{ (unsigned)c[i].mode,
+					    SCMP_CMP_MASKED_EQ, bits[j],
+					    bits[j] },
+					{ (unsigned)c[i].flags,
+					    SCMP_CMP_MASKED_EQ, made[k],
+					    made[k] },
+				};
 
-			rc |= sb_deny(ctx, EPERM, c[i].name, c[i].flags < 0 ?
-			    1 : 2, a);
-		}
-	return rc;
+				rc |= sb_deny(ctx, EPERM, c[i].name,
+				    c[i].flags < 0 ? 1 : 2, a);
+			}
+	return rc | sb_deny(ctx, ENOSYS, "openat2", 0, NULL);
 }
 
 /* The namespaces it may not make: each type's bit in each call. */
 static int
 sb_protect_ns(scmp_filter_ctx ctx, uint32_t deny)
 {
-	const struct scmp_arg_cmp	any = { 1, SCMP_CMP_EQ, 0, 0 };
 	size_t				i;
 	int				rc = 0, nr;
 
@@ -191,7 +207,7 @@ sb_protect_ns(scmp_filter_ctx ctx, uint32_t deny)
 		rc |= sb_deny_bit(ctx, EPERM, "clone", 0, f);	/* x86-64 */
 		rc |= sb_deny_bit(ctx, EPERM, "setns", 1, f);
 	}
-	rc |= sb_deny(ctx, EPERM, "setns", 1, &any);	/* "any type" */
+	rc |= sb_deny_int(ctx, EPERM, "setns", 1, 0xffffffffu, 0); /* any */
 	if ((nr = seccomp_syscall_resolve_name("clone3")) >= 0 &&
 	    (i = (size_t)seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
 	    0)) != 0 && (int)i != -EEXIST)
@@ -199,25 +215,24 @@ sb_protect_ns(scmp_filter_ctx ctx, uint32_t deny)
 	return rc;
 }
 
-/* socket() of a family it may not open: EAFNOSUPPORT. */
+/*
+ * socket() of a family it may not open: EAFNOSUPPORT.  With a list of
+ * those it may, every family after them too (to 63 by number, then any
+ * with a higher bit set).
+ */
 static int
 sb_protect_af(scmp_filter_ctx ctx, const struct svc_def *d)
 {
-	const struct scmp_arg_cmp	above = { 0, SCMP_CMP_GE,
-					    CONF_AF_MAX, 0 };
-	int				f, rc = 0;
+	int	f, rc = 0;
 
 	if (!d->af_set)
 		return 0;
-	for (f = 0; f < CONF_AF_MAX; f++)
-		if ((d->af_mask >> f & 1) == d->af_deny) {
-			struct scmp_arg_cmp	a = { 0, SCMP_CMP_EQ,
-						    (uint64_t)f, 0 };
-
-			rc |= sb_deny(ctx, EAFNOSUPPORT, "socket", 1, &a);
-		}
-	if (!d->af_deny)	/* a family Linux 6.1 did not have */
-		rc |= sb_deny(ctx, EAFNOSUPPORT, "socket", 1, &above);
+	for (f = 0; f < (d->af_deny ? CONF_AF_MAX : 64); f++)
+		if (f >= CONF_AF_MAX || (d->af_mask >> f & 1) == d->af_deny)
+			rc |= sb_deny_int(ctx, EAFNOSUPPORT, "socket", 0,
+			    0xffffffffu, (uint32_t)f);
+	for (f = 6; !d->af_deny && f < 32; f++)
+		rc |= sb_deny_bit(ctx, EAFNOSUPPORT, "socket", 0, 1ULL << f);
 	return rc;
 }
 
@@ -246,7 +261,7 @@ sb_protect_filter(struct sandbox *sb, const struct svc_def *d, char *err,
 		return -ENOMEM;
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, d->native_arch ?
-	    SCMP_ACT_KILL_PROCESS : SCMP_ACT_ALLOW);
+	    SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO(ENOSYS));
 	if (rc == 0)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (rc == 0)

@@ -399,32 +399,36 @@ spawn_tty_reset(int t)
 }
 
 /*
- * Child: a virtual console (/dev/ttyN) given back, so that what the last
- * user left on it goes; the one on screen cannot be: it is cleared, its
+ * Child, with no fd of its own open on it: a virtual console (/dev/ttyN)
+ * given back, so that what the last user left on it goes; one that
+ * cannot be (the one on screen, or not a console) is cleared, its
  * scrollback too.
  */
 CHILD static void
-spawn_tty_vt(const char *path, int t)
+spawn_tty_vt(const char *path)
 {
 	static const char	clear[] = "\033[r\033[H\033[3J";
 	const char		*s = path + 8;
 	unsigned long		 n = 0;
 	long			 c;
 
-	if (strncmp(path, "/dev/tty", 8) != 0 || *s == '\0')
-		return;
-	for (; *s >= '0' && *s <= '9' && n < 64; s++)
-		n = n * 10 + (unsigned long)(*s - '0');
-	if (*s != '\0' || n < 1 || n >= 64)
-		return;
-	if ((c = SYS(SYS_openat, AT_FDCWD, "/dev/tty0", O_RDWR | O_NOCTTY |
-	    O_CLOEXEC | O_NONBLOCK)) >= 0) {
-		n = SYS(SYS_ioctl, (int)c, VT_DISALLOCATE, n) == 0;
-		SYS(SYS_close, (int)c);
-		if (n)
-			return;
+	if (strncmp(path, "/dev/tty", 8) == 0 && *s != '\0') {
+		for (; *s >= '0' && *s <= '9' && n < 64; s++)
+			n = n * 10 + (unsigned long)(*s - '0');
+		if (*s == '\0' && n >= 1 && n < 64 && (c = SYS(SYS_openat,
+		    AT_FDCWD, "/dev/tty0", O_RDWR | O_NOCTTY | O_CLOEXEC |
+		    O_NONBLOCK)) >= 0) {
+			n = SYS(SYS_ioctl, (int)c, VT_DISALLOCATE, n) == 0;
+			SYS(SYS_close, (int)c);
+			if (n)
+				return;
+		}
 	}
-	SYS(SYS_write, t, clear, sizeof(clear) - 1);
+	if ((c = SYS(SYS_openat, AT_FDCWD, path, O_WRONLY | O_NOCTTY |
+	    O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		SYS(SYS_write, (int)c, clear, sizeof(clear) - 1);
+		SYS(SYS_close, (int)c);
+	}
 }
 
 /*
@@ -455,9 +459,9 @@ spawn_child_tty(const struct spawn_req *r, int fd)
 			spawn_tty_reset(t);
 		if (r->tty_flags & SPAWN_TTY_VHANGUP)
 			SYS(SYS_ioctl, t, TIOCVHANGUP);
-		if (r->tty_flags & SPAWN_TTY_VT)
-			spawn_tty_vt(r->tty, t);
 		SYS(SYS_close, t);
+		if (r->tty_flags & SPAWN_TTY_VT)
+			spawn_tty_vt(r->tty);
 	}
 	if ((rc = SYS(SYS_openat, AT_FDCWD, r->tty, how)) < 0)
 		spawn_fail(fd, STAGE_TTY, rc);

@@ -327,7 +327,8 @@ t_harden_syscall_filter() {
 	svc joined <<-EOF
 	exec = $H try=umount try=bind80 sleep=forever
 	syscall_filter = @default @system-service
-	syscall_filter = ~@network-io
+	syscall_filter = ~@timer
+	  @network-io
 	user = nobody
 	EOF
 	svc killed <<-EOF
@@ -354,7 +355,7 @@ t_harden_syscall_filter() {
 	# A '~' line after an allow list takes its calls out of it.
 	wait_until 10000 logs_have joined "try bind80" || fail "joined: $(ctl logs joined)"
 	expect_match "$(ctl logs joined)" "try bind80: Operation not permitted"
-	expect_match "$(ctl show joined)" "syscall_filter = @default @system-service ~@network-io +#"
+	expect_match "$(ctl show joined)" "syscall_filter = @default @system-service ~@timer ~@network-io +#"
 	# Unfiltered, the same call gets through to the kernel.
 	expect_match "$(out_of open)" "try umount: No such file or directory"
 	ctl wait killed failed --timeout=10s || fail "killed: $(ctl status)"
