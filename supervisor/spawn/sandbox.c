@@ -684,34 +684,6 @@ out:
 	return rc < 0 ? -ENOMEM : 0;
 }
 
-/* Add the calls of a group (or one call) to the filter. */
-static int
-sb_filter_add(scmp_filter_ctx ctx, const char *word, uint32_t action,
-    int depth)
-{
-	const struct sb_group	*g;
-	char			 name[64];
-	const char		*s;
-	size_t			 n;
-	int			 nr, rc;
-
-	if (word[0] != '@') {
-		if ((nr = seccomp_syscall_resolve_name(word)) < 0)
-			return 0;	/* not on this architecture */
-		rc = seccomp_rule_add(ctx, action, nr, 0);
-		return rc == -EEXIST ? 0 : rc;
-	}
-	if ((g = sb_group_find(word)) == NULL || depth > 2)
-		return -EINVAL;
-	for (s = g->calls; *(s += strspn(s, " ")) != '\0'; s += n) {
-		n = strcspn(s, " ");
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		if ((rc = sb_filter_add(ctx, name, action, depth + 1)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
 #define SB_NR_MAX	1024	/* above every call number of x86-64 */
 
 /* Set the numbers of word's calls (a group's, each) in bits. */
@@ -742,23 +714,30 @@ sb_collect(const char *word, uint8_t *bits, int depth)
 }
 
 /*
- * An allow list with calls taken out of it ("~WORD" after its first):
- * what it allows less what is taken out, each call allowed by number.
+ * The rules of syscall_filter, each call by number: an allow list's
+ * calls less those taken out of it ("~WORD" after its first), and the
+ * exec's own whatever it says, allowed; a deny list's, failed.
  */
 static int
-sb_filter_joined(scmp_filter_ctx ctx, char *const *words)
+sb_filter_rules(scmp_filter_ctx ctx, char *const *words, bool deny,
+    uint32_t fail)
 {
 	uint8_t		 in[SB_NR_MAX / 8] = { 0 }, out[SB_NR_MAX / 8] = { 0 };
+	uint8_t		 need[SB_NR_MAX / 8] = { 0 };
 	char *const	*w;
+	size_t		 i;
 	int		 nr, rc = 0;
 
 	for (w = words; *w && rc == 0; w++)
-		rc = (*w)[0] == '~' ? sb_collect(*w + 1, out, 0) :
+		rc = deny ? sb_collect(*w + (w == words), in, 0) :
+		    (*w)[0] == '~' ? sb_collect(*w + 1, out, 0) :
 		    sb_collect(*w, in, 0);
+	for (i = 0; !deny && rc == 0 && i < ARRAY_SIZE(sb_exec_calls); i++)
+		rc = sb_collect(sb_exec_calls[i], need, 0);
 	for (nr = 0; nr < SB_NR_MAX && rc == 0; nr++)
-		if ((in[nr / 8] & ~out[nr / 8]) >> nr % 8 & 1 &&
-		    (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) ==
-		    -EEXIST)
+		if (((in[nr / 8] & ~out[nr / 8]) | need[nr / 8]) >> nr % 8 &
+		    1 && (rc = seccomp_rule_add(ctx, deny ? fail :
+		    SCMP_ACT_ALLOW, nr, 0)) == -EEXIST)
 			rc = 0;
 	return rc;
 }
@@ -772,8 +751,6 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	uint32_t	 fail = d->syscall_errno < 0 ? SCMP_ACT_KILL_PROCESS :
 			     SCMP_ACT_ERRNO((uint32_t)(d->syscall_errno ?
 			     d->syscall_errno : EPERM));
-	char *const	*w;
-	size_t		 i;
 	int		 rc;
 
 	if ((ctx = seccomp_init(deny ? SCMP_ACT_ALLOW : fail)) == NULL) {
@@ -786,16 +763,8 @@ sb_filter(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	 * for every call of the service that the cache does not decide.
 	 */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	for (w = d->syscalls; *w && !deny && (*w)[0] != '~'; w++)
-		;
-	if (!deny && *w != NULL)
-		rc = rc ? rc : sb_filter_joined(ctx, d->syscalls);
-	else
-		for (w = d->syscalls; *w && rc == 0; w++)
-			rc = sb_filter_add(ctx, *w + (*w == d->syscalls[0] &&
-			    deny), deny ? fail : SCMP_ACT_ALLOW, 0);
-	for (i = 0; !deny && rc == 0 && i < ARRAY_SIZE(sb_exec_calls); i++)
-		rc = sb_filter_add(ctx, sb_exec_calls[i], SCMP_ACT_ALLOW, 0);
+	if (rc == 0)
+		rc = sb_filter_rules(ctx, d->syscalls, deny, fail);
 	if (rc == 0)
 		rc = sb_bpf_export(ctx, &sb->filter, &sb->nfilter);
 	seccomp_release(ctx);
