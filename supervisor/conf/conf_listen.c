@@ -115,7 +115,7 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 			    "no listen socket to apply it to",
 			    conf_keys[needs[i]].name);
 	for (i = 0; i < n; i++) {
-		unix_ |= strncmp(d->listen[i], "unix:", 5) == 0;
+		unix_ |= listen_is_unix(d->listen[i]);
 		dgram |= !listen_is_stream(d->listen[i]);
 		listen_parse(d->listen[i], &a, err, sizeof(err));
 		for (j = 0; j < i; j++) {
@@ -130,7 +130,7 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 	    p->key_line[K_LISTEN_MODE]))
 		conf_error(p->c, p->file, p->key_line[K_LISTEN_OWNER] ?
 		    p->key_line[K_LISTEN_OWNER] : p->key_line[K_LISTEN_MODE],
-		    "%s: only a unix: socket has an owner and a mode",
+		    "%s: only a unix socket has an owner and a mode",
 		    p->key_line[K_LISTEN_OWNER] ? "listen_owner" :
 		    "listen_mode");
 	/* systemd's TriggerLimitBurst=: 200 clients for accept, 20 starts
@@ -146,7 +146,7 @@ conf_listen_finish(struct parse_ctx *p, struct svc_def *d)
 		    "client");
 	if (d->accept && dgram)
 		conf_error(p->c, p->file, p->key_line[K_ACCEPT], "accept: a "
-		    "udp socket has no connections to accept");
+		    "datagram socket has no connections to accept");
 	if (d->accept && d->on_demand)
 		conf_error(p->c, p->file, p->key_line[K_ON_DEMAND], "on_demand: "
 		    "with accept, each client starts an instance already");

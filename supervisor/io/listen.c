@@ -4,7 +4,11 @@
  * and binding it.  socks.c holds them across restarts and passes them.
  *
  *   tcp:HOST:PORT  tcp6:[ADDR]:PORT  udp:HOST:PORT  udp6:[ADDR]:PORT
- *   unix:/PATH
+ *   unix:/PATH  unix-dgram:/PATH  unix-seqpacket:/PATH
+ *   netlink:FAMILY:GROUP
+ *
+ * then options (listen_parse_opts()): a name for LISTEN_FDNAMES,
+ * symlinks to a unix socket, SO_PASSCRED and friends.
  *
  * A HOST is a numeric address (no name is looked up: that could wait on
  * a resolver), "*" for any, or "localhost".  A stream socket listens
@@ -17,6 +21,7 @@
  * non-blocking; socks.c makes it blocking for a service that takes it.
  */
 #include <arpa/inet.h>
+#include <linux/netlink.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,14 +43,36 @@ static const struct {
 } listen_kinds[] = {
 	{ "tcp:", LK_TCP }, { "tcp6:", LK_TCP6 }, { "udp:", LK_UDP },
 	{ "udp6:", LK_UDP6 }, { "unix:", LK_UNIX },
+	{ "unix-dgram:", LK_UNIX_DGRAM },
+	{ "unix-seqpacket:", LK_UNIX_SEQPACKET }, { "netlink:", LK_NETLINK },
 };
+
+/* The netlink families by systemd's names for them (ListenNetlink=). */
+static const struct {
+	const char	*name;
+	int		 proto;
+} listen_netlink[] = {
+	{ "route", 0 }, { "firewall", 3 }, { "inet-diag", 4 }, { "nflog", 5 },
+	{ "xfrm", 6 }, { "selinux", 7 }, { "iscsi", 8 }, { "audit", 9 },
+	{ "fib-lookup", 10 }, { "connector", 11 }, { "netfilter", 12 },
+	{ "ip6-fw", 13 }, { "dnrtmsg", 14 }, { "kobject-uevent", 15 },
+	{ "generic", 16 }, { "scsitransport", 18 }, { "ecryptfs", 19 },
+	{ "rdma", 20 },
+};
+
+static bool
+listen_kind_unix(uint8_t kind)
+{
+	return kind == LK_UNIX || kind == LK_UNIX_DGRAM ||
+	    kind == LK_UNIX_SEQPACKET;
+}
 
 /* An inet value: HOST:PORT (v4) or [ADDR]:PORT (v6). */
 static int
 listen_parse_inet(const char *spec, const char *v, bool v6,
     struct listen_addr *a, char *err, size_t n)
 {
-	char		 buf[80];
+	char		 buf[192];
 	const char	*colon = strrchr(v, ':');
 	uint64_t	 port;
 
@@ -74,13 +101,138 @@ listen_parse_inet(const char *spec, const char *v, bool v6,
 	return 0;
 }
 
+/* A netlink value: FAMILY:GROUP, the family by name or number. */
+static int
+listen_parse_netlink(const char *spec, const char *v, struct listen_addr *a,
+    char *err, size_t n)
+{
+	struct sockaddr_nl	*nl = (struct sockaddr_nl *)&a->sa;
+	const char		*colon = strrchr(v, ':');
+	char			 fam[32];
+	uint64_t		 u, group;
+	size_t			 i;
+
+	if (colon == NULL || (size_t)(colon - v) >= sizeof(fam) ||
+	    parse_u64(colon + 1, UINT32_MAX, &group) < 0)
+		goto bad;
+	snprintf(fam, sizeof(fam), "%.*s", (int)(colon - v), v);
+	for (i = 0; i < ARRAY_SIZE(listen_netlink); i++)
+		if (strcmp(listen_netlink[i].name, fam) == 0)
+			break;
+	if (i < ARRAY_SIZE(listen_netlink))
+		a->proto = listen_netlink[i].proto;
+	else if (parse_u64(fam, 31, &u) == 0)	/* MAX_LINKS 32 */
+		a->proto = (int)u;
+	else
+		goto bad;
+	nl->nl_family = AF_NETLINK;
+	nl->nl_groups = (uint32_t)group;
+	a->len = sizeof(*nl);
+	return 0;
+bad:
+	snprintf(err, n, "'%s': expected netlink:FAMILY:GROUP, FAMILY a number "
+	    "below 32 or route, audit, kobject-uevent, generic, ...", spec);
+	return -EINVAL;
+}
+
+/*
+ * The options after the address, blank-separated: name=NAME,
+ * symlink=/PATH (again for more), pass_credentials, pass_security,
+ * receive_buffer=SIZE, send_buffer=SIZE, dual_stack.
+ */
+static int
+listen_parse_opts(const char *spec, const char *s, struct listen_addr *a,
+    char *err, size_t n)
+{
+	const char	*w, *eq, *p;
+	size_t		 len;
+	uint64_t	 size;
+
+	for (; *(s += strspn(s, " \t")) != '\0'; s += len) {
+		w = s;
+		len = strcspn(s, " \t");
+		eq = memchr(w, '=', len);
+		if (len == 16 && strncmp(w, "pass_credentials", len) == 0)
+			a->flags |= LO_PASSCRED;
+		else if (len == 13 && strncmp(w, "pass_security", len) == 0)
+			a->flags |= LO_PASSSEC;
+		else if (len == 10 && strncmp(w, "dual_stack", len) == 0)
+			a->flags |= LO_DUAL;
+		else if (eq && eq - w == 4 && strncmp(w, "name", 4) == 0) {
+			if (len - 5 == 0 || len - 5 > LISTEN_NAME_MAX)
+				goto bad;
+			for (p = eq + 1; p < w + len; p++)
+				if (*p <= ' ' || *p >= 127 || *p == ':')
+					goto bad;
+			snprintf(a->name, sizeof(a->name), "%.*s",
+			    (int)(len - 5), eq + 1);
+		} else if (eq && eq - w == 7 && strncmp(w, "symlink", 7) == 0) {
+			if (eq[1] != '/' || len - 8 >= PATH_MAX ||
+			    w[len - 1] == '/' ||
+			    a->nsymlink == LISTEN_SYMLINKS)
+				goto bad;
+			a->symlink[a->nsymlink++] = eq + 1;
+		} else if (eq && eq - w == 14 &&
+		    strncmp(w, "directory_mode", 14) == 0) {
+			char	num[16];
+
+			snprintf(num, sizeof(num), "%.*s",
+			    (int)(w + len - eq - 1), eq + 1);
+			if (w + len - eq - 1 >= (long)sizeof(num) ||
+			    num[0] == '\0' || strlen(num) > 5 ||
+			    num[strspn(num, "01234567")] != '\0' ||
+			    (size = strtoul(num, NULL, 8)) > 07777)
+				goto bad;
+			a->dmode = (uint32_t)size | 0x10000;
+		} else if (eq && ((eq - w == 14 &&
+		    strncmp(w, "receive_buffer", 14) == 0) || (eq - w == 11 &&
+		    strncmp(w, "send_buffer", 11) == 0))) {
+			char	num[32];
+
+			snprintf(num, sizeof(num), "%.*s",
+			    (int)(w + len - eq - 1), eq + 1);
+			if (parse_size(num, INT32_MAX, &size) < 0 || size == 0)
+				goto bad;
+			*(eq - w == 14 ? &a->rcvbuf : &a->sndbuf) =
+			    (uint32_t)size;
+		} else
+			goto bad;
+	}
+	if ((a->flags & LO_DUAL) && a->kind != LK_TCP6 && a->kind != LK_UDP6) {
+		snprintf(err, n, "'%s': dual_stack is for a tcp6: or udp6: "
+		    "socket", spec);
+		return -EINVAL;
+	}
+	if ((a->nsymlink > 0 || a->dmode) && !listen_kind_unix(a->kind)) {
+		snprintf(err, n, "'%s': only a unix socket has a symlink= or "
+		    "a directory_mode=", spec);
+		return -EINVAL;
+	}
+	if ((a->flags & (LO_PASSCRED | LO_PASSSEC)) &&
+	    !listen_kind_unix(a->kind) && a->kind != LK_NETLINK) {
+		snprintf(err, n, "'%s': pass_credentials and pass_security are "
+		    "for unix and netlink sockets", spec);
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	snprintf(err, n, "'%s': '%.*s' is not an option of a socket (name=NAME, "
+	    "symlink=/PATH (at most %d), directory_mode=MODE, "
+	    "pass_credentials, pass_security, receive_buffer=SIZE, "
+	    "send_buffer=SIZE, dual_stack)", spec,
+	    (int)len, w, LISTEN_SYMLINKS);
+	return -EINVAL;
+}
+
 /* Parse a listen value; 0, or -EINVAL with why in err. */
 int
 listen_parse(const char *spec, struct listen_addr *a, char *err, size_t n)
 {
 	struct sockaddr_un	*un = (struct sockaddr_un *)&a->sa;
 	const char		*v = NULL;
+	char			 addr[sizeof(un->sun_path) + 64];
 	size_t			 i, len;
+	int			 rc;
 
 	memset(a, 0, sizeof(*a));
 	for (i = 0; i < ARRAY_SIZE(listen_kinds); i++)
@@ -92,48 +244,107 @@ listen_parse(const char *spec, struct listen_addr *a, char *err, size_t n)
 		}
 	if (v == NULL) {
 		snprintf(err, n, "'%s': expected tcp:HOST:PORT, "
-		    "tcp6:[ADDR]:PORT, udp:HOST:PORT, udp6:[ADDR]:PORT or "
-		    "unix:/PATH", spec);
+		    "tcp6:[ADDR]:PORT, udp:HOST:PORT, udp6:[ADDR]:PORT, "
+		    "unix:/PATH, unix-dgram:/PATH, unix-seqpacket:/PATH or "
+		    "netlink:FAMILY:GROUP", spec);
 		return -EINVAL;
 	}
-	if (a->kind != LK_UNIX)
-		return listen_parse_inet(spec, v, a->kind == LK_TCP6 ||
+	len = strcspn(v, " \t");
+	if (len >= sizeof(addr)) {
+		snprintf(err, n, "'%.60s...': an address too long", spec);
+		return -EINVAL;
+	}
+	snprintf(addr, sizeof(addr), "%.*s", (int)len, v);
+	if (a->kind == LK_NETLINK)
+		rc = listen_parse_netlink(spec, addr, a, err, n);
+	else if (!listen_kind_unix(a->kind))
+		rc = listen_parse_inet(spec, addr, a->kind == LK_TCP6 ||
 		    a->kind == LK_UDP6, a, err, n);
-	len = strlen(v);
-	if (v[0] != '/' || len >= sizeof(un->sun_path) || v[len - 1] == '/' ||
-	    strstr(v, "/../") || strstr(v, "/./")) {
-		snprintf(err, n, "'%s': expected unix:/PATH, an absolute path "
-		    "of at most %zu bytes", spec, sizeof(un->sun_path) - 1);
+	else if (addr[0] != '/' || len >= sizeof(un->sun_path) ||
+	    addr[len - 1] == '/' || strstr(addr, "/../") ||
+	    strstr(addr, "/./")) {
+		snprintf(err, n, "'%s': expected %.*s/PATH, an absolute path "
+		    "of at most %zu bytes and no blank", spec, (int)(v - spec),
+		    spec, sizeof(un->sun_path) - 1);
 		return -EINVAL;
+	} else {
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path, addr, len + 1);
+		a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    len + 1);
+		rc = 0;
 	}
-	un->sun_family = AF_UNIX;
-	memcpy(un->sun_path, v, len + 1);
-	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
-	return 0;
+	return rc < 0 ? rc : listen_parse_opts(spec, v + len, a, err, n);
 }
 
-/* Do two parsed values name one socket? */
+/*
+ * Do two parsed values name one socket?  Two unix sockets of one path
+ * do, whatever their types; tcp and udp have ports of their own.
+ */
 bool
 listen_same(const struct listen_addr *a, const struct listen_addr *b)
 {
 	bool	sa = a->kind == LK_UDP || a->kind == LK_UDP6;
 	bool	sb = b->kind == LK_UDP || b->kind == LK_UDP6;
 
+	if ((a->kind == LK_NETLINK) != (b->kind == LK_NETLINK) ||
+	    a->proto != b->proto)
+		return false;
 	return sa == sb && a->len == b->len && memcmp(&a->sa, &b->sa,
 	    a->len) == 0;
 }
 
+static uint8_t
+listen_kind(const char *spec)
+{
+	size_t	i;
+
+	for (i = 0; i < ARRAY_SIZE(listen_kinds); i++)
+		if (strncmp(spec, listen_kinds[i].prefix,
+		    strlen(listen_kinds[i].prefix)) == 0)
+			return listen_kinds[i].kind;
+	return LK_UDP;
+}
+
+/* Does it take connections (listen(), accept())? */
 bool
 listen_is_stream(const char *spec)
 {
-	return strncmp(spec, "udp", 3) != 0;
+	uint8_t	k = listen_kind(spec);
+
+	return k == LK_TCP || k == LK_TCP6 || k == LK_UNIX ||
+	    k == LK_UNIX_SEQPACKET;
 }
 
-/* The path of a unix value, or NULL. */
-static const char *
-listen_path(const char *spec)
+bool
+listen_is_unix(const char *spec)
 {
-	return strncmp(spec, "unix:", 5) == 0 ? spec + 5 : NULL;
+	return listen_kind_unix(listen_kind(spec));
+}
+
+/* Its name= option, in buf; NULL if it has none. */
+const char *
+listen_name(const char *spec, char *buf, size_t n)
+{
+	struct listen_addr	a;
+	char			err[8];
+
+	if (listen_parse(spec, &a, err, sizeof(err)) < 0 || a.name[0] == '\0')
+		return NULL;
+	snprintf(buf, n, "%s", a.name);
+	return buf;
+}
+
+/* The path of a unix value (in a), or NULL. */
+static const char *
+listen_path(const char *spec, struct listen_addr *a)
+{
+	char	err[8];
+
+	if (listen_parse(spec, a, err, sizeof(err)) < 0 ||
+	    !listen_kind_unix(a->kind))
+		return NULL;
+	return ((struct sockaddr_un *)&a->sa)->sun_path;
 }
 
 /*
@@ -160,6 +371,42 @@ listen_dir(const char *path, char *name, size_t n)
 	    &rp);
 	close(root);
 	return fd;
+}
+
+/*
+ * Make the missing directories of a unix socket's path (mode, root's or
+ * ours), each by name in its parent held by fd, as listen_dir() looks
+ * them up; then listen_dir()'s fd.  -errno if one cannot be made.
+ */
+static int
+listen_mkdirs(const char *path, mode_t mode, char *name, size_t n)
+{
+	char		 dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char		 leaf[NAME_MAX + 1];
+	const char	*q;
+	int		 pfd;
+
+	for (q = strchr(path + 1, '/'); q != NULL; q = strchr(q + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s/x", (int)(q - path), path);
+		/* dir's own parent, and dir's name in it */
+		if ((pfd = listen_dir(dir, leaf, sizeof(leaf))) >= 0) {
+			close(pfd);
+			continue;
+		}
+		if (pfd != -ENOENT)
+			return pfd;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(q - path), path);
+		if ((pfd = listen_dir(dir, leaf, sizeof(leaf))) < 0)
+			return pfd;
+		if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST) {
+			int	rc = -errno;
+
+			close(pfd);
+			return rc;
+		}
+		close(pfd);
+	}
+	return listen_dir(path, name, n);
 }
 
 /* May a user but root or us change what st is (a sticky one aside)? */
@@ -221,7 +468,7 @@ listen_path_safe(const char *path, int dfd)
  * goes.
  */
 static int
-listen_path_free(int dfd, const char *name, const char *path)
+listen_path_free(int dfd, const char *name, const char *path, int type)
 {
 	struct sockaddr_un	un = { .sun_family = AF_UNIX };
 	struct stat		st, again;
@@ -235,12 +482,14 @@ listen_path_free(int dfd, const char *name, const char *path)
 	if (snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d/%s",
 	    dfd, name) >= (int)sizeof(un.sun_path))
 		snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
-	/* Non-blocking: a full backlog must not hold us. */
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	/* Non-blocking: a full backlog must not hold us.  A socket of
+	 * another type is someone's (EPROTOTYPE): in use. */
+	if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0)
 		return -errno;
 	rc = connect(fd, (const struct sockaddr *)&un, sizeof(un));
-	rc = rc == 0 || errno == EAGAIN ? -EADDRINUSE : 0;
+	rc = rc == 0 || errno == EAGAIN || errno == EPROTOTYPE ?
+	    -EADDRINUSE : 0;
 	close(fd);
 	if (rc == 0 && fstatat(dfd, name, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    again.st_dev == st.st_dev && again.st_ino == st.st_ino &&
@@ -319,16 +568,19 @@ out:
  * 0 with *st the socket file's, or -errno.
  */
 static int
-listen_bind_path(int fd, const char *path, const struct listen_opts *o,
-    struct stat *st)
+listen_bind_path(int fd, const char *path, int type,
+    const struct listen_opts *o, uint32_t dmode, struct stat *st)
 {
 	char			 name[NAME_MAX + 1];
 	struct sockaddr_un	 un = { .sun_family = AF_UNIX };
 	int			 dfd, rc;
 
-	if ((dfd = listen_dir(path, name, sizeof(name))) < 0)
+	if ((dfd = listen_dir(path, name, sizeof(name))) == -ENOENT && dmode)
+		dfd = listen_mkdirs(path, (mode_t)(dmode & 07777), name,
+		    sizeof(name));
+	if (dfd < 0)
 		return dfd;
-	if ((rc = listen_path_free(dfd, name, path)) < 0) {
+	if ((rc = listen_path_free(dfd, name, path, type)) < 0) {
 		close(dfd);
 		return rc;
 	}
@@ -348,6 +600,92 @@ listen_bind_path(int fd, const char *path, const struct listen_opts *o,
 	return rc;
 }
 
+/* Its socket options (a value's options), set on fd; 0 or -errno. */
+static int
+listen_sockopts(int fd, const struct listen_addr *a)
+{
+	int	one = 1, zero = 0, v;
+
+	if (a->sa.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, a->flags & LO_DUAL ? &zero : &one, sizeof(one)) < 0)
+		return -errno;
+	/* Set either way on a socket that has them: a reload may take
+	 * them off. */
+	if ((listen_kind_unix(a->kind) || a->kind == LK_NETLINK) &&
+	    (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, a->flags & LO_PASSCRED ?
+	    &one : &zero, sizeof(one)) < 0 || setsockopt(fd, SOL_SOCKET,
+	    SO_PASSSEC, a->flags & LO_PASSSEC ? &one : &zero,
+	    sizeof(one)) < 0))
+		return -errno;
+	/* Past the sysctl's cap where we may (CAP_NET_ADMIN), as systemd. */
+	v = (int)a->rcvbuf;
+	if (v > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+	    sizeof(v)) < 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v,
+	    sizeof(v)) < 0)
+		return -errno;
+	v = (int)a->sndbuf;
+	if (v > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v,
+	    sizeof(v)) < 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v,
+	    sizeof(v)) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Its symlink= options: each a link to its path, made by name in its
+ * directory (held by fd as a socket's); a link already there is
+ * replaced, anything else is an error.  With drop, removed instead,
+ * each only if it still points to the path.  0, or -errno with the
+ * link's path in *which.
+ */
+static int
+listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
+{
+	const char	*path = ((const struct sockaddr_un *)&a->sa)->sun_path;
+	char		 link[PATH_MAX], name[NAME_MAX + 1], to[PATH_MAX];
+	struct stat	 st;
+	ssize_t		 len;
+	size_t		 i;
+	int		 dfd, rc = 0;
+
+	for (i = 0; i < a->nsymlink && (rc == 0 || drop); i++) {
+		snprintf(link, sizeof(link), "%.*s",
+		    (int)strcspn(a->symlink[i], " \t"), a->symlink[i]);
+		*which = a->symlink[i];
+		if ((dfd = listen_dir(link, name, sizeof(name))) < 0) {
+			rc = dfd;
+			continue;
+		}
+		len = readlinkat(dfd, name, to, sizeof(to) - 1);
+		if (len >= 0)
+			to[len] = '\0';
+		if (drop) {
+			if (len >= 0 && strcmp(to, path) == 0)
+				unlinkat(dfd, name, 0);
+		} else if (len >= 0 && strcmp(to, path) == 0) {
+			;	/* there already */
+		} else if (len < 0 && fstatat(dfd, name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+			rc = -EEXIST;
+		} else if ((len >= 0 && unlinkat(dfd, name, 0) < 0) ||
+		    symlinkat(path, dfd, name) < 0) {
+			rc = -errno;
+		}
+		close(dfd);
+	}
+	return rc;
+}
+
+/* "listen SPEC: symlink LINK: why" for rc, of the link which. */
+static void
+listen_symlink_err(char *err, size_t n, const char *spec, const char *which,
+    int rc)
+{
+	snprintf(err, n, "listen %s: symlink=%.*s: %s", spec,
+	    (int)strcspn(which, " \t"), which, rc == -EEXIST ?
+	    "something that is not a link is there" : strerror(-rc));
+}
+
 /*
  * Backlog, mode and owner of a socket we hold (a reload changed them).
  * A unix socket's path is opened without following a link and must be
@@ -358,13 +696,16 @@ int
 listen_update(int fd, const char *spec, const struct listen_opts *o,
     const struct file_id *id, char *err, size_t n)
 {
-	const char	*path = listen_path(spec);
-	char		 proc[40];
-	struct stat	 st;
-	int		 pfd = -1, rc = 0;
+	struct listen_addr	 a;
+	const char		*path = listen_path(spec, &a), *which = "";
+	char			 proc[40];
+	struct stat		 st;
+	int			 pfd = -1, rc = 0;
 
 	if (listen_is_stream(spec) && listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = listen_sockopts(fd, &a);
 	if (rc == 0 && path) {
 		if ((pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 		    fstat(pfd, &st) < 0)
@@ -377,6 +718,10 @@ listen_update(int fd, const char *spec, const struct listen_opts *o,
 			rc = -errno;
 		if (pfd >= 0)
 			close(pfd);
+		if (rc == 0 && (rc = listen_symlinks(&a, false, &which)) < 0) {
+			listen_symlink_err(err, n, spec, which, rc);
+			return rc;
+		}
 	}
 	if (rc < 0)
 		snprintf(err, n, "listen %s: %s", spec, rc == -ESTALE ?
@@ -394,27 +739,38 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 {
 	struct stat		 st;
 	struct listen_addr	 a;
-	const char		*path = listen_path(spec);
+	const char		*path, *which = "";
 	int			 fd, rc = 0, one = 1, type;
 
 	if (listen_parse(spec, &a, err, n) < 0)
 		return -EINVAL;
-	type = listen_is_stream(spec) ? SOCK_STREAM : SOCK_DGRAM;
+	path = listen_kind_unix(a.kind) ?
+	    ((struct sockaddr_un *)&a.sa)->sun_path : NULL;
+	type = a.kind == LK_NETLINK ? SOCK_RAW : a.kind == LK_UNIX_SEQPACKET ?
+	    SOCK_SEQPACKET : listen_is_stream(spec) ? SOCK_STREAM : SOCK_DGRAM;
 	memset(&st, 0, sizeof(st));
 	if ((fd = socket(a.sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) < 0) {
+	    a.proto)) < 0) {
 		rc = -errno;
 		goto fail;
 	}
-	if (a.sa.ss_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (path)
-		rc = listen_bind_path(fd, path, o, &st);
-	else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-	    sizeof(one)), bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0)
+	rc = listen_sockopts(fd, &a);
+	if (rc == 0 && path)
+		rc = listen_bind_path(fd, path, type, o, a.dmode, &st);
+	else if (rc == 0 && ((a.kind != LK_NETLINK && setsockopt(fd,
+	    SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) ||
+	    bind(fd, (const struct sockaddr *)&a.sa, a.len) < 0))
 		rc = -errno;
-	if (rc == 0 && type == SOCK_STREAM && listen(fd, (int)o->backlog) < 0)
+	if (rc == 0 && type != SOCK_DGRAM && type != SOCK_RAW &&
+	    listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
+	if (rc == 0 && path && (rc = listen_symlinks(&a, false, &which)) < 0) {
+		listen_symlinks(&a, true, &which);
+		listen_unlink(spec, &(struct file_id){ st.st_dev, st.st_ino });
+		close(fd);
+		listen_symlink_err(err, n, spec, which, rc);
+		return rc;
+	}
 	if (rc < 0) {
 		if (path && rc != -EEXIST && rc != -EADDRINUSE)
 			listen_unlink(spec, &(struct file_id){ st.st_dev,
@@ -442,14 +798,16 @@ fail:
 void
 listen_unlink(const char *spec, const struct file_id *id)
 {
-	const char	*path = listen_path(spec);
-	char		 name[NAME_MAX + 1];
-	struct stat	 st;
-	int		 dfd;
+	struct listen_addr	 a;
+	const char		*path = listen_path(spec, &a), *which;
+	char			 name[NAME_MAX + 1];
+	struct stat		 st;
+	int			 dfd;
 
 	if (path == NULL || id->ino == 0 ||
 	    (dfd = listen_dir(path, name, sizeof(name))) < 0)
 		return;
+	listen_symlinks(&a, true, &which);
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISSOCK(st.st_mode) && st.st_dev == id->dev &&
 	    st.st_ino == id->ino)

@@ -88,9 +88,22 @@ socks_opts(const struct svc_def *d, struct listen_opts *o)
 	o->gid = d->listen_gid;
 }
 
+static bool
+socks_same(const char *held, const char *spec)
+{
+	struct listen_addr	a, b;
+	char			err[8];
+
+	/* The address, not the options: a reload sets them anew. */
+	return listen_parse(held, &a, err, sizeof(err)) == 0 &&
+	    listen_parse(spec, &b, err, sizeof(err)) == 0 &&
+	    a.kind == b.kind && listen_same(&a, &b);
+}
+
 /*
  * The listen sockets of definition d: those s holds already (the same
- * value) are taken over, with d's backlog, mode and owner; the others
+ * address) are taken over, with d's backlog, mode,
+ * owner and options; the others
  * are bound.  0 with them in *out (socks_commit or socks_abort takes
  * them), or -errno with "listen VALUE: why" in err, the index of that
  * value in *nout, and nothing bound.
@@ -118,7 +131,7 @@ socks_prepare(struct svc *s, const struct svc_def *d,
 		v[i].fd = -1;
 		for (j = 0; sk && j < sk->nlisten; j++)
 			if (sk->listen[j].fd >= 0 &&
-			    strcmp(sk->listen[j].spec, d->listen[i]) == 0)
+			    socks_same(sk->listen[j].spec, d->listen[i]))
 				break;
 		if (sk && j < sk->nlisten) {
 			v[i].fd = sk->listen[j].fd;
@@ -284,8 +297,12 @@ socks_pass(struct svc *s, int *fds, struct buf *names)
 		return n;
 	}
 	for (i = 0; i < sk->nlisten && n < SPAWN_PASS_MAX; i++) {
+		char	own[LISTEN_NAME_MAX + 1];
+		const char *nm = listen_name(sk->listen[i].spec, own,
+		    sizeof(own));
+
 		fds[n++] = sk->listen[i].fd;
-		socks_name(names, base);
+		socks_name(names, nm ? nm : base);
 	}
 	for (i = 0; i < sk->nstore && n < SPAWN_PASS_MAX; i++) {
 		fds[n++] = sk->store[i].fd;

@@ -42,6 +42,8 @@
  *                      FILE: "fds N names NAMES pid ok|wrong", then a
  *                      line per fd from 3: "fd N TYPE" (stream, dgram,
  *                      file: the path it reads)
+ *   sockopts=FILE      append a line per fd it was given: "fd N passcred
+ *                      0|1 passsec 0|1 rcvbuf BYTES sndbuf BYTES"
  *   serve[=N]          on each of its LISTEN_FDS, answer each client (a
  *                      connection, or a datagram) with "pid PID\n", and
  *                      close; for ever, or N clients
@@ -314,13 +316,40 @@ report_fds(const char *file)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", i);
 		if (getsockopt(i, SOL_SOCKET, SO_TYPE, &type, &len) == 0) {
 			fprintf(f, "fd %d %s\n", i, type == SOCK_STREAM ?
-			    "stream" : "dgram");
+			    "stream" : type == SOCK_SEQPACKET ? "seqpacket" :
+			    type == SOCK_RAW ? "raw" : "dgram");
 		} else if ((k = readlink(path, link, sizeof(link) - 1)) > 0) {
 			link[k] = '\0';
 			fprintf(f, "fd %d file %s\n", i, link);
 		} else {
 			fprintf(f, "fd %d bad\n", i);
 		}
+	}
+	fclose(f);
+}
+
+/* The options of each socket it was given: a line per fd. */
+static void
+report_sockopts(const char *file)
+{
+	FILE		*f = fopen(file, "a");
+	int		 i, n = listen_fds(), cred, sec, rcv, snd;
+	socklen_t	 len;
+
+	if (f == NULL)
+		exit(2);
+	for (i = 3; i < 3 + n; i++) {
+		cred = sec = rcv = snd = -1;
+		len = sizeof(int);
+		getsockopt(i, SOL_SOCKET, SO_PASSCRED, &cred, &len);
+		len = sizeof(int);
+		getsockopt(i, SOL_SOCKET, SO_PASSSEC, &sec, &len);
+		len = sizeof(int);
+		getsockopt(i, SOL_SOCKET, SO_RCVBUF, &rcv, &len);
+		len = sizeof(int);
+		getsockopt(i, SOL_SOCKET, SO_SNDBUF, &snd, &len);
+		fprintf(f, "fd %d passcred %d passsec %d rcvbuf %d sndbuf %d\n",
+		    i, cred, sec, rcv, snd);
 	}
 	fclose(f);
 }
@@ -939,6 +968,8 @@ main(int argc, char **argv)
 			char	*tag = split(v);
 
 			stamp(v, tag);
+		} else if (!strcmp(a, "sockopts")) {
+			report_sockopts(v);
 		} else if (!strcmp(a, "fds")) {
 			report_fds(v);
 		} else if (!strcmp(a, "serve")) {

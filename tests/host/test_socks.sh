@@ -233,7 +233,7 @@ t_listen_check_errors() {
 	listen = tcp:127.0.0.1:1
 	accept = yes
 	EOF
-	chk a@.ini "services/a@.ini:4: accept: a udp socket has no connections" <<-EOF
+	chk a@.ini "services/a@.ini:4: accept: a datagram socket has no connections" <<-EOF
 	[service]
 	exec = /bin/true
 	listen = udp:127.0.0.1:1
@@ -251,11 +251,49 @@ t_listen_check_errors() {
 	exec = /bin/true
 	fdstore_max = 2
 	EOF
-	chk a.ini "services/a.ini:4: listen_mode: only a unix: socket" <<-EOF
+	chk a.ini "services/a.ini:4: listen_mode: only a unix socket" <<-EOF
 	[service]
 	exec = /bin/true
 	listen = tcp:127.0.0.1:1
 	listen_mode = 0600
+	EOF
+	# The options after the address.
+	chk a.ini "services/a.ini:3: listen: 'unix:/run/x name=a:b': 'name=a:b' is not an option of a socket" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = unix:/run/x name=a:b
+	EOF
+	chk a.ini "services/a.ini:3: listen: 'tcp:127.0.0.1:1 symlink=/run/y': only a unix socket has a symlink=" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = tcp:127.0.0.1:1 symlink=/run/y
+	EOF
+	chk a.ini "services/a.ini:3: listen: 'udp:127.0.0.1:1 dual_stack': dual_stack is for a tcp6: or udp6: socket" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = udp:127.0.0.1:1 dual_stack
+	EOF
+	chk a.ini "services/a.ini:3: listen: 'tcp:127.0.0.1:1 pass_credentials': pass_credentials and pass_security are for unix and netlink sockets" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = tcp:127.0.0.1:1 pass_credentials
+	EOF
+	chk a.ini "services/a.ini:3: listen: 'netlink:nosuch:1': expected netlink:FAMILY:GROUP" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = netlink:nosuch:1
+	EOF
+	chk a.ini "services/a.ini:3: listen: 'unix:/run/x directory_mode=0789': 'directory_mode=0789' is not an option" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = unix:/run/x directory_mode=0789
+	EOF
+	# One path, two types: one file.
+	chk a.ini "services/a.ini:4: listen: unix-dgram:/run/x is given twice \\(line 3\\)" <<-EOF
+	[service]
+	exec = /bin/true
+	listen = unix:/run/x
+	listen = unix-dgram:/run/x
 	EOF
 	rm -f "$d"/services/*
 	printf '[service]\nexec = /bin/true\nlisten = tcp:127.0.0.1:7\n' \
@@ -489,4 +527,36 @@ t_fdstore_refused() {
 # logs_of NAME REGEX: a line of NAME's output matches.
 logs_of() {
 	ctl logs "$1" -n 1000 2>/dev/null | grep -qE "$2"
+}
+
+# The options after a listen address: a name, a symlink, a missing
+# directory made, credentials; a reload that changes them keeps the
+# socket (one inode) and sets them anew.
+t_listen_options() {
+	pv_dir
+	local ino
+	svc o <<-EOF
+	exec = $H fds=$T/fds sockopts=$T/opts sleep=forever
+	listen = unix-dgram:$T/d/o.sock name=logs symlink=$T/o.link directory_mode=0700 pass_credentials
+	EOF
+	pv_up
+	ctl wait o ready --timeout=10s >/dev/null || fail "o not ready"
+	expect_eq "$(cat "$T/fds")" "$(printf 'fds 1 names logs pid ok\nfd 3 dgram')"
+	expect_match "$(cat "$T/opts")" "^fd 3 passcred 1 passsec 0 "
+	expect_eq "$(stat -c '%a %F' "$T/d")" "700 directory"
+	expect_eq "$(readlink "$T/o.link")" "$T/d/o.sock"
+	ino=$(stat -c %i "$T/d/o.sock")
+	rm -f "$T/fds" "$T/opts"
+	svc o <<-EOF
+	exec = $H fds=$T/fds sockopts=$T/opts sleep=forever
+	listen = unix-dgram:$T/d/o.sock name=other symlink=$T/o2.link pass_security
+	EOF
+	ctl reload >/dev/null || fail "reload: $OUT"
+	wait_until 10000 test -s "$T/opts" || fail "not started again"
+	expect_eq "$(head -1 "$T/fds")" "fds 1 names other pid ok"
+	expect_match "$(cat "$T/opts")" "^fd 3 passcred 0 passsec 1 "
+	expect_eq "$(stat -c %i "$T/d/o.sock")" "$ino" "the socket's inode"
+	expect_eq "$(readlink "$T/o2.link")" "$T/d/o.sock"
+	ctl stop o --wait --timeout=10s >/dev/null || fail "stop"
+	[ ! -e "$T/d/o.sock" ] && [ ! -L "$T/o2.link" ] || fail "left: $(ls -l "$T" "$T/d")"
 }
