@@ -17,7 +17,7 @@ B		 = build
 DAEMON_SRC	 = main.c sup.c sup_ops.c ctl.c cmd.c pid1.c confreload.c svclog.c cgroup.c mrelease.c \
 		   output.c notifysock.c service.c service_env.c service_kill.c service_save.c forking.c hook.c health.c mainpid.c reaper.c env.c rawpath.c pidmap.c status.c conf_key.c \
 		   pressure.c pressure_report.c decide.c lmkd.c reclaim.c victim.c svc.c svc_event.c svc_hook.c svc_set.c svc_text.c svc_save.c conf.c ready.c restart.c conf_tmpl.c conf_parse.c conf_ids.c conf_harden.c conf_listen.c conf_pressure.c listen.c spawn.c spawn_child.c notifymsg.c proto.c reexec.c snapshot.c st.c state6.c tz.c calendar.c timefmt.c \
-		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c sandbox_filter.c socks.c timer.c conf_timer.c timers.c unit.c conf_unit.c conf_unit_map.c conf_protect.c unit_install.c unitwatch.c cond.c conf_start.c rmtree.c \
+		   metrics.c httpd.c syslogmsg.c sandbox.c sandbox_child.c security.c sandbox_filter.c socks.c timer.c conf_timer.c timers.c unit.c conf_unit.c conf_unit_map.c conf_unit_sock.c conf_protect.c unit_install.c unitwatch.c cond.c conf_start.c rmtree.c \
 		   util.c
 CTL_SRC		 = pidvisorctl.c calshow.c proto.c calendar.c timefmt.c tz.c util.c
 # Each object's headers, as the compiler saw them (-MMD -MP): touching
@@ -251,7 +251,7 @@ FUZZ		 = service tree request reply notify notifymsg argv envfile \
 # What the parsers of a service link, each once (the fuzz targets').
 FUZZ_CONF	 = conf ready restart conf_tmpl conf_parse conf_ids conf_harden \
 		   conf_listen conf_pressure conf_timer conf_start conf_protect \
-		   cond unit conf_unit conf_unit_map calendar tz listen rawpath \
+		   cond unit conf_unit conf_unit_map conf_unit_sock calendar tz listen rawpath \
 		   conf_key sandbox sandbox_filter security st util
 FUZZ_SRC_service = $(FUZZ_CONF)
 FUZZ_SRC_tree	 = $(FUZZ_CONF)

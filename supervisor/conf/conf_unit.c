@@ -98,6 +98,13 @@ cu_find(struct cu *cu, const char *name)
 		if (strcmp(cu->v[i].id, name) == 0 ||
 		    strcmp(cu->v[i].name, name) == 0)
 			return &cu->v[i];
+	/* An alias loaded after its unit: "NAME ID". */
+	for (i = 0; cu->aliases && cu->aliases[i]; i++) {
+		size_t	n = strcspn(cu->aliases[i], " ");
+
+		if (strlen(name) == n && strncmp(cu->aliases[i], name, n) == 0)
+			return cu_find(cu, cu->aliases[i] + n + 1);
+	}
 	return NULL;
 }
 
@@ -114,6 +121,16 @@ cu_load(struct cu *cu, const char *name)
 		return -ENOMEM;
 	}
 	if (cu_find(cu, nu.id) != NULL) {	/* another alias of it */
+		struct buf	b = { 0 };
+
+		buf_printf(&b, "%s %s", name, nu.id);
+		if (b.nomem || (cu->aliases = strv_add(cu->aliases,
+		    b.data)) == NULL) {
+			buf_free(&b);
+			unit_free(&nu);
+			return -ENOMEM;
+		}
+		buf_free(&b);
 		unit_free(&nu);
 		return 0;
 	}
@@ -174,9 +191,14 @@ cu_words(const struct cu *cu, const struct unit *u, const char *section,
 	return rc;
 }
 
-/* What a unit pulls in: Wants=, Requires=, ..., its .wants/.requires. */
+/*
+ * What a unit pulls in: Wants=, Requires=, ..., its .wants/.requires, a
+ * service's Sockets=; then what it starts (a timer's or a socket's
+ * service), from *trig on (the index in *out, or where it ends).
+ */
 static int
-cu_pulls(const struct cu *cu, const struct unit *u, char ***out)
+cu_pulls(const struct cu *cu, const struct unit *u, char ***out,
+    size_t *trig)
 {
 	static const char *const keys[] = { "Wants", "Requires", "Requisite",
 	    "BindsTo" };
@@ -187,6 +209,8 @@ cu_pulls(const struct cu *cu, const struct unit *u, char ***out)
 
 	for (i = 0; i < ARRAY_SIZE(keys) && rc == 0; i++)
 		rc = cu_words(cu, u, "Unit", keys[i], out);
+	if (rc == 0 && cu_is(u, ".service"))
+		rc = cu_words(cu, u, "Service", "Sockets", out);
 	if (rc == 0)
 		rc = unit_dir_list(&cu->up, u->id, ".wants", &v);
 	for (i = 0; rc == 0 && v && v[i]; i++)
@@ -200,6 +224,11 @@ cu_pulls(const struct cu *cu, const struct unit *u, char ***out)
 		if ((*out = strv_add(*out, v[i])) == NULL)
 			rc = -ENOMEM;
 	strv_free(v);
+	*trig = strv_len(*out);
+	/* A socket starts its service (on its first client). */
+	if (rc == 0 && cu_is(u, ".socket") && cu_socket_service(u, buf,
+	    sizeof(buf)) && (*out = strv_add(*out, buf)) == NULL)
+		rc = -ENOMEM;
 	/* A timer starts its Unit=, by default its own name's service. */
 	if (rc == 0 && strcmp(unit_suffix(u->id), ".timer") == 0) {
 		if ((kv = unit_get(u, "Timer", "Unit")) != NULL)
@@ -219,10 +248,12 @@ static int
 cu_closure(struct cu *cu)
 {
 	char	**pulls;
-	size_t	  i, j;
+	size_t	  i, j, trig;
+	struct unit *o;
 
 	if (cu_load(cu, "default.target") < 0)
 		return -ENOMEM;
+	cu->v[0].pulled = true;
 	/* cu->v grows as units load: by index, never a pointer kept. */
 	for (i = 0; i < cu->n; i++) {
 		if (cu->v[i].masked)
@@ -233,15 +264,18 @@ cu_closure(struct cu *cu)
 			continue;
 		}
 		pulls = NULL;
-		if (cu_pulls(cu, &cu->v[i], &pulls) < 0) {
+		if (cu_pulls(cu, &cu->v[i], &pulls, &trig) < 0) {
 			strv_free(pulls);
 			return -ENOMEM;
 		}
-		for (j = 0; pulls && pulls[j]; j++)
+		for (j = 0; pulls && pulls[j]; j++) {
 			if (cu_load(cu, pulls[j]) < 0) {
 				strv_free(pulls);
 				return -ENOMEM;
 			}
+			if (j < trig && (o = cu_find(cu, pulls[j])) != NULL)
+				o->pulled = true;
+		}
 		strv_free(pulls);
 	}
 	return 0;
@@ -283,7 +317,7 @@ cu_edges(struct cu *cu, char ***edge)
 		w = NULL;
 		rc = cu_words(cu, u, "Unit", "After", &edge[i]);
 		if (rc == 0 && cu_is(u, ".target") && cu_defaults(u))
-			rc = cu_pulls(cu, u, &edge[i]);
+			rc = cu_pulls(cu, u, &edge[i], &j);
 		if (rc == 0 && cu_is(u, ".service") && cu_defaults(u) &&
 		    ((edge[i] = strv_add(edge[i], "sysinit.target")) == NULL ||
 		    (edge[i] = strv_add(edge[i], "basic.target")) == NULL))
@@ -444,6 +478,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	cs.d->ignore_sigpipe = true;
 	cu_apply(&cs, u, NULL);
 	cu_timers(&cs);
+	cu_sockets(&cs, !u->pulled);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
 		seen[i] = true;
 		cu_after_walk(cu, edge, i, seen, &b);
@@ -530,7 +565,8 @@ conf_units(struct conf *c)
 	if ((rc = cu_closure(&cu)) < 0)
 		goto out;
 	if ((edge = calloc(cu.n + 1, sizeof(*edge))) == NULL ||
-	    (cu.refused = calloc(cu.n + 1, sizeof(*cu.refused))) == NULL) {
+	    (cu.refused = calloc(cu.n + 1, sizeof(*cu.refused))) == NULL ||
+	    (cu.used = calloc(cu.n + 1, sizeof(*cu.used))) == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -540,6 +576,7 @@ conf_units(struct conf *c)
 	for (i = 0; i < cu.n; i++)
 		cu_service(&cu, edge, i);
 	cu_prune(&cu, first);
+	cu_sockets_unused(&cu);
 out:
 	if (rc == -ENOMEM) {
 		conf_error(c, "units", 0, "%s", strerror(ENOMEM));
@@ -549,6 +586,8 @@ out:
 		strv_free(edge[i]);
 	free(edge);
 	free(cu.refused);
+	free(cu.used);
+	strv_free(cu.aliases);
 	for (i = 0; i < cu.n; i++)
 		unit_free(&cu.v[i]);
 	free(cu.v);

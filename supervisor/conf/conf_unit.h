@@ -29,6 +29,10 @@ struct cu {
 						 * comes after, blank-separated */
 	char			**requires;
 	bool			*refused;
+	bool			*used;		/* per unit: a socket a service
+						 * takes */
+	char			**aliases;	/* "NAME ID": an alias loaded
+						 * after its unit */
 };
 
 /* One service being made from its unit. */
@@ -60,6 +64,9 @@ struct unit	*cu_find(struct cu *cu, const char *name);
 void		 cu_apply(struct cu_svc *cs, const struct unit *u,
 		    const char *sect);
 void		 cu_timers(struct cu_svc *cs);
+bool		 cu_socket_service(const struct unit *t, char *out, size_t n);
+void		 cu_sockets(struct cu_svc *cs, bool on_demand);
+void		 cu_sockets_unused(struct cu *cu);
 bool		 cu_is(const struct unit *u, const char *type);
 bool		 cu_last(const struct unit *u, const struct unit_kv *kv);
 bool		 cu_reset_after(const struct unit *u,

@@ -544,6 +544,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Install", "Also", NULL, NULL, CU_SILENT },
 	{ "Install", "DefaultInstance", NULL, NULL, CU_SILENT },
 	{ "Service", "Type", cu_type, NULL, 0 },
+	{ "Service", "Sockets", NULL, NULL, CU_SILENT },
 	{ "Service", "ExecStart", cu_exec, "exec", 0 },
 	{ "Service", "RemainAfterExit", cu_remain, NULL, 0 },
 	{ "Service", "ExecCondition", cu_exec, "condition_exec", CU_LIST },

@@ -34,6 +34,9 @@ struct unit {
 					 * the instance kept */
 	char		 *fragment;	/* its file, or NULL: none found */
 	bool		  masked;	/* linked to /dev/null */
+	bool		  pulled;	/* conf_unit.c: pulled in by a unit,
+					 * not only started by a socket's
+					 * client or a timer */
 	char		**files;	/* fragment, then drop-ins; NULL-ended */
 	char		**sections;	/* the section names seen */
 	struct unit_kv	 *kv;		/* in the order they apply */
