@@ -573,7 +573,11 @@ spawn_child_sandbox(const struct spawn_req *r, int fd, struct spawn_ns *ns)
 			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
 		root = ns->root;
 	} else {
-		if (r->ns_keep && (rc = spawn_ns_open(sb, &mine)) < 0)
+		/* Kept (for the hooks to join) only if made: the parent
+		 * listens on a socket for them then, else on a pipe. */
+		bool	keep = r->ns_keep && sb->clone_flags != 0;
+
+		if (keep && (rc = spawn_ns_open(sb, &mine)) < 0)
 			spawn_fail_at(fd, STAGE_MOUNT, -1, rc);
 		if ((rc = sandbox_child_mounts(sb, r->env_owner, &i, &uid,
 		    &root)) < 0)
@@ -584,7 +588,7 @@ spawn_child_sandbox(const struct spawn_req *r, int fd, struct spawn_ns *ns)
 		    (int)sandbox_child_root_open(sb, r->env_owner)) < 0)
 			spawn_fail(fd, STAGE_ROOT, rc);
 		mine.root = root;
-		if (r->ns_keep && (rc = spawn_tell_ns(fd, &mine)) < 0)
+		if (keep && (rc = spawn_tell_ns(fd, &mine)) < 0)
 			spawn_fail(fd, STAGE_FDS, rc);
 	}
 	if ((rc = sandbox_child_sched(sb, &i)) < 0)

@@ -437,14 +437,28 @@ t_units_dirs() {
 	ExecStart=$H sleep=forever
 	EOF
 	wanted keep.service
+	# As Debian's ssh.service: hooks, a runtime directory, no namespace.
+	unit sshlike.service <<-EOF
+	[Service]
+	Type=notify
+	ExecStartPre=/bin/true
+	ExecStart=$H notify=READY=1 sleep=forever
+	ExecReload=/bin/true
+	KillMode=process
+	RuntimeDirectory=sshlike
+	RuntimeDirectoryMode=0755
+	EOF
+	wanted sshlike.service
 	PV_BINDS="$T/run:/run $T/varlib:/var/lib" pv_up
 	expect_rc 0 ctl wait web ready --timeout=20s
 	expect_rc 0 ctl wait keep ready --timeout=20s
+	expect_rc 0 ctl wait sshlike ready --timeout=20s
 	wait_until 10000 test -s "$T/run/web/env" || fail "web wrote no env"
 	expect_eq "$(cat "$T/run/web/env")" "/run/web /var/lib/web/data" "env"
 	expect_eq "$(stat -c '%U %a' "$T/run/web" "$T/varlib/web" \
 	    "$T/varlib/web/data" | tr '\n' ' ')" \
 	    "nobody 700 root 755 nobody 755 " "owners and modes"
+	expect_rc 0 ctl reload sshlike
 	expect_rc 0 ctl stop web keep --wait
 	[ ! -e "$T/run/web" ] || fail "web's runtime directory is left"
 	[ -d "$T/run/keep" ] || fail "keep's went, though preserved"
