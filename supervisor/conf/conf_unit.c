@@ -297,6 +297,52 @@ cu_is(const struct unit *u, const char *type)
 	return strcmp(unit_suffix(u->id), type) == 0;
 }
 
+/* Does unit u name w in a list directive of [Unit]? */
+static bool
+cu_names(const struct cu *cu, const struct unit *u, const char *key,
+    const struct unit *w)
+{
+	char	**v = NULL;
+	size_t	  i;
+	bool	  yes = false;
+
+	if (cu_words(cu, u, "Unit", key, &v) < 0)
+		return false;
+	for (i = 0; v && v[i] && !yes; i++)
+		yes = cu_find((struct cu *)cu, v[i]) == w;
+	strv_free(v);
+	return yes;
+}
+
+/*
+ * A target comes after what it pulls in, as systemd's default
+ * dependencies make it: not after a unit without them
+ * (DefaultDependencies=no), nor after one ordered after it (no loop).
+ */
+static int
+cu_target_after(struct cu *cu, const struct unit *t, char ***out)
+{
+	char	**pulls = NULL;
+	size_t	  j, trig;
+	struct unit *o;
+	int	  rc;
+
+	rc = cu_pulls(cu, t, &pulls, &trig);
+	for (j = 0; rc == 0 && pulls && pulls[j]; j++) {
+		if ((o = cu_find(cu, pulls[j])) != NULL && (o->masked ||
+		    o->fragment == NULL || !cu_defaults(o) ||
+		    cu_names(cu, o, "After", t) ||
+		    cu_names(cu, t, "Before", o) || (cu_is(o, ".service") &&
+		    (strcmp(t->id, "sysinit.target") == 0 ||
+		    strcmp(t->id, "basic.target") == 0))))
+			continue;	/* a service is after these two */
+		if ((*out = strv_add(*out, pulls[j])) == NULL)
+			rc = -ENOMEM;
+	}
+	strv_free(pulls);
+	return rc;
+}
+
 /*
  * The order among the units: edge[i] lists what unit i comes after
  * (After=, the other's Before=, a target's after what it pulls in, a
@@ -317,7 +363,7 @@ cu_edges(struct cu *cu, char ***edge)
 		w = NULL;
 		rc = cu_words(cu, u, "Unit", "After", &edge[i]);
 		if (rc == 0 && cu_is(u, ".target") && cu_defaults(u))
-			rc = cu_pulls(cu, u, &edge[i], &j);
+			rc = cu_target_after(cu, u, &edge[i]);
 		if (rc == 0 && cu_is(u, ".service") && cu_defaults(u) &&
 		    ((edge[i] = strv_add(edge[i], "sysinit.target")) == NULL ||
 		    (edge[i] = strv_add(edge[i], "basic.target")) == NULL))

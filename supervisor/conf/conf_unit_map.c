@@ -267,6 +267,27 @@ cu_type(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	conf_apply(&cs->p, kv->file, kv->line, "ready", map[i][1]);
 }
 
+/* Is the service's Type= this one? */
+static bool
+cu_type_is(const struct cu_svc *cs, const char *type)
+{
+	const struct unit_kv	*kv = unit_get(cs->u, "Service", "Type");
+
+	return kv != NULL && strcmp(kv->value, type) == 0;
+}
+
+/* PIDFile=: what a Type=forking service's daemon is; else unused. */
+static void
+cu_pidfile(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	if (cu_type_is(cs, "forking"))
+		cu_key(cs, kv, v, arg);
+	else
+		cu_note(cs, kv, "only a Type=forking service's is read "
+		    "(its main process is known otherwise): ignored");
+}
+
 static void
 cu_restart(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
@@ -342,6 +363,13 @@ cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 {
 	struct buf		 b = { 0 };
 
+	/* postgresql.service's: nothing of its own runs to reload. */
+	if (strcmp(arg, "reload_exec") == 0 && cu_type_is(cs, "oneshot")) {
+		if (cu_last(cs->u, kv))
+			cu_note(cs, kv, "a Type=oneshot service has nothing "
+			    "running to reload: ignored");
+		return;
+	}
 	if (*v != '\0' && cu_command(cs, kv, v, &b) == 0)
 		cu_key(cs, kv, b.data, arg);
 	else if (strcmp(arg, "exec") == 0)
@@ -559,7 +587,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "TimeoutStopSec", cu_span, "stop_timeout", 0 },
 	{ "Service", "TimeoutSec", cu_timeout, NULL, 0 },
 	{ "Service", "WatchdogSec", cu_watchdog, "watchdog", 0 },
-	{ "Service", "PIDFile", cu_key, "pid_file", 0 },
+	{ "Service", "PIDFile", cu_pidfile, "pid_file", 0 },
 	{ "Service", "KillMode", cu_kill_mode, "kill_mode", 0 },
 	{ "Service", "KillSignal", cu_key, "stop_signal", 0 },
 	{ "Service", "RestartPreventExitStatus", cu_key,

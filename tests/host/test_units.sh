@@ -181,6 +181,23 @@ t_units_check() {
 	ExecStop=/bin/true
 	EOF
 	wanted once.service
+	# PIDFile= of a service that is not Type=forking, ExecReload= of a
+	# oneshot (redis-server's, postgresql's): said, ignored.
+	unit pidf.service <<-EOF
+	[Service]
+	Type=notify
+	PIDFile=/run/pidf.pid
+	ExecStart=$H notify=READY=1 sleep=forever
+	EOF
+	wanted pidf.service
+	unit group.service <<-EOF
+	[Service]
+	Type=oneshot
+	RemainAfterExit=yes
+	ExecStart=/bin/true
+	ExecReload=/bin/true
+	EOF
+	wanted group.service
 	unit dyn.service <<-EOF
 	[Service]
 	ExecStart=$H sleep=forever
@@ -241,6 +258,8 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/odd.service:6: KillMode=: mixed: "
 	expect_match "$OUT" "warning: $L/odd.service:7: Type=: dbus: run as simple"
 	expect_match "$OUT" "warning: $L/odd.service:9: \\[Socket\\] is not a section of a service: ignored"
+	expect_match "$OUT" "warning: $L/pidf.service:3: PIDFile=: only a Type=forking service's is read \\(its main process is known otherwise\\): ignored"
+	expect_match "$OUT" "warning: $L/group.service:5: ExecReload=: a Type=oneshot service has nothing running to reload: ignored"
 	expect_match "$OUT" "warning: $L/odd.service:13: StandardOutput=: not supported: pidvisor's log takes both streams to one sink"
 	expect_match "$OUT" "warning: $L/once.service:3: Conflicts=: not supported yet: ignored \\(both run\\)"
 	expect_match "$OUT" "warning: $L/once.service:6: RemainAfterExit=: no: its ExecStop= runs when it is stopped"
@@ -490,11 +509,35 @@ t_units_order() {
 	ExecStart=/bin/sh -c 'echo app >>$T/order'
 	EOF
 	wanted app.service
+	# A target is after what it pulls in, as systemd's default
+	# dependencies make it: not after a unit with none, nor after one
+	# after it (a service is after sysinit.target): Debian's
+	# systemd-pcrphase-sysinit and systemd-pcrphase, no cycle.
+	mkdir -p "$T/lib/sysinit.target.wants"
+	printf 'Requires=sysinit.target\n' >>"$T/lib/basic.target"
+	unit early.service <<-EOF
+	[Unit]
+	DefaultDependencies=no
+	After=sysinit.target
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo early >>$T/early'
+	EOF
+	unit phase.service <<-EOF
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo phase >>$T/early'
+	EOF
+	ln -s "$T/lib/early.service" "$T/lib/phase.service" \
+	    "$T/lib/sysinit.target.wants/"
+	expect_rc 0 "$PV" --check -c "$T/conf"
 	pv_up
 	ctl wait app done --timeout=10s || fail "app: $(ctl status)"
 	expect_rc 0 ctl show app
 	expect_match "$OUT" "after = net +#"
 	expect_eq "$(tr '\n' ' ' <"$T/order")" "net app " "the order"
+	expect_rc 0 ctl wait early done --timeout=10s
+	expect_rc 0 ctl wait phase done --timeout=10s
 	pv_down
 }
 
