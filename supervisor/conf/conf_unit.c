@@ -380,6 +380,20 @@ cu_edges(struct cu *cu, char ***edge)
 	return rc;
 }
 
+/* Is name a word of b's blank-separated list? */
+static bool
+cu_buf_has(const struct buf *b, const char *name)
+{
+	size_t		 n = strlen(name);
+	const char	*p;
+
+	for (p = b->data; p != NULL && (p = strstr(p, name)) != NULL; p += n)
+		if ((p == b->data || p[-1] == ' ') && (p[n] == ' ' ||
+		    p[n] == '\0'))
+			return true;
+	return false;
+}
+
 /*
  * The services unit i comes after, through targets (and any other unit
  * that is not a service), appended to b as pidvisor names.
@@ -393,8 +407,15 @@ cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
 	struct unit *o;
 
 	for (j = 0; edge[i] && edge[i][j]; j++) {
-		if ((o = cu_find(cu, edge[i][j])) == NULL || seen[o - cu->v] ||
-		    o->masked || o->fragment == NULL)
+		o = cu_find(cu, edge[i][j]);
+		/* No such unit, but a service of an ini file of the name
+		 * (systemd-remount-fs.ini for the unit a generator adds). */
+		if ((o == NULL || o->fragment == NULL) &&
+		    cu_svc_name(edge[i][j], name, sizeof(name)) &&
+		    cu_def(cu->c, name) != NULL && !cu_buf_has(b, name))
+			buf_printf(b, "%s%s", b->len ? " " : "", name);
+		if (o == NULL || seen[o - cu->v] || o->masked ||
+		    o->fragment == NULL)
 			continue;
 		seen[o - cu->v] = true;
 		if (cu_is(o, ".service")) {
@@ -489,7 +510,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	struct cu_svc	 cs = { .cu = cu, .u = u };
 	char		 name[UNIT_NAME_MAX + 1];
 	struct buf	 b = { 0 };
-	size_t		 nerrs = cu->c->nerrs, j;
+	size_t		 nerrs = cu->c->nerrs, j, started;
 	bool		*seen;
 
 	if (!cu_is(u, ".service") || u->masked || u->fragment == NULL ||
@@ -523,8 +544,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	cs.d->stop_timeout = 90000;
 	cs.d->ignore_sigpipe = true;
 	cu_apply(&cs, u, NULL);
-	cu_timers(&cs);
-	cu_sockets(&cs, !u->pulled);
+	started = cu_timers(&cs) + cu_sockets(&cs, !u->pulled);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
 		seen[i] = true;
 		cu_after_walk(cu, edge, i, seen, &b);
@@ -541,6 +561,12 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	if (cu->c->nerrs > nerrs) {
 		cu_errors_to_warnings(cu, nerrs, name);
 		cu->refused[i] = true;
+		cu->c->ndefs--;
+		svc_def_free(cs.d);
+	} else if (!u->pulled && started == 0) {
+		/* Only a socket not bound starts it (systemd-initctl's). */
+		conf_warn(cu->c, "%s: only its sockets would start it, and "
+		    "none is bound: the unit is not run", u->fragment);
 		cu->c->ndefs--;
 		svc_def_free(cs.d);
 	}

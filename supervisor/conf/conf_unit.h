@@ -63,9 +63,9 @@ int		 cu_spec(const struct unit *u, const struct unit_kv *kv,
 struct unit	*cu_find(struct cu *cu, const char *name);
 void		 cu_apply(struct cu_svc *cs, const struct unit *u,
 		    const char *sect);
-void		 cu_timers(struct cu_svc *cs);
+size_t		 cu_timers(struct cu_svc *cs);
 bool		 cu_socket_service(const struct unit *t, char *out, size_t n);
-void		 cu_sockets(struct cu_svc *cs, bool on_demand);
+size_t		 cu_sockets(struct cu_svc *cs, bool on_demand);
 void		 cu_sockets_unused(struct cu *cu);
 bool		 cu_is(const struct unit *u, const char *type);
 bool		 cu_last(const struct unit *u, const struct unit_kv *kv);

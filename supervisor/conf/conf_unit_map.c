@@ -821,8 +821,8 @@ cu_apply(struct cu_svc *cs, const struct unit *u, const char *sect)
 	buf_free(&b);
 }
 
-/* The timers that start a service: their [Timer] directives. */
-void
+/* The timers that start a service: their [Timer] directives; how many. */
+size_t
 cu_timers(struct cu_svc *cs)
 {
 	static const char *const spans[][2] = {
@@ -837,7 +837,7 @@ cu_timers(struct cu_svc *cs)
 	const struct unit_kv	*kv, *unit;
 	struct buf		 b = { 0 };
 	char			 want[UNIT_NAME_MAX + 1];
-	size_t			 i, j;
+	size_t			 i, j, n = 0;
 
 	for (i = 0; i < cu->n; i++) {
 		struct unit	*t = &cu->v[i];
@@ -852,6 +852,7 @@ cu_timers(struct cu_svc *cs)
 		if (strcmp(want, cs->u->id) != 0 &&
 		    strcmp(want, cs->u->name) != 0)
 			continue;
+		n++;
 		for (kv = t->kv; kv < t->kv + t->nkv; kv++) {
 			if (strcmp(kv->section, "Timer") != 0 ||
 			    kv->value[0] == '\0' || cu_spec(t, kv, cu->c, &b) < 0)
@@ -881,4 +882,5 @@ cu_timers(struct cu_svc *cs)
 		}
 	}
 	buf_free(&b);
+	return n;
 }

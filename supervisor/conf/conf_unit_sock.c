@@ -308,9 +308,10 @@ cu_sock_cond(const struct unit *t)
 
 /*
  * The sockets of the service being made: each socket unit of the tree
- * that is its.  With on_demand, it starts on its first client.
+ * that is its.  With on_demand, it starts on its first client.  How
+ * many sockets it has.
  */
-void
+size_t
 cu_sockets(struct cu_svc *cs, bool on_demand)
 {
 	static const char *const listens[] = { "ListenStream",
@@ -388,6 +389,7 @@ cu_sockets(struct cu_svc *cs, bool on_demand)
 	buf_free(&oc);
 	buf_free(&spec);
 	buf_free(&v);
+	return n;
 }
 
 /* Say each socket unit of the tree that no service made takes. */

@@ -530,8 +530,26 @@ t_units_order() {
 	EOF
 	ln -s "$T/lib/early.service" "$T/lib/phase.service" \
 	    "$T/lib/sysinit.target.wants/"
+	# After= a service of an ini file that no unit file is (Debian's
+	# After=systemd-remount-fs.service, a generator's unit elsewhere).
+	svc first <<-EOF
+	exec = /bin/sh -c 'echo first >>$T/ini-order'
+	ready = exit
+	EOF
+	unit second.service <<-EOF
+	[Unit]
+	After=first.service
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh -c 'echo second >>$T/ini-order'
+	EOF
+	wanted second.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	pv_up
+	ctl wait second done --timeout=10s || fail "second: $(ctl status)"
+	expect_rc 0 ctl show second
+	expect_match "$OUT" "after = first +#"
+	expect_eq "$(tr '\n' ' ' <"$T/ini-order")" "first second " "ini, then unit"
 	ctl wait app done --timeout=10s || fail "app: $(ctl status)"
 	expect_rc 0 ctl show app
 	expect_match "$OUT" "after = net +#"
@@ -790,6 +808,16 @@ t_units_socket() {
 	ListenStream=$T/lone.sock
 	EOF
 	wanted lone.socket
+	# A service only a socket pulls in, the socket not bound: not run.
+	unit fifo.socket <<-EOF
+	[Socket]
+	ListenFIFO=$T/fifo
+	EOF
+	wanted fifo.socket
+	unit fifo.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	expect_match "$OUT" "warning: $L/more.socket:5: ListenFIFO=: not supported yet: left out"
 	expect_match "$OUT" "warning: $L/echo.socket:7: ListenStream=: an abstract socket: not supported yet"
@@ -798,6 +826,7 @@ t_units_socket() {
 	expect_match "$OUT" "warning: $L/cond.socket:2: ConditionPathExists=: the conditions of a socket unit are not checked yet: the socket is not bound"
 	expect_match "$OUT" "warning: $L/per.socket: Accept=yes \\(a service per client\\) is not supported for units yet: the socket is not bound"
 	expect_match "$OUT" "warning: $L/lone.socket: its service lone.service is not run: the socket is not bound"
+	expect_match "$OUT" "warning: $L/fifo.service: only its sockets would start it, and none is bound: the unit is not run"
 	pv_up
 	# echo: bound at boot, its service not started before a client.
 	ctl wait echo listening --timeout=10s || fail "echo not listening"
@@ -829,6 +858,7 @@ t_units_socket() {
 	expect_eq "$(cat "$T/rlog.fds")" "$(printf 'fds 1 names syslog.socket pid ok\nfd 3 dgram')"
 	[ ! -e "$T/cond.sock" ] && [ ! -e "$T/per.sock" ] &&
 	    [ ! -e "$T/lone.sock" ] || fail "a socket not to bind was bound"
+	expect_rc 4 ctl status fifo
 	# Stopped for good: its files and its symlink go.
 	ctl stop echo --wait --timeout=10s >/dev/null || fail "stop echo"
 	[ ! -e "$T/run/sub/echo.sock" ] && [ ! -L "$T/echo.link" ] ||
