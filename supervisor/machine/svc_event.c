@@ -67,6 +67,10 @@ svc_exec(struct svc *s, int stage, int err)
 	if (!s->execing)
 		return;
 	s->execing = false;
+	/* exec = -PROGRAM, the program missing: its end (code 127) is as
+	 * clean as any other, as systemd's "Executable missing, skipping". */
+	if (err == ENOENT && stage == STAGE_EXEC && s->def->exec_any_exit)
+		return;
 	if (err) {
 		if (s->state == SVC_STARTING)
 			svc_disarm(s);		/* no ready timeout */

@@ -600,7 +600,15 @@ t_exec_minus() {
 	exec = -$H stamp=$T/k:UP exit=7
 	restart = on-failure
 	EOF
+	# A program missing: done too (Debian's modprobe@ without kmod).
+	svc gone <<-EOF
+	exec = -$T/no-such-program
+	ready = exit
+	EOF
 	pv_up
+	expect_rc 0 ctl start gone --wait --timeout=5s
+	expect_eq "$(field gone state)" done
+	expect_match "$(field gone reason)" "exited with code 127"
 	expect_rc 0 ctl start job --wait --timeout=5s
 	expect_eq "$(field job state)" done
 	expect_match "$(field job reason)" "exited with code 3"
