@@ -502,6 +502,12 @@ cu_errors_to_warnings(struct cu *cu, size_t nerrs, const char *name)
 	}
 }
 
+/* systemd's own units that talk to it as process 1, on its bus. */
+static const char *const cu_systemd_only[] = {
+	"systemd-update-utmp.service",		/* the runlevel, the boot */
+	"systemd-update-utmp-runlevel.service",
+};
+
 /* Make the service of unit i, if it is one to make. */
 static void
 cu_service(struct cu *cu, char ***edge, size_t i)
@@ -521,6 +527,16 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 		    u->fragment, name);
 		return;
 	}
+	for (j = 0; j < ARRAY_SIZE(cu_systemd_only); j++)
+		if (strcmp(u->id, cu_systemd_only[j]) == 0) {
+			conf_warn(cu->c, "%s: it asks systemd, as process 1, "
+			    "over D-Bus, which pidvisor is not: the unit is not "
+			    "run", u->fragment);
+			cu->refused[i] = true;
+			cu_refused_add(cu, name, "it asks systemd (process 1) "
+			    "over D-Bus");
+			return;
+		}
 	if (!conf_name_valid(name)) {
 		conf_warn(cu->c, "%s: '%s' cannot be a service's name in "
 		    "pidvisor (letters, digits, _.@- ; at most %d): the unit "

@@ -211,6 +211,13 @@ t_units_check() {
 	ExecStart=$H sleep=forever
 	EOF
 	wanted needs-dyn.service
+	# systemd's own, talking to it as process 1 over D-Bus.
+	unit systemd-update-utmp.service <<-EOF
+	[Service]
+	Type=oneshot
+	ExecStart=$H sleep=forever
+	EOF
+	wanted systemd-update-utmp.service
 	unit bad.service <<-EOF
 	[Service]
 	ExecStart=$H sleep=forever
@@ -266,6 +273,7 @@ t_units_check() {
 	[[ $OUT != *once.service:2:* ]] || fail "Conflicts= with units that do not boot: said"
 	expect_match "$OUT" "warning: $L/dyn.service:3: DynamicUser=: not supported: pidvisor makes no users .*\\(the unit is not run\\)"
 	expect_match "$OUT" "warning: $L/needs-dyn.service: requires dyn, which is not run: not run either"
+	expect_match "$OUT" "warning: $L/systemd-update-utmp.service: it asks systemd, as process 1, over D-Bus, which pidvisor is not: the unit is not run"
 	expect_match "$OUT" "warning: $L/bad.service:3: restart: "
 	expect_match "$OUT" "warning: $L/bad.service:4: Nice=: unknown specifier '%z'"
 	expect_match "$OUT" "warning: $L/plus.service:2: ExecStart=: the prefixes '@', '\\+' and '!' are not supported yet"
@@ -300,6 +308,7 @@ t_units_check() {
 	done
 	expect_match "$(ctl status dyn.service)" "DynamicUser=: not supported"
 	expect_match "$(ctl status needs-dyn)" "not run: requires dyn, which is not run"
+	expect_match "$(ctl status systemd-update-utmp)" "refused .*it asks systemd \\(process 1\\) over D-Bus"
 	expect_eq "$(ctl status plus --json | jq -r '.[0].state')" refused \
 	    "refused in JSON"
 	expect_match "$(ctl status)" $'\n'"bad +refused "
