@@ -42,6 +42,8 @@ static const struct pid1_mount {
 	{ "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
 	{ "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
 	{ "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
+	/* POSIX shared memory, everyone's (PostgreSQL's segments). */
+	{ "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777" },
 	{ "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
 	{ "/sys/fs/cgroup", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
 };
