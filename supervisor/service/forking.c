@@ -7,9 +7,10 @@
  * of ours (a pid file in a directory a user controls may hang its
  * reader: a FUSE file), looked up a component at a time, symlinks only
  * root's or the service user's (rawpath.c), the file itself root's or
- * the service user's; or, without pid_file, the one process left in
- * its cgroup.  A missing file, or one that names a process that is not
- * there yet, is read again, less often each time, until ready_timeout.
+ * the service user's, or another user's if the PID it names is in the
+ * service's cgroup (as systemd takes it); or, without pid_file, the one
+ * process left in its cgroup.  A missing file, or one that names a
+ * process that is not there yet, is read again, less often each time, until ready_timeout.
  * The PID is taken as a pidfd, checked to be the service's (mainpid.c:
  * its user's, in its cgroup; without a cgroup, an orphan we adopted),
  * then checked alive: alive, it held the PID throughout.
@@ -50,6 +51,7 @@
 #define FORKING_DELAY_MAX	500	/* ms, at most between tries */
 #define FORKING_ROOT		100	/* reader's exit: a root's file */
 #define FORKING_USER		101	/* ... the service user's */
+#define FORKING_OTHER		102	/* ... another user's */
 
 /* What a reader reads, and for which service (NULL: gone). */
 struct forking_reader {
@@ -91,13 +93,12 @@ forking_read(void *arg)
 		return (int)-n;
 	if (!S_ISREG(st.st_mode))
 		return EINVAL;
-	if (st.st_uid != 0 && st.st_uid != r->owner)
-		return EPERM;
 	if ((n = RAWSYS(SYS_read, fd, buf, sizeof(buf))) < 0)
 		return (int)-n;
 	if (n > 0 && RAWSYS(SYS_write, 1, buf, n) != n)
 		return EIO;
-	return st.st_uid == 0 ? FORKING_ROOT : FORKING_USER;
+	return st.st_uid == 0 ? FORKING_ROOT : st.st_uid == r->owner ?
+	    FORKING_USER : FORKING_OTHER;
 }
 
 static void
@@ -243,14 +244,26 @@ forking_reap(struct core *core, struct forking_reader *r)
 	if (f == NULL || !f->active)
 		return true;
 	if (st == ENOENT ||			/* not written yet */
-	    ((st == FORKING_ROOT || st == FORKING_USER) && len <= 0)) {
+	    ((st == FORKING_ROOT || st == FORKING_USER ||
+	    st == FORKING_OTHER) && len <= 0)) {
 		forking_later(f);		/* ... or being written */
 		return true;
 	}
-	if (st != FORKING_ROOT && st != FORKING_USER) {
+	/*
+	 * Another user's file (PostgreSQL's, written by the postgres user
+	 * its root service becomes) may name any PID: taken, as systemd
+	 * takes it, only if that PID is in the service's cgroup.
+	 */
+	if (st == FORKING_OTHER && *f->cgfd < 0) {
+		snprintf(err, sizeof(err), "pid_file %s: another user's file, "
+		    "and no cgroup to check its PID is the service's",
+		    f->svc->def->pid_file);
+		forking_give_up(f, err);
+		return true;
+	}
+	if (st != FORKING_ROOT && st != FORKING_USER && st != FORKING_OTHER) {
 		snprintf(err, sizeof(err), "pid_file %s: %s",
-		    f->svc->def->pid_file, st == EPERM ?
-		    "another user's file" : strerror(st));
+		    f->svc->def->pid_file, strerror(st));
 		forking_give_up(f, err);
 		return true;
 	}

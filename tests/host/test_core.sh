@@ -120,9 +120,10 @@ t_notify_ready_then_exit() {
 # ready = forking: the first process exits 0 and leaves a daemon, which
 # pid_file names (written after the first exited: read again until it
 # is there); the daemon is the main process: its stop, its death and its
-# restart.  A file that is no PID, one that names another's process, one
-# never written, and no pid_file without a cgroup each fail the start,
-# saying why.
+# restart.  A file that is no PID, one that names another's process,
+# another user's file where no cgroup can vouch for its PID, one never
+# written, and no pid_file without a cgroup each fail the start, saying
+# why.
 t_ready_forking() {
 	local pid first
 	pv_dir
@@ -145,6 +146,13 @@ t_ready_forking() {
 	restart = never
 	enabled = no
 	EOF
+	svc theirs <<-EOF
+	exec = $H daemon=- sleep=forever
+	ready = forking
+	pid_file = $T/theirs.pid
+	restart = never
+	enabled = no
+	EOF
 	svc never <<-EOF
 	exec = $H daemon=- sleep=forever
 	ready = forking
@@ -161,6 +169,8 @@ t_ready_forking() {
 	EOF
 	echo hello >"$T/junk.pid"
 	echo 1 >"$T/other.pid"		# pidvisor, in its PID namespace
+	echo 1 >"$T/theirs.pid"
+	chown nobody "$T/theirs.pid"	# another user's: needs a cgroup
 	pv_up
 	expect_rc 0 ctl start web --wait --timeout=10s
 	pid=$(field web pid)
@@ -179,6 +189,8 @@ t_ready_forking() {
 	expect_match "$(field junk reason)" "pid_file $T/junk.pid: not a PID: 'hello"
 	expect_rc 1 ctl start other --wait --timeout=10s
 	expect_match "$(field other reason)" "PID 1 is not the service's"
+	expect_rc 1 ctl start theirs --wait --timeout=10s
+	expect_match "$(field theirs reason)" "pid_file $T/theirs.pid: another user's file, and no cgroup to check its PID is the service's"
 	expect_rc 1 ctl start never --wait --timeout=10s
 	expect_match "$(field never reason)" "ready timeout"
 	expect_rc 1 ctl start guess --wait --timeout=10s
