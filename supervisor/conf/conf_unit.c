@@ -400,11 +400,11 @@ cu_buf_has(const struct buf *b, const char *name)
  */
 static void
 cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
-    struct buf *b)
+    struct buf *b, struct buf *soft)
 {
-	char	name[UNIT_NAME_MAX + 1];
+	char	name[UNIT_NAME_MAX + 1], sock[UNIT_NAME_MAX + 1];
 	size_t	j;
-	struct unit *o;
+	struct unit *o, *s;
 
 	for (j = 0; edge[i] && edge[i][j]; j++) {
 		o = cu_find(cu, edge[i][j]);
@@ -418,12 +418,31 @@ cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
 		    o->fragment == NULL)
 			continue;
 		seen[o - cu->v] = true;
+		/* After a socket: after its service, which binds it (or,
+		 * on demand, is listening from the start), unless that
+		 * closes a cycle (cu_soft()); not after its own
+		 * (systemd-udevd's sockets). */
+		if (cu_is(o, ".socket")) {
+			if (cu_socket_service(o, sock, sizeof(sock)) &&
+			    (s = cu_find(cu, sock)) != NULL &&
+			    !seen[s - cu->v] && !s->masked &&
+			    s->fragment != NULL &&
+			    cu_svc_name(s->id, name, sizeof(name)) &&
+			    conf_name_valid(name) &&
+			    !cu_buf_has(soft, name)) {
+				seen[s - cu->v] = true;
+				buf_printf(soft, "%s%s", soft->len ? " " : "",
+				    name);
+			}
+			continue;
+		}
 		if (cu_is(o, ".service")) {
 			if (cu_svc_name(o->id, name, sizeof(name)) &&
 			    conf_name_valid(name))
 				buf_printf(b, "%s%s", b->len ? " " : "", name);
 		} else {
-			cu_after_walk(cu, edge, (size_t)(o - cu->v), seen, b);
+			cu_after_walk(cu, edge, (size_t)(o - cu->v), seen, b,
+			    soft);
 		}
 	}
 }
@@ -515,7 +534,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	struct unit	*u = &cu->v[i];
 	struct cu_svc	 cs = { .cu = cu, .u = u };
 	char		 name[UNIT_NAME_MAX + 1];
-	struct buf	 b = { 0 };
+	struct buf	 b = { 0 }, soft = { 0 };
 	size_t		 nerrs = cu->c->nerrs, j, started;
 	bool		*seen;
 
@@ -563,7 +582,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	started = cu_timers(&cs) + cu_sockets(&cs, !u->pulled);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
 		seen[i] = true;
-		cu_after_walk(cu, edge, i, seen, &b);
+		cu_after_walk(cu, edge, i, seen, &b, &soft);
 		free(seen);
 	}
 	if (b.len > 0)
@@ -571,7 +590,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	b.len = 0;
 	if (cu_requires(cu, u, &b) == 0 && b.len > 0)
 		conf_apply(&cs.p, u->fragment, 0, "requires", b.data);
-	buf_free(&b);
+	b.len = 0;
 	cs.p.file = u->fragment;
 	conf_def_end(&cs.p, cs.d);
 	if (cu->c->nerrs > nerrs) {
@@ -585,6 +604,95 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 		    "none is bound: the unit is not run", u->fragment);
 		cu->c->ndefs--;
 		svc_def_free(cs.d);
+	} else if (soft.len > 0) {
+		buf_printf(&b, "%s %s", name, soft.data);
+		if (b.nomem || (cu->soft = strv_add(cu->soft, b.data)) == NULL)
+			cu->c->nomem = true;
+	}
+	buf_free(&b);
+	buf_free(&soft);
+}
+
+/* Does service from come after service to, through every after? */
+static bool
+cu_reaches(const struct conf *c, const struct svc_def *from,
+    const struct svc_def *to, bool *seen)
+{
+	const struct svc_def	*d;
+	size_t			 j;
+
+	if (from == to)
+		return true;
+	for (j = 0; j < from->nafter; j++) {
+		size_t	k;
+
+		for (k = 0; k < c->ndefs && strcmp(c->defs[k]->name,
+		    from->after[j].name) != 0; k++)
+			;
+		if (k == c->ndefs || seen[k])
+			continue;
+		seen[k] = true;
+		d = c->defs[k];
+		if (cu_reaches(c, d, to, seen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The orders after a socket's service (cu_after_walk()): each kept
+ * unless that service comes after this one already, as systemd drops
+ * an order that closes a cycle (journald is after syslog.socket, whose
+ * rsyslog comes after journald).
+ */
+static void
+cu_soft(struct cu *cu)
+{
+	struct conf	*c = cu->c;
+	struct svc_def	*d, *e;
+	struct svc_dep	*v;
+	char		 name[SVC_NAME_MAX + 1];
+	const char	*s;
+	size_t		 i, n, k;
+	bool		*seen;
+
+	for (i = 0; cu->soft && cu->soft[i]; i++) {
+		s = cu->soft[i];
+		n = strcspn(s, " ");
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if ((d = cu_def(c, name)) == NULL)
+			continue;
+		for (s += n; *(s += strspn(s, " ")) != '\0'; s += n) {
+			n = strcspn(s, " ");
+			snprintf(name, sizeof(name), "%.*s", (int)n, s);
+			if ((e = cu_def(c, name)) == NULL || e == d)
+				continue;
+			for (k = 0; k < d->nafter &&
+			    strcmp(d->after[k].name, name) != 0; k++)
+				;
+			if (k < d->nafter ||
+			    (seen = calloc(c->ndefs + 1, sizeof(*seen))) == NULL)
+				continue;
+			k = cu_reaches(c, e, d, seen);
+			free(seen);
+			if (k)
+				continue;	/* a cycle: dropped */
+			if ((v = realloc(d->after, (d->nafter + 1) *
+			    sizeof(*v))) == NULL) {
+				c->nomem = true;
+				return;
+			}
+			d->after = v;
+			if ((v[d->nafter].name = strdup(name)) == NULL) {
+				c->nomem = true;
+				return;
+			}
+			v[d->nafter++].line = 0;
+			/* show: the unit's file gave it */
+			keyset_add(&d->given, K_AFTER);
+			if (conf_src_set(d, K_AFTER, d->file, 0, false) < 0)
+				c->nomem = true;
+		}
 	}
 }
 
@@ -664,6 +772,7 @@ conf_units(struct conf *c)
 	for (i = 0; i < cu.n; i++)
 		cu_service(&cu, edge, i);
 	cu_prune(&cu, first);
+	cu_soft(&cu);
 	cu_sockets_unused(&cu);
 out:
 	if (rc == -ENOMEM) {
@@ -676,6 +785,7 @@ out:
 	free(cu.refused);
 	free(cu.used);
 	strv_free(cu.aliases);
+	strv_free(cu.soft);
 	for (i = 0; i < cu.n; i++)
 		unit_free(&cu.v[i]);
 	free(cu.v);

@@ -33,6 +33,8 @@ struct cu {
 						 * takes */
 	char			**aliases;	/* "NAME ID": an alias loaded
 						 * after its unit */
+	char			**soft;		/* "NAME AFTER...": orders
+						 * after sockets' services */
 };
 
 /* One service being made from its unit. */

@@ -553,11 +553,58 @@ t_units_order() {
 	ExecStart=/bin/sh -c 'echo second >>$T/ini-order'
 	EOF
 	wanted second.service
+	# After= a socket: after the service that binds it (udev's
+	# trigger after udevd); an order that would close a cycle dropped
+	# (journald after syslog.socket, rsyslog after journald).
+	unit udevd.service <<-EOF
+	[Service]
+	Type=notify
+	ExecStart=$H notify=READY=1 sleep=forever
+	EOF
+	unit udevd.socket <<-EOF
+	[Socket]
+	ListenStream=$T/udevd.sock
+	EOF
+	wanted udevd.service
+	wanted udevd.socket
+	unit trigger.service <<-EOF
+	[Unit]
+	After=udevd.socket
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/true
+	EOF
+	wanted trigger.service
+	unit jd.service <<-EOF
+	[Unit]
+	After=sl.socket
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted jd.service
+	unit sl.socket <<-EOF
+	[Socket]
+	ListenDatagram=$T/sl.sock
+	EOF
+	unit sl.service <<-EOF
+	[Unit]
+	After=jd.service
+	Requires=sl.socket
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted sl.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
 	pv_up
 	ctl wait second done --timeout=10s || fail "second: $(ctl status)"
 	expect_rc 0 ctl show second
 	expect_match "$OUT" "after = first +#"
+	expect_rc 0 ctl show trigger
+	expect_match "$OUT" "after = udevd +# $T/lib/trigger.service"
+	expect_rc 0 ctl show jd
+	[[ "$OUT" =~ after\ =\ sl ]] && fail "jd after sl: a cycle"
+	expect_rc 0 ctl show sl
+	expect_match "$OUT" "after = jd +#"
 	expect_eq "$(tr '\n' ' ' <"$T/ini-order")" "first second " "ini, then unit"
 	ctl wait app done --timeout=10s || fail "app: $(ctl status)"
 	expect_rc 0 ctl show app
