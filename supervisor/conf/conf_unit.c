@@ -400,7 +400,7 @@ cu_buf_has(const struct buf *b, const char *name)
  */
 static void
 cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
-    struct buf *b, struct buf *soft)
+    struct buf *b, struct buf *soft, bool top)
 {
 	char	name[UNIT_NAME_MAX + 1], sock[UNIT_NAME_MAX + 1];
 	size_t	j;
@@ -418,13 +418,14 @@ cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
 		    o->fragment == NULL)
 			continue;
 		seen[o - cu->v] = true;
-		/* After a socket: after its service, which binds it (or,
-		 * on demand, is listening from the start), unless that
-		 * closes a cycle (cu_soft()); not after its own
-		 * (systemd-udevd's sockets). */
+		/* After a socket (its own After=, not a target's): after
+		 * its service, which binds it, unless that closes a cycle
+		 * (cu_soft()); not after its own (systemd-udevd's
+		 * sockets); nothing to wait for if it is started on
+		 * demand (bound from the start). */
 		if (cu_is(o, ".socket")) {
-			if (cu_socket_service(o, sock, sizeof(sock)) &&
-			    (s = cu_find(cu, sock)) != NULL &&
+			if (top && cu_socket_service(o, sock, sizeof(sock)) &&
+			    (s = cu_find(cu, sock)) != NULL && s->pulled &&
 			    !seen[s - cu->v] && !s->masked &&
 			    s->fragment != NULL &&
 			    cu_svc_name(s->id, name, sizeof(name)) &&
@@ -442,7 +443,7 @@ cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
 				buf_printf(b, "%s%s", b->len ? " " : "", name);
 		} else {
 			cu_after_walk(cu, edge, (size_t)(o - cu->v), seen, b,
-			    soft);
+			    soft, false);
 		}
 	}
 }
@@ -582,7 +583,7 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	started = cu_timers(&cs) + cu_sockets(&cs, !u->pulled);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
 		seen[i] = true;
-		cu_after_walk(cu, edge, i, seen, &b, &soft);
+		cu_after_walk(cu, edge, i, seen, &b, &soft, true);
 		free(seen);
 	}
 	if (b.len > 0)

@@ -575,6 +575,34 @@ t_units_order() {
 	ExecStart=/bin/true
 	EOF
 	wanted trigger.service
+	# After the socket of a service started on demand: bound already.
+	unit od.socket <<-EOF
+	[Socket]
+	ListenStream=$T/od.sock
+	EOF
+	unit od.service <<-EOF
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted od.socket
+	unit client.service <<-EOF
+	[Unit]
+	After=od.socket
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted client.service
+	# Through a target, a socket is only a socket (sockets.target does
+	# not wait for dbus to be ready).
+	printf '[Unit]\nWants=udevd.socket\n' >"$T/lib/socks.target"
+	unit late.service <<-EOF
+	[Unit]
+	Wants=socks.target
+	After=socks.target
+	[Service]
+	ExecStart=$H sleep=forever
+	EOF
+	wanted late.service
 	unit jd.service <<-EOF
 	[Unit]
 	After=sl.socket
@@ -601,6 +629,10 @@ t_units_order() {
 	expect_match "$OUT" "after = first +#"
 	expect_rc 0 ctl show trigger
 	expect_match "$OUT" "after = udevd +# $T/lib/trigger.service"
+	expect_rc 0 ctl show client
+	[[ "$OUT" =~ after\ =\ od ]] && fail "client waits for od"
+	expect_rc 0 ctl show late
+	[[ "$OUT" =~ after\ =\ udevd ]] && fail "late waits for udevd"
 	expect_rc 0 ctl show jd
 	[[ "$OUT" =~ after\ =\ sl ]] && fail "jd after sl: a cycle"
 	expect_rc 0 ctl show sl
