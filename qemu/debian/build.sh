@@ -50,7 +50,10 @@ printf '/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n' >"$root/etc/fstab"
     -f "$dir/id_ed25519"
 # For systemd: the same address, from its own network daemon.
 install -d "$root/etc/systemd/network"
-printf '[Match]\nType=ether\n\n[Network]\nAddress=10.0.2.15/24\n' \
+# IPv4 alone: under TCG networkd 252 may see QEMU's router advertisement
+# before its link-local address and fail the link ("DHCPv6 client: No
+# medium found"), whichever init started it.
+printf '[Match]\nType=ether\n\n[Network]\nAddress=10.0.2.15/24\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n' \
     >"$root/etc/systemd/network/20-qemu.network"
 ln -sf /lib/systemd/system/systemd-networkd.service \
     "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
@@ -93,7 +96,8 @@ printf '* * * * * root date +\\%%s >/run/cron-ran\n' \
     >"$root/etc/cron.d/pidvisor-test"
 install -d -m 0700 "$root/root/.ssh"
 install -m 0600 "$dir/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
-"$top/build/static/pidvisor" --check -c "$root/etc/pidvisor" >&2
+# Checked as it will run: in the image, its users, its programs.
+chroot "$root" /usr/sbin/pidvisor --check -c /etc/pidvisor >&2
 
 rm -f "$out"
 mkfs.ext4 -q -F -L pvroot -d "$root" "$out" 2G
