@@ -167,7 +167,8 @@ listen_parse_opts(const char *spec, const char *s, struct listen_addr *a,
 			snprintf(a->name, sizeof(a->name), "%.*s",
 			    (int)(len - 5), eq + 1);
 		} else if (eq && eq - w == 7 && strncmp(w, "symlink", 7) == 0) {
-			if (eq[1] != '/' || len - 8 >= PATH_MAX ||
+			if (eq[1] != '/' || len - 8 >=
+			    sizeof(((struct sockaddr_un *)0)->sun_path) ||
 			    w[len - 1] == '/' ||
 			    a->nsymlink == LISTEN_SYMLINKS)
 				goto bad;
@@ -384,7 +385,7 @@ listen_mkdirs(const char *path, mode_t mode, char *name, size_t n)
 	char		 dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char		 leaf[NAME_MAX + 1];
 	const char	*q;
-	int		 pfd;
+	int		 pfd, dfd;
 
 	for (q = strchr(path + 1, '/'); q != NULL; q = strchr(q + 1, '/')) {
 		snprintf(dir, sizeof(dir), "%.*s/x", (int)(q - path), path);
@@ -398,7 +399,14 @@ listen_mkdirs(const char *path, mode_t mode, char *name, size_t n)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(q - path), path);
 		if ((pfd = listen_dir(dir, leaf, sizeof(leaf))) < 0)
 			return pfd;
-		if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST) {
+		if (mkdirat(pfd, leaf, mode) == 0) {
+			/* Its mode exactly, whatever our umask. */
+			if ((dfd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+				fchmod(dfd, mode);
+				close(dfd);
+			}
+		} else if (errno != EEXIST) {
 			int	rc = -errno;
 
 			close(pfd);
@@ -487,9 +495,11 @@ listen_path_free(int dfd, const char *name, const char *path, int type)
 	if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0)
 		return -errno;
+	/* Stale only if no one listens (refused); anything else (EAGAIN,
+	 * EPROTOTYPE, a connected datagram socket's EPERM): in use. */
 	rc = connect(fd, (const struct sockaddr *)&un, sizeof(un));
-	rc = rc == 0 || errno == EAGAIN || errno == EPROTOTYPE ?
-	    -EADDRINUSE : 0;
+	rc = rc < 0 && (errno == ECONNREFUSED || errno == ENOENT) ? 0 :
+	    -EADDRINUSE;
 	close(fd);
 	if (rc == 0 && fstatat(dfd, name, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    again.st_dev == st.st_dev && again.st_ino == st.st_ino &&
@@ -602,12 +612,14 @@ listen_bind_path(int fd, const char *path, int type,
 
 /* Its socket options (a value's options), set on fd; 0 or -errno. */
 static int
-listen_sockopts(int fd, const struct listen_addr *a)
+listen_sockopts(int fd, const struct listen_addr *a, bool bound)
 {
 	int	one = 1, zero = 0, v;
 
-	if (a->sa.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
-	    IPV6_V6ONLY, a->flags & LO_DUAL ? &zero : &one, sizeof(one)) < 0)
+	/* Before the bind only (the kernel refuses it after). */
+	if (!bound && a->sa.ss_family == AF_INET6 && setsockopt(fd,
+	    IPPROTO_IPV6, IPV6_V6ONLY, a->flags & LO_DUAL ? &zero : &one,
+	    sizeof(one)) < 0)
 		return -errno;
 	/* Set either way on a socket that has them: a reload may take
 	 * them off. */
@@ -647,6 +659,7 @@ listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
 	ssize_t		 len;
 	size_t		 i;
 	int		 dfd, rc = 0;
+	bool		 mine;
 
 	for (i = 0; i < a->nsymlink && (rc == 0 || drop); i++) {
 		snprintf(link, sizeof(link), "%.*s",
@@ -659,10 +672,15 @@ listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
 		len = readlinkat(dfd, name, to, sizeof(to) - 1);
 		if (len >= 0)
 			to[len] = '\0';
+		/* A link is ours only if root's or ours: in a sticky
+		 * directory another user may have made one first. */
+		mine = len >= 0 && fstatat(dfd, name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && (st.st_uid == 0 ||
+		    st.st_uid == geteuid());
 		if (drop) {
-			if (len >= 0 && strcmp(to, path) == 0)
+			if (mine && strcmp(to, path) == 0)
 				unlinkat(dfd, name, 0);
-		} else if (len >= 0 && strcmp(to, path) == 0) {
+		} else if (mine && strcmp(to, path) == 0) {
 			;	/* there already */
 		} else if (len < 0 && fstatat(dfd, name, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0) {
@@ -705,7 +723,7 @@ listen_update(int fd, const char *spec, const struct listen_opts *o,
 	if (listen_is_stream(spec) && listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
 	if (rc == 0)
-		rc = listen_sockopts(fd, &a);
+		rc = listen_sockopts(fd, &a, true);
 	if (rc == 0 && path) {
 		if ((pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 		    fstat(pfd, &st) < 0)
@@ -754,7 +772,7 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 		rc = -errno;
 		goto fail;
 	}
-	rc = listen_sockopts(fd, &a);
+	rc = listen_sockopts(fd, &a, false);
 	if (rc == 0 && path)
 		rc = listen_bind_path(fd, path, type, o, a.dmode, &st);
 	else if (rc == 0 && ((a.kind != LK_NETLINK && setsockopt(fd,
@@ -765,7 +783,9 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	    listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
 	if (rc == 0 && path && (rc = listen_symlinks(&a, false, &which)) < 0) {
-		listen_symlinks(&a, true, &which);
+		const char	*ignored;
+
+		listen_symlinks(&a, true, &ignored);
 		listen_unlink(spec, &(struct file_id){ st.st_dev, st.st_ino });
 		close(fd);
 		listen_symlink_err(err, n, spec, which, rc);
@@ -789,6 +809,35 @@ fail:
 	    "something that is not a socket is there" : strerror(-rc),
 	    rc == -ENOENT && path ? " (its directory is missing)" : "");
 	return rc;
+}
+
+/*
+ * A socket kept across a reload, its value now spec: the links of its
+ * value before (old) that spec no longer names go.
+ */
+void
+listen_relink(const char *old, const char *spec)
+{
+	struct listen_addr	 a, b;
+	const char		*which;
+	char			 err[8];
+	size_t			 i, j, n, keep = 0;
+
+	if (listen_parse(old, &a, err, sizeof(err)) < 0 ||
+	    listen_parse(spec, &b, err, sizeof(err)) < 0 ||
+	    !listen_kind_unix(a.kind))
+		return;
+	for (i = 0; i < a.nsymlink; i++) {
+		n = strcspn(a.symlink[i], " \t");
+		for (j = 0; j < b.nsymlink; j++)
+			if (strcspn(b.symlink[j], " \t") == n &&
+			    strncmp(a.symlink[i], b.symlink[j], n) == 0)
+				break;
+		if (j == b.nsymlink)
+			a.symlink[keep++] = a.symlink[i];
+	}
+	a.nsymlink = keep;	/* those to drop */
+	listen_symlinks(&a, true, &which);
 }
 
 /*

@@ -57,5 +57,6 @@ bool	listen_is_stream(const char *spec);
 bool	listen_is_unix(const char *spec);
 const char *listen_name(const char *spec, char *buf, size_t n);
 void	listen_unlink(const char *spec, const struct file_id *id);
+void	listen_relink(const char *old, const char *spec);
 
 #endif

@@ -207,6 +207,9 @@ socks_close_listen(struct socks *sk, const struct held_fd *v, uint32_t n)
 		if (j == n && sk->listen[i].fd >= 0) {
 			listen_unlink(sk->listen[i].spec, &sk->listen[i].id);
 			close(sk->listen[i].fd);
+		} else if (j < n && sk->listen[i].spec && v[j].spec) {
+			/* kept: the links it no longer names go */
+			listen_relink(sk->listen[i].spec, v[j].spec);
 		}
 		held_free(&sk->listen[i]);
 	}
