@@ -430,11 +430,9 @@ cu_after_walk(struct cu *cu, char ***edge, size_t i, bool *seen,
 			    s->fragment != NULL &&
 			    cu_svc_name(s->id, name, sizeof(name)) &&
 			    conf_name_valid(name) &&
-			    !cu_buf_has(soft, name)) {
-				seen[s - cu->v] = true;
+			    !cu_buf_has(soft, name))
 				buf_printf(soft, "%s%s", soft->len ? " " : "",
-				    name);
-			}
+				    name);	/* not seen: a hard order wins */
 			continue;
 		}
 		if (cu_is(o, ".service")) {

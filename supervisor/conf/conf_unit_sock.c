@@ -177,7 +177,8 @@ cu_sock_opts(struct cu_svc *cs, const struct unit *t, struct buf *o,
 	for (kv = t->kv; kv < t->kv + t->nkv; kv++)
 		paths += strcmp(kv->section, "Socket") == 0 &&
 		    strncmp(kv->key, "Listen", 6) == 0 &&
-		    kv->value[0] == '/' && !cu_reset_after(t, kv);
+		    (kv->value[0] == '/' || kv->value[0] == '%') &&
+		    !cu_reset_after(t, kv);	/* a path (%t/...) */
 	kv = unit_get(t, "Socket", "FileDescriptorName");
 	buf_printf(o, " name=%s", kv && kv->value[0] ? kv->value : t->id);
 	kv = unit_get(t, "Socket", "DirectoryMode");
