@@ -834,6 +834,37 @@ ctl_show_line(struct buf *b, const char *key, const char *val, size_t len,
 }
 
 /*
+ * A list key given more than once (listen, env_file, the hooks): a line
+ * per value, as a file says it, each with its own FILE:LINE where there
+ * is one per value.
+ */
+static void
+ctl_show_lines(struct buf *b, const struct svc_def *d, size_t k,
+    const struct buf *v, const char *from)
+{
+	const char	*p, *nl, *end = v->data + v->len, *file;
+	char		 src[PATH_MAX + 16];
+	uint32_t	 line;
+	size_t		 j, nv = 0, ns = 0;
+
+	for (p = v->data; p < end; p = nl + 1, nv++)
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+	while (conf_src_get(d, (unsigned)k, ns, &line) != NULL)
+		ns++;
+	for (p = v->data, j = 0; p < end; p = nl + 1, j++) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (ns == nv && (file = conf_src_get(d, (unsigned)k, j,
+		    &line)) != NULL)
+			snprintf(src, sizeof(src), line ? "%s:%u" : "%s", file,
+			    line);
+		ctl_show_line(b, conf_keys[k].name, p, (size_t)(nl - p),
+		    ns == nv ? src : from);
+	}
+}
+
+/*
  * show NAME: every key of the service as it is in effect, defaults
  * included, each with where it comes from (its file, pidvisor.ini, a
  * default).  Written as a file would say it, one line per env value.
@@ -876,6 +907,11 @@ cmd_show(struct ctl_client *c, const struct ctl_args *a)
 			from = why;
 		else
 			conf_key_show(&v, k, d);
+		if (k->show == SHOW_ENV && v.data != NULL &&
+		    memchr(v.data, '\n', v.len) != NULL) {
+			ctl_show_lines(&b, d, i, &v, from);
+			continue;
+		}
 		ctl_show_line(&b, k->name, v.data ? v.data : "", v.len, from);
 	}
 	if (v.nomem)

@@ -285,7 +285,9 @@ t_units_check() {
 	pv_up
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
 	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
-	expect_match "$OUT" 'reload_exec = /bin/true\\x0a/bin/kill -HUP \$MAINPID'
+	# a line per value, each at its own line of the unit
+	expect_match "$OUT" $'\n''reload_exec = /bin/true +# '"$L/odd.service:11"$'\n'
+	expect_match "$OUT" $'\n''reload_exec = /bin/kill -HUP \$MAINPID +# '"$L/odd.service:12"$'\n'
 	ctl wait minus ready --timeout=10s	# ExecStart=-: exec = -
 	ctl wait bus ready --timeout=10s || fail "bus: $(ctl status bus)"
 	# !!: nothing on this kernel; nobody binds port 80 by its ambient
@@ -916,6 +918,10 @@ t_units_socket() {
 	expect_match "$OUT" "warning: $L/lone.socket: its service lone.service is not run: the socket is not bound"
 	expect_match "$OUT" "warning: $L/fifo.service: only its sockets would start it, and none is bound: the unit is not run"
 	pv_up
+	# show: a line per socket, each at its socket's line.
+	expect_rc 0 ctl show echo
+	expect_match "$OUT" $'\n'"listen = unix:$T/run/sub/echo.sock name=echo-fd [^#]*# $L/echo.socket:4"$'\n'
+	expect_match "$OUT" $'\n'"listen = unix-dgram:$T/run/sub/echo.dgram name=more.socket [^#]*# $L/more.socket:3"$'\n'
 	# echo: bound at boot, its service not started before a client.
 	ctl wait echo listening --timeout=10s || fail "echo not listening"
 	ctl wait web ready --timeout=10s || fail "web not ready"
