@@ -3,11 +3,13 @@
  *
  * A notify service has a datagram socket of its own, DIR/NAME.sock, mode
  * 0600 and owned by the service's user: only that user, and root, may
- * send to it.  The kernel stamps each datagram with the sender's PID
- * (SCM_CREDENTIALS); a datagram counts only if that PID is the main
- * process of this very service, unreaped, which cannot be reused, so no
- * other process can pass for it.  notifymsg.c parses; this file receives
- * and applies.
+ * send to it.  A service run as root gets mode 0666, as systemd's socket
+ * is: its daemon may drop its privileges before it says READY=1
+ * (dbus-daemon, unbound).  The kernel stamps each datagram with the
+ * sender's PID (SCM_CREDENTIALS); a datagram counts only if that PID is
+ * the main process of this very service, unreaped, which cannot be
+ * reused, so no other process can pass for it.  notifymsg.c parses; this
+ * file receives and applies.
  *
  * A datagram may carry file descriptors (SCM_RIGHTS), which we never
  * want.  Where the kernel has SO_PASSRIGHTS (6.16) every socket refuses
@@ -23,12 +25,15 @@
  * never execs (CLONE_VM, on a stack of its own, raw system calls only),
  * which receives it into an fd table of its own, says so on a pipe, drops
  * the linger of sockets and closes.  If that close never ends, the
- * drainer is stuck, not us.  A socket has at most one drainer alive:
- * while one is stuck, that service's next datagram with fds waits (its
- * own user alone could have sent it), and every other socket is read as
- * ever.  A socket that closes with datagrams queued is handed whole to
- * a drainer too: the purge of its queue would otherwise close their fds
- * in our thread.
+ * drainer is stuck, not us.  A socket is read on once its drainer has
+ * said so; but each sender's user may hold at most DRAIN_PER_UID
+ * drainers alive at once, so that nobody can make PID 1 spawn processes
+ * without end: past that, the socket whose head is that user's datagram
+ * waits until one of them is gone (a 0666 socket of a root service
+ * included; the kernel refuses fds there from 6.16 on), and every other
+ * socket is read as ever.  A socket that closes with datagrams queued is
+ * handed whole to a drainer too: the purge of its queue would otherwise
+ * close their fds in our thread.
  *
  * A service with an fd store (fdstore_max) gets the fds its main process
  * stores (FDSTORE=1), but only those whose close cannot wait: a socket
@@ -66,11 +71,15 @@
 #define DRAIN_FWD	1	/* ... where it forwards an fd store's fds */
 #define DRAIN_ACK	3
 #define DRAIN_RETRY	1.	/* s: a drainer could not be started */
+#define DRAIN_PER_UID	8	/* drainers alive for one sender's user */
 
 /* A drainer: the child that takes datagrams with fds off a socket. */
 struct notify_drain {
 	struct notifydir	*dir;
-	struct notifysock	*ns;		/* whose; NULL: forgotten */
+	struct notifysock	*ns;		/* whose, until it took its
+						 * datagram; NULL: forgotten */
+	uid_t			 uid;		/* its sender's user; -1: a
+						 * closing socket's */
 	struct spawn_proc	 proc;		/* its stack */
 	ev_io			 ack;		/* it took the datagram */
 	ev_io			 death;		/* its pidfd */
@@ -400,6 +409,8 @@ notifysock_on_ack(struct ev_loop *loop, ev_io *w, int revents)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	ev_io_stop(loop, w);
+	close(w->fd);
+	ev_io_set(w, -1, EV_READ);
 	dr->acked = true;
 	spawn_poll(&dr->proc);		/* it has its fds: ours go */
 	if (dr->fwd_child >= 0) {
@@ -408,10 +419,16 @@ notifysock_on_ack(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (dr->fwd >= 0)
 		notifysock_forwarded(dr);
-	if (ns != NULL && ns->waiting && ns->drain == dr) {
-		ns->waiting = false;
-		ev_io_start(loop, &ns->w);
-		notifysock_read(ns);
+	if (ns != NULL && ns->drain == dr) {
+		/* Its datagram is off: the socket goes on, the drainer
+		 * alone. */
+		ns->drain = NULL;
+		dr->ns = NULL;
+		if (ns->waiting) {
+			ns->waiting = false;
+			ev_io_start(loop, &ns->w);
+			notifysock_read(ns);
+		}
 	}
 }
 
@@ -442,7 +459,7 @@ notifysock_on_drain_death(struct ev_loop *loop, ev_io *w, int revents)
  */
 static int
 notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
-    char *mode, const char *name, size_t name_len)
+    uid_t uid, char *mode, const char *name, size_t name_len)
 {
 	struct notify_drain	*dr;
 	struct spawn_req	 req = {
@@ -498,6 +515,7 @@ notifysock_drain_start(struct notifydir *d, struct notifysock *ns, int fd,
 	dr->fwd_child = sp[1];		/* until the child has its copy */
 	dr->dir = d;
 	dr->ns = ns;
+	dr->uid = uid;
 	ev_io_init(&dr->ack, notifysock_on_ack, p[0], EV_READ);
 	ev_io_start(d->loop, &dr->ack);
 	ev_io_init(&dr->death, notifysock_on_drain_death, res.pidfd, EV_READ);
@@ -519,6 +537,18 @@ notifysock_drop_head(int fd)
 
 	while (recv(fd, &c, 1, MSG_DONTWAIT | MSG_TRUNC) < 0 && errno == EINTR)
 		;
+}
+
+/* How many drainers alive took a datagram of uid's. */
+static int
+notifysock_drainers(const struct notifydir *d, uid_t uid)
+{
+	const struct notify_drain	*dr;
+	int				 n = 0;
+
+	LIST_FOREACH(dr, &d->drains, entry)
+		n += dr->uid == uid;
+	return n;
 }
 
 /* Stop reading ns until its drainer says so, or is gone. */
@@ -564,16 +594,33 @@ notifysock_read(struct notifysock *ns)
 			notifysock_drop_head(ns->fd);
 		} else if (peek) {
 			/* Fds came with it: a drainer takes it off. */
-			struct notify_msg	m;
+			struct notify_msg	 m;
+			const struct ucred	*cred;
+			size_t			 nfds, extra;
+			uid_t			 uid;
 
 			if (ns->drain != NULL) {
 				notifysock_wait(ns);	/* one at a time */
 				return;
 			}
+			cred = notify_cmsgs(&mh, NULL, 0, &nfds, &extra);
+			uid = cred ? cred->uid : 0;
+			if (notifysock_drainers(d, uid) >= DRAIN_PER_UID) {
+				if (!ns->held)
+					log_warn("%s: notify: uid %u holds %d "
+					    "drainers stuck in a close: its "
+					    "datagram waits", ns->svc->def->name,
+					    (unsigned)uid, DRAIN_PER_UID);
+				ns->held = true;
+				notifysock_wait(ns);
+				ev_timer_start(d->loop, &ns->retry);
+				return;
+			}
+			ns->held = false;
 			/* Its main process's FDSTORE=1: forwarded. */
 			fwd = ns->fds_ok && notifysock_from_main(ns, n, &mh) &&
 			    notify_parse(buf, (size_t)n, &m) == 0 && m.fdstore;
-			if ((rc = notifysock_drain_start(d, ns, ns->fd,
+			if ((rc = notifysock_drain_start(d, ns, ns->fd, uid,
 			    fwd ? &drain_fwd : &drain_one, fwd ? m.fdname :
 			    NULL, fwd ? m.fdname_len : 0)) < 0) {
 				log_err("%s: notify: a drainer: %s; reading "
@@ -671,7 +718,8 @@ notifydir_close(struct notifydir *d)
 		next = LIST_NEXT(dr, entry);
 		ev_io_stop(d->loop, &dr->ack);
 		ev_io_stop(d->loop, &dr->death);
-		close(dr->ack.fd);
+		if (dr->ack.fd >= 0)
+			close(dr->ack.fd);
 		close(dr->death.fd);
 		if (dr->fwd >= 0)
 			close(dr->fwd);
@@ -756,7 +804,8 @@ notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
 		return -ENOTCONN;
 	if ((path = notifysock_path(d, ns->svc->def->name)) == NULL)
 		return -ENOMEM;
-	if ((fd = unix_bind(path, SOCK_DGRAM, 0600, (gid_t)-1, &ns->id)) < 0) {
+	if ((fd = unix_bind(path, SOCK_DGRAM, uid == 0 ? 0666 : 0600,
+	    (gid_t)-1, &ns->id)) < 0) {
 		free(path);
 		return fd;
 	}
@@ -824,8 +873,8 @@ notifysock_close(struct notifysock *ns)
 			notifysock_drop_head(ns->fd);
 		}
 	}
-	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, &drain_all,
-	    NULL, 0)) < 0)
+	if (fds && (rc = notifysock_drain_start(d, NULL, ns->fd, (uid_t)-1,
+	    &drain_all, NULL, 0)) < 0)
 		/* Left open: its close could hold us. */
 		log_err("%s: notify socket: a drainer: %s; its socket is left "
 		    "open", ns->svc->def->name, strerror(-rc));

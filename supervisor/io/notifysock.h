@@ -46,6 +46,8 @@ struct notifysock {
 	ev_timer		 retry;		/* a drainer could not start */
 	struct notify_drain	*drain;		/* its drainer, while alive */
 	bool			 waiting;	/* for it: not read meanwhile */
+	bool			 held;		/* ... for a user's drainers to
+						 * go (said once) */
 	bool			 fdstore;	/* its service has an fd store:
 						 * its FDSTORE=1 fds are kept */
 	bool			 fds_ok;	/* ... the socket open takes them */

@@ -91,10 +91,39 @@ t_notify_impostors() {
 	ctl wait a starting --timeout=5s || fail "a never started"
 	NOTIFY_SOCKET=$T/notify/a.sock "$H" notify=READY=1
 	ns env NOTIFY_SOCKET="$T/notify/a.sock" "$H" notify=READY=1
+	# A root service's socket takes anyone's datagrams: they count for
+	# nothing.
+	expect_rc 0 env NOTIFY_SOCKET="$T/notify/a.sock" setpriv --reuid=4242 \
+	    --regid=4242 --clear-groups "$H" notify=READY=1
 	wait $waiter
 	expect_eq "$?" 1 "start --wait"
 	expect_match "$(cat "$T/out")" "ready timeout"
 	expect_eq "$(field a state)" failed
+	pv_down
+}
+
+# A root service whose daemon drops its privileges before READY=1
+# (dbus-daemon): its socket is root's, mode 0666, as systemd's is; a
+# service with a user keeps a socket of that user's alone.
+t_notify_root_drops() {
+	pv_dir
+	chmod 0755 "$T"
+	svc a <<-EOF
+	exec = setpriv --reuid=65534 --regid=65534 --clear-groups $H notify=READY=1 sleep=forever
+	ready = notify
+	EOF
+	svc u <<-EOF
+	exec = $H notify=READY=1 sleep=forever
+	ready = notify
+	user = nobody
+	EOF
+	pv_up
+	expect_rc 0 ctl wait a ready --timeout=10s
+	expect_rc 0 ctl wait u ready --timeout=10s
+	expect_eq "$(stat -c '%U %a' "$T/notify/a.sock")" "root 666" "a's socket"
+	expect_eq "$(stat -c '%U %a' "$T/notify/u.sock")" "nobody 600" \
+	    "u's socket"
+	expect_eq "$(ns ps -o user= -p "$(field a pid)")" nobody "a's daemon"
 	pv_down
 }
 

@@ -710,6 +710,70 @@ t_sec_notify_drainer() {
 	pv_down
 }
 
+# A root service's notify socket is 0666 (its daemon may drop its
+# privileges first): any user may send there.  On a kernel without
+# SO_PASSRIGHTS (PIDVISOR_NO_PASSRIGHTS=1), another user's datagrams
+# with a FUSE file whose FLUSH is never answered pin a drainer each: at
+# most 8 of that user's live, then that socket waits (said once) while
+# the others are read as ever, and PID 1's fds stay few; once the
+# flushes end, the drainers go and the socket is read again.
+t_sec_notify_root_socket() {
+	pv_dir
+	chmod 0755 "$T"
+	mkdir "$T/fh"
+	svc a <<-EOF
+	exec = $H notify=READY=1 notify-every=300:STATUS=%n
+	ready = notify
+	EOF
+	svc b <<-EOF
+	exec = $H notify=READY=1 notify-every=200:WATCHDOG=1\\nSTATUS=%n
+	ready = notify
+	watchdog = 2s
+	EOF
+	PIDVISOR_NO_PASSRIGHTS=1 pv_up
+	nsenter -t "$PV_PID" -m -- "$ROOT/build/test/fuse-hang" "$T/fh" flush \
+	    >"$T/fh.log" 2>&1 &
+	local fh=$! n fds fds0 comm
+	bg $fh
+	wait_until 5000 grep -q ready "$T/fh.log" || fail "no FUSE mount"
+	expect_rc 0 ctl wait a ready --timeout=10s
+	expect_rc 0 ctl wait b ready --timeout=10s
+	fds0=$(ls /proc/"$PV_PID"/fd | wc -l)
+	comm=$(ps -o comm= -p "$PV_PID")
+	# (Its own exit waits for a FLUSH too, until the file system goes.)
+	nsenter -t "$PV_PID" -m -- env NOTIFY_SOCKET="$T/notify/a.sock" \
+	    setpriv --reuid=4242 --regid=4242 --clear-groups \
+	    "$H" send-fds="$T/fh/file:30" >"$T/attack.out" 2>&1 &
+	local attacker=$!
+	bg $attacker
+	wait_until 10000 grep -q sent "$T/attack.out" ||
+	    fail "the attack did not run: $(cat "$T/attack.out")"
+	echo "# the attacker: $(cat "$T/attack.out")" >&2
+	wait_until 10000 grep -q "a: notify: uid 4242 holds 8 drainers stuck" \
+	    "$T/log" || fail "not held: $(grep notify "$T/log")"
+	expect_eq "$(ps --ppid "$PV_PID" -o comm= | grep -cxF "$comm")" 8 \
+	    "drainers alive"
+	n=$(field b status_text)
+	wait_until 10000 eval '[ "$(field b status_text)" -ge $((n + 10)) ]' ||
+	    fail "b's pings stopped at $(field b status_text)"
+	expect_eq "$(field b restarts)" 0 "b's restarts"
+	# Two fds for each drainer alive (its pidfd, the spawn's pipe).
+	fds=$(ls /proc/"$PV_PID"/fd | wc -l)
+	[ "$fds" -le $((fds0 + 16)) ] ||
+	    fail "pidvisor holds $fds fds (was $fds0): $(ls -l /proc/"$PV_PID"/fd)"
+	expect_eq "$(grep -c "uid 4242 holds" "$T/log")" 1 "said once"
+	# The file system goes: the flushes end, so do the drainers.
+	kill -TERM "$fh"
+	wait "$fh" "$attacker" 2>/dev/null
+	wait_until 10000 eval '[ "$(ps --ppid "$PV_PID" -o comm= |
+	    grep -cxF "$comm")" = 0 ]' || fail "drainers left: $(ps --ppid "$PV_PID")"
+	n=$(field a status_text)
+	wait_until 10000 eval '[ "$(field a status_text)" -ge $((n + 3)) ]' ||
+	    fail "a's socket not read again: $(field a status_text)"
+	expect_eq "$(field a state)" ready
+	pv_down
+}
+
 # An fd store takes only fds whose close cannot wait: a FUSE file whose
 # flush never ends is refused in the drainer, which alone waits, while
 # PID 1 serves every other service and re-executes; the pipe the same
