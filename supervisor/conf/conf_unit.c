@@ -577,7 +577,15 @@ cu_service(struct cu *cu, char ***edge, size_t i)
 	cs.d->ready_timeout = 90000;
 	cs.d->stop_timeout = 90000;
 	cs.d->ignore_sigpipe = true;
+	cs.d->start_limit_burst = 5;		/* DefaultStartLimitBurst= */
+	cs.d->start_limit_interval = 10000;
 	cu_apply(&cs, u, NULL);
+	if (cs.d->start_limit_interval == 0)
+		cs.d->start_limit_burst = 0;	/* systemd's "no limit" */
+	/* RestartSec= each time: no doubling, unless RestartMaxDelaySec=
+	 * (systemd 254) asks for it. */
+	if (cs.p.key_line[K_RESTART_DELAY_MAX] == 0)
+		cs.d->restart_delay_max = cs.d->restart_delay;
 	started = cu_timers(&cs) + cu_sockets(&cs, !u->pulled);
 	if ((seen = calloc(cu->n, sizeof(*seen))) != NULL) {
 		seen[i] = true;

@@ -18,6 +18,8 @@
 				 * resets); else the last one */
 #define CU_SILENT	0x02	/* a no-op kept quiet (what it says is
 				 * done elsewhere, or is for people) */
+#define CU_EMPTY	0x04	/* an empty value is one (none), not a
+				 * reset to the default */
 
 struct cu {
 	struct conf		*c;

@@ -583,6 +583,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "ExecReload", cu_exec, "reload_exec", CU_LIST },
 	{ "Service", "Restart", cu_restart, "restart", 0 },
 	{ "Service", "RestartSec", cu_span, "restart_delay", 0 },
+	{ "Service", "RestartMaxDelaySec", cu_span, "restart_delay_max", 0 },
 	{ "Service", "TimeoutStartSec", cu_span, "ready_timeout", 0 },
 	{ "Service", "TimeoutStopSec", cu_span, "stop_timeout", 0 },
 	{ "Service", "TimeoutSec", cu_timeout, NULL, 0 },
@@ -621,7 +622,8 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "LimitSIGPENDING", cu_key, "limit_sigpending", 0 },
 	{ "Service", "LimitSTACK", cu_key, "limit_stack", 0 },
 	{ "Service", "NoNewPrivileges", cu_bool, "no_new_privs", 0 },
-	{ "Service", "CapabilityBoundingSet", cu_bset, "capabilities", 0 },
+	{ "Service", "CapabilityBoundingSet", cu_bset, "capabilities",
+	    CU_EMPTY },
 	{ "Service", "AmbientCapabilities", cu_ambient, "capabilities", 0 },
 	{ "Service", "PrivateTmp", cu_bool, "private_tmp", 0 },
 	{ "Service", "PrivateNetwork", cu_bool, "private_network", 0 },
@@ -812,7 +814,7 @@ cu_apply(struct cu_svc *cs, const struct unit *u, const char *sect)
 		if (!(m->flags & CU_LIST) ? !cu_last(u, kv) :
 		    kv->value[0] == '\0' || cu_reset_after(u, kv))
 			continue;
-		if (!(m->flags & CU_LIST) && kv->value[0] == '\0')
+		if (!(m->flags & (CU_LIST | CU_EMPTY)) && kv->value[0] == '\0')
 			continue;	/* reset to the default */
 		if (cu_spec(u, kv, cs->cu->c, &b) < 0)
 			continue;

@@ -148,6 +148,49 @@ t_units_boot() {
 	pv_down
 }
 
+# systemd's start limit for units (DefaultStartLimitBurst=5 in
+# DefaultStartLimitIntervalSec=10s): a unit restarted at once for ever
+# fails at its fifth start, one that sets StartLimitBurst= at that one,
+# and StartLimitIntervalSec=0 has none.
+t_units_start_limit() {
+	pv_dir
+	units_tree
+	unit five.service <<-EOF
+	[Service]
+	ExecStart=/bin/false
+	Restart=always
+	RestartSec=0
+	EOF
+	wanted five.service
+	unit two.service <<-EOF
+	[Unit]
+	StartLimitBurst=2
+	[Service]
+	ExecStart=/bin/false
+	Restart=always
+	RestartSec=0
+	EOF
+	wanted two.service
+	unit free.service <<-EOF
+	[Unit]
+	StartLimitIntervalSec=0
+	[Service]
+	ExecStart=/bin/false
+	Restart=always
+	RestartSec=100ms
+	EOF
+	wanted free.service
+	pv_up
+	ctl wait five failed --timeout=10s || fail "five: $(ctl status five)"
+	ctl wait two failed --timeout=10s || fail "two: $(ctl status two)"
+	expect_eq "$(field five restarts)" 4 "five's restarts"
+	expect_eq "$(field two restarts)" 1 "two's restarts"
+	expect_match "$(field five reason)" "start limit"
+	wait_until 10000 eval '[ "$(field free restarts)" -ge 8 ]' ||
+	    fail "free stopped: $(ctl status free)"
+	pv_down
+}
+
 # Directives pidvisor cannot honour: named at FILE:LINE with what is
 # done; a unit with an error, or a refused directive, is not run and a
 # unit that requires it neither, the rest run.
@@ -256,6 +299,7 @@ t_units_check() {
 	RestrictAddressFamilies=AF_UNIX AF_INET
 	RestrictNamespaces=true
 	ReadWriteDirectories=-/var/lib/nosuch
+	CapabilityBoundingSet=
 	EOF
 	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
@@ -301,6 +345,10 @@ t_units_check() {
 	expect_rc 0 ctl show bus
 	expect_match "$OUT" "syscall_filter = @system-service ~@privileged ~@resources +# $L/bus.service:6, $L/bus.service:7"
 	expect_match "$OUT" "restrict_namespaces = yes +#"
+	# An empty CapabilityBoundingSet= is the empty set, not a reset.
+	expect_match "$OUT" $'\n''capabilities = +# '"$L/bus.service:11"$'\n'
+	expect_eq "$(ns awk '/^CapBnd/ { print $2 }' /proc/"$(field bus pid)"/status)" \
+	    0000000000000000 "bus's bounding set"
 	expect_match "$(ctl show minus)" "exec = -$H notify=READY=1 sleep=forever"
 	expect_match "$(ctl show minus)" "fdstore_max = 100 +#"
 	# Not run, and said so by status: every one, and by name.
