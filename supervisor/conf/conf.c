@@ -443,6 +443,8 @@ static const struct {
 	{ "ReadOnlyPaths", "read_only_paths" },
 	{ "ReadWritePaths", "read_write_paths" },
 	{ "InaccessiblePaths", "inaccessible_paths" },
+	{ "NoExecPaths", "no_exec_paths" }, { "ExecPaths", "exec_paths" },
+	{ "ProtectProc", "protect_proc" }, { "ProcSubset", "proc_subset" },
 	{ "RootDirectory", "root_directory" },
 	{ "SystemCallFilter", "syscall_filter" },
 	{ "SystemCallErrorNumber", "syscall_errno" }, { "Nice", "nice" },

@@ -239,6 +239,10 @@ enum conf_key_id {
 	K_READ_ONLY_PATHS,
 	K_READ_WRITE_PATHS,
 	K_INACCESSIBLE_PATHS,
+	K_NO_EXEC_PATHS,
+	K_EXEC_PATHS,
+	K_PROTECT_PROC,
+	K_PROC_SUBSET,
 	K_ROOT_DIRECTORY,
 	K_SYSCALL_FILTER,
 	K_SYSCALL_ERRNO,
@@ -438,6 +442,11 @@ enum tty_busy { TTY_WAIT, TTY_STEAL, TTY_FAIL };
 extern const char *const tty_busy_names[];
 
 enum protect_home { HOME_NO, HOME_YES, HOME_READ_ONLY };
+/* protect_proc: procfs's hidepid= (0 default, 1 noaccess, 2 invisible,
+ * 4 ptraceable): a /proc of the service's own. */
+enum protect_proc { PROC_DEFAULT, PROC_NOACCESS, PROC_INVISIBLE,
+	PROC_PTRACEABLE };
+enum proc_subset { SUBSET_ALL, SUBSET_PID };
 
 /* Where a key of a service was given: show's FILE:LINE. */
 struct key_src {
@@ -538,6 +547,10 @@ struct svc_def {
 	char		**ro_paths;	/* read_only_paths, as written */
 	char		**rw_paths;	/* read_write_paths */
 	char		**hide_paths;	/* inaccessible_paths */
+	char		**noexec_paths;	/* no_exec_paths */
+	char		**exec_paths;	/* exec_paths */
+	uint8_t		  protect_proc;	/* enum protect_proc */
+	uint8_t		  proc_subset;	/* enum proc_subset */
 	char		 *root_dir;	/* root_directory */
 	char		**syscalls;	/* syscall_filter's words; "~..." first:
 					 * a deny list */

@@ -726,6 +726,16 @@ static const char *const protect_home_names[] = {
 	NULL,
 };
 
+static const char *const protect_proc_names[] = {
+	[PROC_DEFAULT] = "default", [PROC_NOACCESS] = "noaccess",
+	[PROC_INVISIBLE] = "invisible", [PROC_PTRACEABLE] = "ptraceable",
+	NULL,
+};
+
+static const char *const proc_subset_names[] = {
+	[SUBSET_ALL] = "all", [SUBSET_PID] = "pid", NULL,
+};
+
 /* ioprio classes: 1 realtime, 2 best-effort, 3 idle (0: not set). */
 static const char *const io_class_names[] = {
 	"none", "realtime", "best-effort", "idle", NULL,
@@ -1020,6 +1030,14 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    KEY_REPEAT | KEY_CONT, SHOW_ARGV, NULL, SF(rw_paths, F_STRV)),
 	[K_INACCESSIBLE_PATHS] = SVC("inaccessible_paths", conf_harden_paths,
 	    KEY_REPEAT | KEY_CONT, SHOW_ARGV, NULL, SF(hide_paths, F_STRV)),
+	[K_NO_EXEC_PATHS] = SVC("no_exec_paths", conf_harden_paths,
+	    KEY_REPEAT | KEY_CONT, SHOW_ARGV, NULL, SF(noexec_paths, F_STRV)),
+	[K_EXEC_PATHS] = SVC("exec_paths", conf_harden_paths,
+	    KEY_REPEAT | KEY_CONT, SHOW_ARGV, NULL, SF(exec_paths, F_STRV)),
+	[K_PROTECT_PROC] = SVC("protect_proc", key_enum, 0, SHOW_ENUM,
+	    protect_proc_names, SF(protect_proc, F_U8)),
+	[K_PROC_SUBSET] = SVC("proc_subset", key_enum, 0, SHOW_ENUM,
+	    proc_subset_names, SF(proc_subset, F_U8)),
 	[K_ROOT_DIRECTORY] = SVC("root_directory", conf_harden_root_directory, 0,
 	    SHOW_STR, NULL, SF(root_dir, F_STR)),
 	[K_SYSCALL_FILTER] = SVC("syscall_filter", conf_harden_syscall_filter,

@@ -636,6 +636,10 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "ReadWritePaths", cu_key, "read_write_paths", CU_LIST },
 	{ "Service", "InaccessiblePaths", cu_key, "inaccessible_paths",
 	    CU_LIST },
+	{ "Service", "NoExecPaths", cu_key, "no_exec_paths", CU_LIST },
+	{ "Service", "ExecPaths", cu_key, "exec_paths", CU_LIST },
+	{ "Service", "ProtectProc", cu_key, "protect_proc", 0 },
+	{ "Service", "ProcSubset", cu_key, "proc_subset", 0 },
 	/* Their names before systemd 231. */
 	{ "Service", "ReadOnlyDirectories", cu_key, "read_only_paths",
 	    CU_LIST },

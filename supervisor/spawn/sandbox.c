@@ -507,7 +507,8 @@ sb_op(struct sandbox *sb, int kind, const char *key, const char *path,
 struct sb_path {
 	const char	*path;		/* without a leading '-' */
 	const char	*key;
-	int		 kind;		/* SB_RO, SB_PUT, SB_HIDE */
+	int		 kind;		/* SB_RO, SB_PUT, SB_HIDE; SB_NOEXEC,
+					 * SB_EXEC */
 	bool		 optional;
 	int		 depth;
 	int		 order;
@@ -569,8 +570,8 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	static const char *const modules[] = { "/usr/lib/modules",
 		"/lib/modules" };
 	static const char *const kmsg[] = { "/proc/kmsg", "/dev/kmsg" };
-	struct sb_path	*v = NULL;
-	size_t		 n = 0, i;
+	struct sb_path	*v = NULL, *x = NULL;
+	size_t		 n = 0, nx = 0, i;
 	int		 rc = 0, slot = 0, k;
 	char *const	*p;
 	char		**dirs = NULL;
@@ -639,17 +640,37 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	for (p = d->hide_paths; p && *p; p++)
 		rc |= sb_path_add(&v, &n, *p, "inaccessible_paths", SB_HIDE,
 		    false);
+	for (p = d->noexec_paths; p && *p; p++)
+		rc |= sb_path_add(&x, &nx, *p, "no_exec_paths", SB_NOEXEC,
+		    false);
+	for (p = d->exec_paths; p && *p; p++)
+		rc |= sb_path_add(&x, &nx, *p, "exec_paths", SB_EXEC, false);
 	if (rc < 0)
 		goto out;
 	if (n > 1)
 		qsort(v, n, sizeof(*v), sb_path_cmp);
+	if (nx > 1)
+		qsort(x, nx, sizeof(*x), sb_path_cmp);
 
-	if (n > 0 || d->private_tmp || d->private_devices) {
+	if (n > 0 || nx > 0 || d->private_tmp || d->private_devices ||
+	    d->protect_proc != PROC_DEFAULT || d->proc_subset != SUBSET_ALL) {
 		sb->clone_flags |= CLONE_NEWNS;
 		rc |= sb_op(sb, SB_SLAVE, NULL, NULL, false, 0);
 		if (sb->root)
 			rc |= sb_op(sb, SB_BIND_SELF, "root_directory", "/",
 			    false, 0);
+	}
+	/* A /proc of its own first: what follows may be under it. */
+	if (d->protect_proc != PROC_DEFAULT || d->proc_subset != SUBSET_ALL) {
+		static const char *const hidepid[] = {
+			[PROC_DEFAULT] = "off", [PROC_NOACCESS] = "noaccess",
+			[PROC_INVISIBLE] = "invisible",
+			[PROC_PTRACEABLE] = "ptraceable",
+		};
+
+		sb->hidepid = hidepid[d->protect_proc];
+		sb->subset_pid = d->proc_subset == SUBSET_PID;
+		rc |= sb_op(sb, SB_PROC, "protect_proc", "/proc", false, 0);
 	}
 	/* Copies of the writable trees, before anything is read-only. */
 	for (i = 0; i < n; i++) {
@@ -675,9 +696,14 @@ sb_plan(struct sandbox *sb, const struct svc_def *d, char *err, size_t len)
 	}
 	if (d->private_devices)
 		rc |= sb_op(sb, SB_DEV, "private_devices", "/dev", false, 0);
+	/* Last, over every mount made: not executable, then again so. */
+	for (i = 0; i < nx; i++)
+		rc |= sb_op(sb, x[i].kind, x[i].key, x[i].path, x[i].optional,
+		    0);
 	sb->nslots = slot;
 out:
 	free(v);
+	free(x);
 	strv_free(dirs);
 	if (rc < 0 && err[0] == '\0')
 		snprintf(err, len, "%s", strerror(ENOMEM));

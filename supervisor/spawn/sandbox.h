@@ -38,6 +38,9 @@ enum sb_op_kind {
 	SB_TMPFS,		/* a fresh tmpfs, mode 1777 */
 	SB_DEV,			/* a minimal /dev */
 	SB_MKDIR,		/* runtime_directory and the like: made */
+	SB_PROC,		/* a /proc of its own (protect_proc) */
+	SB_NOEXEC,		/* path, and under it, not executable */
+	SB_EXEC,		/* ... executable again */
 };
 
 struct sb_op {
@@ -74,6 +77,8 @@ struct sandbox {
 	bool			 set_caps;
 	bool			 nnp;
 	bool			 lo_up;		/* private_network */
+	const char		*hidepid;	/* SB_PROC's options */
+	bool			 subset_pid;
 	void			*filter;	/* struct sock_filter[] */
 	unsigned short		 nfilter;
 	void			*pfilter;	/* the protections' */

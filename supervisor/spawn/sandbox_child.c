@@ -73,7 +73,8 @@ sandbox_child_put(long tree, long at)
 	    MOVE_MOUNT_T_EMPTY_PATH);
 }
 
-/* Child: set attr on the mount of fd, and under it if rec. */
+/* Child: set attr on the mount of fd (clear it: clr), and under it if
+ * rec. */
 SANDBOX_CHILD static long
 sandbox_child_setattr(long fd, uint64_t attr, bool rec)
 {
@@ -83,24 +84,57 @@ sandbox_child_setattr(long fd, uint64_t attr, bool rec)
 	    (rec ? AT_RECURSIVE : 0), &a, sizeof(a));
 }
 
+SANDBOX_CHILD static long
+sandbox_child_clrattr(long fd, uint64_t attr)
+{
+	struct sandbox_mount_attr	a = { .attr_clr = attr };
+
+	return SYS(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	    &a, sizeof(a));
+}
+
 /*
- * Child: what is at fd, and under it, read-only: a copy of its tree
- * put on it, made read-only; the root itself in place (it is a mount
- * of its own: ours, or root_directory's).
+ * Child: what is at fd, and under it, read-only (or not executable;
+ * executable again: clr): a copy of its tree put on it, set so; the root
+ * itself in place (it is a mount of its own: ours, or
+ * root_directory's).
  */
 SANDBOX_CHILD static long
-sandbox_child_ro(long fd, bool is_root)
+sandbox_child_ro(long fd, bool is_root, uint64_t attr, bool clr)
 {
 	long	tree, rc;
 
 	if (is_root)
-		return sandbox_child_setattr(fd, MOUNT_ATTR_RDONLY, true);
+		return clr ? sandbox_child_clrattr(fd, attr) :
+		    sandbox_child_setattr(fd, attr, true);
 	if ((tree = SYS(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)) < 0)
 		return tree;
 	if ((rc = sandbox_child_put(tree, fd)) >= 0)
-		rc = sandbox_child_setattr(tree, MOUNT_ATTR_RDONLY, true);
+		rc = clr ? sandbox_child_clrattr(tree, attr) :
+		    sandbox_child_setattr(tree, attr, true);
 	SYS(SYS_close, tree);
+	return rc;
+}
+
+/* Child: a procfs of its own on fd (/proc), with hidepid= and subset=. */
+SANDBOX_CHILD static long
+sandbox_child_proc(const struct sandbox *sb, long fd)
+{
+	long	fs, rc, m;
+
+	if ((fs = SYS(SYS_fsopen, "proc", FSOPEN_CLOEXEC)) < 0)
+		return fs;
+	if ((rc = SYS(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "hidepid",
+	    sb->hidepid, 0)) >= 0 && (!sb->subset_pid || (rc = SYS(SYS_fsconfig,
+	    fs, FSCONFIG_SET_STRING, "subset", "pid", 0)) >= 0) &&
+	    (rc = SYS(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL,
+	    0)) >= 0 && (rc = m = SYS(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) >= 0) {
+		rc = sandbox_child_put(m, fd);
+		SYS(SYS_close, m);
+	}
+	SYS(SYS_close, fs);
 	return rc;
 }
 
@@ -358,7 +392,15 @@ sandbox_child_op(const struct sandbox *sb, const struct sb_op *op,
 		}
 		break;
 	case SB_RO:
-		rc = sandbox_child_ro(fd, is_root);
+		rc = sandbox_child_ro(fd, is_root, MOUNT_ATTR_RDONLY, false);
+		break;
+	case SB_NOEXEC:
+	case SB_EXEC:
+		rc = sandbox_child_ro(fd, is_root, MOUNT_ATTR_NOEXEC,
+		    op->kind == SB_EXEC);
+		break;
+	case SB_PROC:
+		rc = sandbox_child_proc(sb, fd);
 		break;
 	case SB_PUT:
 		/* The place its copy was taken from, or nothing. */

@@ -25,7 +25,8 @@ security_mounts(const struct svc_def *d)
 {
 	return d->protect_system || d->protect_home || d->ro_paths ||
 	    d->hide_paths || d->private_tmp || d->private_devices ||
-	    d->protect_kernel_tunables;
+	    d->protect_kernel_tunables || d->noexec_paths ||
+	    d->protect_proc || d->proc_subset;
 }
 
 /* Whether a filter denies (or does not allow) the group's calls. */

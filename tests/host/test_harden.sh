@@ -280,6 +280,59 @@ t_harden_paths() {
 	EOF
 }
 
+# no_exec_paths and exec_paths (redis's unit: NoExecPaths=/ with its
+# program and libraries in ExecPaths=): a copy of a program runs where
+# the deeper path is exec_paths', nowhere else, a private /tmp included;
+# protect_proc = invisible hides the processes of other users (PID 1,
+# root's), proc_subset = pid all but the processes' directories; the
+# mounts of the host are as they were.
+t_harden_noexec_proc() {
+	pv_dir
+	probe_dir
+	mkdir -p "$P/run"
+	cp /bin/true "$P/true"
+	cp /bin/true "$P/run/true"
+	cat >"$P/probe.sh" <<-EOF
+	$P/true; echo "noexec: \$?"
+	$P/run/true; echo "exec: \$?"
+	cp /bin/true /tmp/t && /tmp/t; echo "tmp: \$?"
+	echo "pid1: [\$(ls -d /proc/1 2>&1)]"
+	echo "self: [\$(ls -d /proc/\$\$ 2>&1)]"
+	echo "meminfo: [\$(ls /proc/meminfo 2>&1)]"
+	echo probe-done
+	exec sleep 100000
+	EOF
+	svc noexec <<-EOF
+	exec = /bin/sh $P/probe.sh
+	user = nobody
+	no_exec_paths = /
+	exec_paths = /usr /bin /lib -/lib64 -/lib32 $P/probe.sh $P/run
+	private_tmp = yes
+	protect_proc = invisible
+	proc_subset = pid
+	EOF
+	pv_up
+	local o
+	o=$(out_of noexec)
+	expect_match "$o" "noexec: 126"
+	expect_match "$o" "exec: 0"
+	expect_match "$o" "tmp: 126"
+	expect_match "$o" "pid1: \[ls: cannot access '/proc/1': No such file or directory\]"
+	expect_match "$o" "self: \[/proc/[0-9]+\]"
+	expect_match "$o" "meminfo: \[ls: cannot access '/proc/meminfo': No such file or directory\]"
+	expect_rc 0 "$P/true"
+	expect_rc 0 ctl show noexec
+	expect_match "$OUT" $'\n''protect_proc = invisible +#'
+	expect_match "$OUT" $'\n''exec_paths = /usr /bin /lib'
+	pv_down
+	expect_check_error "protect_proc: expected default, noaccess, invisible or ptraceable, not 'yes'" <<-EOF
+	protect_proc = yes
+	EOF
+	expect_check_error "no_exec_paths: 'tmp' is not an absolute path" <<-EOF
+	no_exec_paths = tmp
+	EOF
+}
+
 # root_directory: the service sees only its root; a missing one fails
 # the start, said.
 t_harden_root_directory() {

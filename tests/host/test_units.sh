@@ -300,6 +300,10 @@ t_units_check() {
 	RestrictNamespaces=true
 	ReadWriteDirectories=-/var/lib/nosuch
 	CapabilityBoundingSet=
+	ProtectProc=invisible
+	ProcSubset=pid
+	NoExecPaths=-/var/lib/nosuch
+	ExecPaths=-/var/lib/nosuch/bin
 	EOF
 	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
@@ -349,6 +353,10 @@ t_units_check() {
 	expect_match "$OUT" $'\n''capabilities = +# '"$L/bus.service:11"$'\n'
 	expect_eq "$(ns awk '/^CapBnd/ { print $2 }' /proc/"$(field bus pid)"/status)" \
 	    0000000000000000 "bus's bounding set"
+	expect_match "$OUT" $'\n''protect_proc = invisible +# '"$L/bus.service:12"$'\n'
+	expect_match "$OUT" $'\n''proc_subset = pid +# '"$L/bus.service:13"$'\n'
+	expect_match "$OUT" $'\n''no_exec_paths = -/var/lib/nosuch +# '"$L/bus.service:14"$'\n'
+	expect_match "$OUT" $'\n''exec_paths = -/var/lib/nosuch/bin +# '"$L/bus.service:15"$'\n'
 	expect_match "$(ctl show minus)" "exec = -$H notify=READY=1 sleep=forever"
 	expect_match "$(ctl show minus)" "fdstore_max = 100 +#"
 	# Not run, and said so by status: every one, and by name.
