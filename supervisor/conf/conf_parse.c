@@ -732,9 +732,7 @@ static const char *const protect_proc_names[] = {
 	NULL,
 };
 
-static const char *const proc_subset_names[] = {
-	[SUBSET_ALL] = "all", [SUBSET_PID] = "pid", NULL,
-};
+static const char *const proc_subset_names[] = { "all", "pid", NULL };
 
 /* ioprio classes: 1 realtime, 2 best-effort, 3 idle (0: not set). */
 static const char *const io_class_names[] = {
