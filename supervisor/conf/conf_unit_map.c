@@ -508,6 +508,20 @@ cu_ignored(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 }
 
 /*
+ * NotifyAccess=: pidvisor takes what the main process sends, and only
+ * that: main is what it does; anything else is said.
+ */
+static void
+cu_notify_access(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
+    const char *arg)
+{
+	(void)arg;
+	if (strcmp(v, "main") != 0)
+		cu_note(cs, kv, "only the main process's datagrams count here "
+		    "(as NotifyAccess=main)");
+}
+
+/*
  * Conflicts=: only with a unit that boots too does it change anything
  * (shutdown.target is pidvisor's end; rescue.service and the like are
  * not started); that is said, both run.
@@ -685,6 +699,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "TTYVHangup", cu_tty, "tty_vhangup", 0 },
 	{ "Service", "TTYVTDisallocate", cu_tty, "tty_vt_disallocate", 0 },
 	{ "Service", "IgnoreSIGPIPE", cu_bool, "ignore_sigpipe", 0 },
+	{ "Service", "NotifyAccess", cu_notify_access, NULL, 0 },
 	{ "Service", "UtmpIdentifier", cu_ignored, "ignored: pidvisor writes "
 	    "no utmp record (agetty and login write their own)", 0 },
 	{ "Service", "RuntimeDirectory", cu_key, "runtime_directory", CU_LIST },

@@ -278,6 +278,7 @@ t_units_check() {
 	Type=notify
 	ExecStart=-$H notify=READY=1 sleep=forever
 	FileDescriptorStoreMax=4224
+	NotifyAccess=all
 	EOF
 	wanted minus.service
 	unit amb.service <<-EOF
@@ -304,6 +305,7 @@ t_units_check() {
 	ProcSubset=pid
 	NoExecPaths=-/var/lib/nosuch
 	ExecPaths=-/var/lib/nosuch/bin
+	NotifyAccess=main
 	EOF
 	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
@@ -329,7 +331,8 @@ t_units_check() {
 	expect_match "$OUT" "warning: $L/bus.service:4: WatchdogSec=: ignored: pidvisor gives a notify socket, where this comes, only to a Type=notify service"
 	expect_match "$OUT" "warning: $L/minus.service:4: FileDescriptorStoreMax=: more than pidvisor keeps: its most kept"
 	expect_match "$OUT" "warning: $L/bus.service:5: FileDescriptorStoreMax=: ignored: pidvisor gives a notify socket"
-	! grep -q "bus.service:[6-9]:" <<<"$OUT" || fail "bus: $OUT"
+	expect_match "$OUT" "warning: $L/minus.service:5: NotifyAccess=: only the main process's datagrams count here"
+	! grep -q "bus.service:\([6-9]\|16\):" <<<"$OUT" || fail "bus: $OUT"
 	pv_up
 	ctl wait odd ready --timeout=10s || fail "odd not running: $(ctl status)"
 	expect_rc 0 ctl show odd	# ExecReload= twice: a chain
