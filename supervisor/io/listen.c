@@ -694,14 +694,22 @@ listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
 	return rc;
 }
 
-/* "listen SPEC: symlink LINK: why" for rc, of the link which. */
+/*
+ * Its links made, or "listen SPEC: symlink LINK: why" said: as
+ * systemd's Symlinks=, a link that cannot be made does not keep the
+ * socket from being bound (another daemon may have put its own socket
+ * there: rsyslog's at /dev/log).
+ */
 static void
-listen_symlink_err(char *err, size_t n, const char *spec, const char *which,
-    int rc)
+listen_symlinks_make(const struct listen_addr *a, const char *spec)
 {
-	snprintf(err, n, "listen %s: symlink=%.*s: %s", spec,
-	    (int)strcspn(which, " \t"), which, rc == -EEXIST ?
-	    "something that is not a link is there" : strerror(-rc));
+	const char	*which = "";
+	int		 rc;
+
+	if ((rc = listen_symlinks(a, false, &which)) < 0)
+		log_warn("listen %s: symlink=%.*s: %s; not made", spec,
+		    (int)strcspn(which, " \t"), which, rc == -EEXIST ?
+		    "something that is not a link is there" : strerror(-rc));
 }
 
 /*
@@ -715,7 +723,7 @@ listen_update(int fd, const char *spec, const struct listen_opts *o,
     const struct file_id *id, char *err, size_t n)
 {
 	struct listen_addr	 a;
-	const char		*path = listen_path(spec, &a), *which = "";
+	const char		*path = listen_path(spec, &a);
 	char			 proc[40];
 	struct stat		 st;
 	int			 pfd = -1, rc = 0;
@@ -736,10 +744,8 @@ listen_update(int fd, const char *spec, const struct listen_opts *o,
 			rc = -errno;
 		if (pfd >= 0)
 			close(pfd);
-		if (rc == 0 && (rc = listen_symlinks(&a, false, &which)) < 0) {
-			listen_symlink_err(err, n, spec, which, rc);
-			return rc;
-		}
+		if (rc == 0)
+			listen_symlinks_make(&a, spec);
 	}
 	if (rc < 0)
 		snprintf(err, n, "listen %s: %s", spec, rc == -ESTALE ?
@@ -757,7 +763,7 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 {
 	struct stat		 st;
 	struct listen_addr	 a;
-	const char		*path, *which = "";
+	const char		*path;
 	int			 fd, rc = 0, one = 1, type;
 
 	if (listen_parse(spec, &a, err, n) < 0)
@@ -782,15 +788,8 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	if (rc == 0 && type != SOCK_DGRAM && type != SOCK_RAW &&
 	    listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
-	if (rc == 0 && path && (rc = listen_symlinks(&a, false, &which)) < 0) {
-		const char	*ignored;
-
-		listen_symlinks(&a, true, &ignored);
-		listen_unlink(spec, &(struct file_id){ st.st_dev, st.st_ino });
-		close(fd);
-		listen_symlink_err(err, n, spec, which, rc);
-		return rc;
-	}
+	if (rc == 0 && path)
+		listen_symlinks_make(&a, spec);
 	if (rc < 0) {
 		if (path && rc != -EEXIST && rc != -EADDRINUSE)
 			listen_unlink(spec, &(struct file_id){ st.st_dev,

@@ -531,7 +531,10 @@ logs_of() {
 
 # The options after a listen address: a name, a symlink, a missing
 # directory made, credentials; a reload that changes them keeps the
-# socket (one inode) and sets them anew.
+# socket (one inode) and sets them anew.  A link that cannot be made
+# (something else is there: rsyslog's socket at /dev/log) is said and
+# the socket bound without it, at a start and at a reload, as systemd's
+# Symlinks=.
 t_listen_options() {
 	pv_dir
 	local ino
@@ -568,6 +571,18 @@ t_listen_options() {
 	expect_eq "$(stat -c %i "$T/d/o.sock")" "$ino" "the socket's inode"
 	expect_eq "$(readlink "$T/o2.link")" "$T/d/o.sock"
 	[ ! -L "$T/o.link" ] || fail "the link it no longer names is left"
+	# Another's file where its link would be: a reload goes through.
+	rm "$T/o2.link"
+	echo theirs >"$T/o2.link"
+	expect_rc 0 ctl reload
+	grep -q "listen unix-dgram:$T/d/o.sock .*symlink=$T/o2.link: something that is not a link is there; not made" \
+	    "$T/log" || fail "not said: $(cat "$T/log")"
+	expect_eq "$(cat "$T/o2.link")" theirs "their file"
 	ctl stop o --wait --timeout=10s >/dev/null || fail "stop"
-	[ ! -e "$T/d/o.sock" ] && [ ! -L "$T/o2.link" ] || fail "left: $(ls -l "$T" "$T/d")"
+	[ ! -e "$T/d/o.sock" ] || fail "left: $(ls -l "$T" "$T/d")"
+	expect_eq "$(cat "$T/o2.link")" theirs "their file, at the stop"
+	# At a start too: bound without it.
+	expect_rc 0 ctl start o --wait --timeout=10s
+	[ -S "$T/d/o.sock" ] || fail "not bound"
+	expect_eq "$(cat "$T/o2.link")" theirs "their file, at a start"
 }
