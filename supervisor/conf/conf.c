@@ -445,6 +445,7 @@ static const struct {
 	{ "InaccessiblePaths", "inaccessible_paths" },
 	{ "NoExecPaths", "no_exec_paths" }, { "ExecPaths", "exec_paths" },
 	{ "ProtectProc", "protect_proc" }, { "ProcSubset", "proc_subset" },
+	{ "RemoveIPC", "remove_ipc" },
 	{ "RootDirectory", "root_directory" },
 	{ "SystemCallFilter", "syscall_filter" },
 	{ "SystemCallErrorNumber", "syscall_errno" }, { "Nice", "nice" },

@@ -243,6 +243,7 @@ enum conf_key_id {
 	K_EXEC_PATHS,
 	K_PROTECT_PROC,
 	K_PROC_SUBSET,
+	K_REMOVE_IPC,
 	K_ROOT_DIRECTORY,
 	K_SYSCALL_FILTER,
 	K_SYSCALL_ERRNO,
@@ -551,6 +552,7 @@ struct svc_def {
 	char		**exec_paths;	/* exec_paths */
 	uint8_t		  protect_proc;	/* enum protect_proc */
 	uint8_t		  proc_subset;	/* enum proc_subset */
+	bool		  remove_ipc;	/* its user's IPC objects go at stop */
 	char		 *root_dir;	/* root_directory */
 	char		**syscalls;	/* syscall_filter's words; "~..." first:
 					 * a deny list */

@@ -726,11 +726,8 @@ static const char *const protect_home_names[] = {
 	NULL,
 };
 
-static const char *const protect_proc_names[] = {
-	[PROC_DEFAULT] = "default", [PROC_NOACCESS] = "noaccess",
-	[PROC_INVISIBLE] = "invisible", [PROC_PTRACEABLE] = "ptraceable",
-	NULL,
-};
+static const char *const protect_proc_names[] = { "default", "noaccess",
+	"invisible", "ptraceable", NULL };	/* enum protect_proc */
 
 static const char *const proc_subset_names[] = { "all", "pid", NULL };
 
@@ -1036,6 +1033,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    protect_proc_names, SF(protect_proc, F_U8)),
 	[K_PROC_SUBSET] = SVC("proc_subset", key_enum, 0, SHOW_ENUM,
 	    proc_subset_names, SF(proc_subset, F_U8)),
+	[K_REMOVE_IPC] = SVC("remove_ipc", conf_harden_flag, 0, SHOW_BOOL,
+	    NULL, SF(remove_ipc, F_BOOL)),
 	[K_ROOT_DIRECTORY] = SVC("root_directory", conf_harden_root_directory, 0,
 	    SHOW_STR, NULL, SF(root_dir, F_STR)),
 	[K_SYSCALL_FILTER] = SVC("syscall_filter", conf_harden_syscall_filter,

@@ -5,9 +5,15 @@
  * user's, as big, deep or slow (a FUSE mount in it) as that user made
  * it.  Every step is by fd from the directory above, nothing followed:
  * a symlink the user put anywhere in it is removed, never walked, and a
- * mount inside is left (said).
+ * mount inside is left (said).  With `--remove-ipc UID GID` after the
+ * paths (remove_ipc), the System V and POSIX IPC objects of that user
+ * or group go too, as systemd's RemoveIPC= removes them.
  */
 #include <dirent.h>
+#include <stdlib.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -130,16 +136,111 @@ rm_path(const char *path)
 	return rc;
 }
 
+/*
+ * The System V objects of /proc/sysvipc/NAME whose owner or creator is
+ * uid or gid, removed; how many could not be.  Its header names the
+ * columns.
+ */
+static int
+rm_sysv(const char *name, uid_t uid, gid_t gid)
+{
+	char	 path[64], line[512], *tok[32], *s, *save = NULL;
+	int	 col[4] = { -1, -1, -1, -1 }, n, i, k, id, bad = 0;
+	FILE	*f;
+	static const char *const cols[4] = { "uid", "cuid", "gid", "cgid" };
+
+	snprintf(path, sizeof(path), "/proc/sysvipc/%s", name);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;		/* no System V IPC here */
+	for (k = 0; fgets(line, sizeof(line), f) != NULL; k++) {
+		for (n = 0, s = strtok_r(line, " \t\n", &save); s != NULL &&
+		    n < 32; s = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = s;
+		if (k == 0) {
+			for (i = 0; i < n; i++)
+				for (id = 0; id < 4; id++)
+					if (strcmp(tok[i], cols[id]) == 0)
+						col[id] = i;
+			continue;
+		}
+		for (i = 0; i < 4; i++)
+			if (col[i] >= 0 && col[i] < n && (i < 2 ?
+			    strtoul(tok[col[i]], NULL, 10) == uid :
+			    strtoul(tok[col[i]], NULL, 10) == gid))
+				break;
+		if (i == 4 || n < 2)
+			continue;
+		id = atoi(tok[1]);
+		if ((name[1] == 'h' ? shmctl(id, IPC_RMID, NULL) :
+		    name[1] == 'e' ? semctl(id, 0, IPC_RMID) :
+		    msgctl(id, IPC_RMID, NULL)) < 0 && errno != EINVAL &&
+		    errno != EIDRM) {
+			printf("%s %d: not removed: %s\n", name, id,
+			    strerror(errno));
+			bad++;
+		}
+	}
+	fclose(f);
+	return bad;
+}
+
+/* The POSIX objects of uid or gid: their files in dir (/dev/shm,
+ * /dev/mqueue), and all beneath them; how many could not be removed. */
+static int
+rm_posix(const char *dir, uid_t uid, gid_t gid)
+{
+	struct statx	 sx;
+	struct stat	 st;
+	struct dirent	*e;
+	DIR		*d;
+	int		 fd, bad = 0, rc;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return 0;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID) || (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") ==
+		    0 || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (st.st_uid != uid && st.st_gid != gid))
+			continue;
+		if ((rc = rm_at(fd, e->d_name, sx.stx_mnt_id, 0)) < 0) {
+			printf("%s/%s: not removed: %s\n", dir, e->d_name,
+			    strerror(-rc));
+			bad++;
+		}
+	}
+	closedir(d);
+	return bad;
+}
+
 int
 rmtree_main(int argc, char **argv)
 {
 	int	i, rc, bad = 0;
+	uid_t	uid;
+	gid_t	gid;
 
-	for (i = 0; i < argc; i++)
-		if ((rc = rm_path(argv[i])) < 0) {
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--remove-ipc") == 0 && i + 2 < argc) {
+			uid = (uid_t)strtoul(argv[i + 1], NULL, 10);
+			gid = (gid_t)strtoul(argv[i + 2], NULL, 10);
+			if (uid == 0 || gid == 0)
+				return 1;	/* never root's */
+			bad |= rm_sysv("shm", uid, gid) + rm_sysv("sem", uid,
+			    gid) + rm_sysv("msg", uid, gid) + rm_posix(
+			    "/dev/shm", uid, gid) + rm_posix("/dev/mqueue",
+			    uid, gid) != 0;
+			i += 2;
+		} else if ((rc = rm_path(argv[i])) < 0) {
 			printf("%s: not all removed: %s\n", argv[i],
 			    strerror(-rc));
 			bad = 1;
 		}
+	}
 	return bad;
 }

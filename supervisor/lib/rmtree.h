@@ -2,7 +2,8 @@
 #ifndef PIDVISOR_RMTREE_H
 #define PIDVISOR_RMTREE_H
 
-/* `pidvisor --remove-directories PATH...`: exit 0, or 1 (each said). */
+/* `pidvisor --remove-directories PATH... [--remove-ipc UID GID]`: exit
+ * 0, or 1 (each said). */
 int	rmtree_main(int argc, char **argv);
 
 #endif

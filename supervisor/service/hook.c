@@ -211,7 +211,7 @@ hook_checker(const struct svc_def *d)
  * again (rmtree.c's rmtree_main()), given the paths.
  */
 static char **
-hook_remover(const struct svc_def *d)
+hook_remover(const struct svc_def *d, bool ipc)
 {
 	char	**v = NULL, path[512];
 	size_t	  i;
@@ -225,7 +225,39 @@ hook_remover(const struct svc_def *d)
 		if ((v = strv_add(v, path)) == NULL)
 			return NULL;
 	}
+	if (ipc) {
+		char	gid[16];
+
+		snprintf(path, sizeof(path), "%u", (unsigned)d->uid);
+		snprintf(gid, sizeof(gid), "%u", (unsigned)d->gid);
+		if ((v = strv_add(v, "--remove-ipc")) == NULL ||
+		    (v = strv_add(v, path)) == NULL ||
+		    (v = strv_add(v, gid)) == NULL)
+			return NULL;
+	}
 	return v;
+}
+
+/*
+ * remove_ipc: are its user's IPC objects to go now?  For a user other
+ * than root, when no other service of that user has a process (as
+ * systemd: when the last unit of the user stops).
+ */
+static bool
+hook_ipc_due(const struct core *core, const struct service *ss)
+{
+	const struct svc_def	*d = ss->svc.def, *o;
+	size_t			 i;
+
+	if (!d->remove_ipc || !d->set_uid || d->uid == 0)
+		return false;
+	for (i = 0; i < core->set->n; i++) {
+		o = core->set->v[i]->def;
+		if (core->set->v[i] != &ss->svc && o->set_uid &&
+		    o->uid == d->uid && svc_has_process(core->set->v[i]))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -236,7 +268,7 @@ hook_remover(const struct svc_def *d)
  * again; *cleanup its index, or -1.  NULL if none; NULL without memory.
  */
 static char **
-hook_stop_chain(const struct service *ss, int32_t *cleanup)
+hook_stop_chain(const struct service *ss, bool ipc, int32_t *cleanup)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char			**v = NULL;
@@ -246,9 +278,9 @@ hook_stop_chain(const struct service *ss, int32_t *cleanup)
 	for (i = 0; d->stop_post_exec && d->stop_post_exec[i]; i++)
 		if ((v = strv_add(v, d->stop_post_exec[i])) == NULL)
 			return NULL;
-	if (d->dirs[DIR_RUNTIME] != NULL && (d->runtime_preserve ==
+	if (ipc || (d->dirs[DIR_RUNTIME] != NULL && (d->runtime_preserve ==
 	    PRESERVE_NO || (d->runtime_preserve == PRESERVE_RESTART &&
-	    !ss->svc.want_up))) {
+	    !ss->svc.want_up)))) {
 		*cleanup = (int32_t)i;
 		if ((v = strv_add(v, "-")) == NULL)
 			return NULL;
@@ -300,7 +332,8 @@ hook_spawn(struct core *core, struct hookrun *hr)
 	hr->bare = hr->cmds != NULL && hr->cmds[hr->next][hr->ignore] == '\0';
 	if (hr->bare)
 		hr->argv = hr->kind == HOOK_START_PRE ?
-		    hook_checker(ss->svc.def) : hook_remover(ss->svc.def);
+		    hook_checker(ss->svc.def) : hook_remover(ss->svc.def,
+		    hr->ipc);
 	else if (hr->cmds != NULL)
 		hr->argv = hook_words(hr->cmds[hr->next] + hr->ignore,
 		    ss->svc.pidfd >= 0 ? ss->svc.pid : 0);
@@ -375,9 +408,11 @@ hook_start(struct core *core, struct service *ss, int kind)
 	bool			 start = kind == HOOK_START_PRE &&
 				    (d->conditions || d->asserts ||
 				    d->condition_exec);
-	bool			 stop = kind == HOOK_STOP_POST &&
-				    d->dirs[DIR_RUNTIME] != NULL &&
-				    d->runtime_preserve != PRESERVE_YES;
+	bool			 ipc = kind == HOOK_STOP_POST &&
+				    hook_ipc_due(core, ss);
+	bool			 stop = kind == HOOK_STOP_POST && (ipc ||
+				    (d->dirs[DIR_RUNTIME] != NULL &&
+				    d->runtime_preserve != PRESERVE_YES));
 
 	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL &&
 	    !start && !stop)
@@ -390,10 +425,11 @@ hook_start(struct core *core, struct service *ss, int kind)
 	hr->pm.kind = PM_HOOK;
 	hr->timeout = hook_timeout(d, kind);
 	hr->cleanup = -1;
+	hr->ipc = ipc;
 	if (start)
 		hr->cmds = hook_start_chain(d, &hr->ncond);
 	else if (stop)
-		hr->cmds = hook_stop_chain(ss, &hr->cleanup);
+		hr->cmds = hook_stop_chain(ss, ipc, &hr->cleanup);
 	else if (cmds != NULL)
 		hr->cmds = strv_dup(cmds);
 	if (stop && hr->cmds == NULL && hr->cleanup < 0 && cmds == NULL) {
@@ -499,8 +535,10 @@ hook_over(struct core *core, struct hookrun *hr, int status)
 	/* A command after '-' that failed or never ran counts as done
 	 * (systemd's prefix); one that ran out of time does not. */
 	if (hr->bare && hr->kind == HOOK_STOP_POST && status != 0) {
-		log_warn("%s: runtime_directory: not all removed (%d; the "
-		    "service's log says why)", ss->svc.def->name, status);
+		log_warn("%s: %s: not all removed (%d; the service's log "
+		    "says why)", ss->svc.def->name, !hr->ipc ?
+		    "runtime_directory" : ss->svc.def->dirs[DIR_RUNTIME] ?
+		    "runtime_directory, remove_ipc" : "remove_ipc", status);
 		status = 0;
 	} else if (hr->ignore && status != 0 && status != -ETIMEDOUT) {
 		char	how[128];

@@ -135,14 +135,16 @@ pv_up() {
 	[ -z "${PV_BINDS:-}" ] || pre=(/bin/sh -c 'for b in $PV_BINDS; do
 		mount --bind "${b%%:*}" "${b#*:}" || exit 1; done; exec "$@"' sh)
 	# PV_OUT: where pidvisor's stdout goes, apart from its stderr.
+	# PV_UNSHARE: more namespaces of its own (--ipc).
 	if [ -n "${PV_OUT:-}" ]; then
 		PV_BINDS=${PV_BINDS:-} unshare --pid --fork --mount-proc \
+		    ${PV_UNSHARE:-} \
 		    --kill-child "${pre[@]}" \
 		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" \
 		    >"$PV_OUT" 2>"$T/log" &
 	else
 		PV_BINDS=${PV_BINDS:-} unshare --pid --fork --mount-proc \
-		    --kill-child "${pre[@]}" \
+		    ${PV_UNSHARE:-} --kill-child "${pre[@]}" \
 		    "$PV" -v -c "$T/conf" -s "$T/ctl.sock" "$@" >"$T/log" 2>&1 &
 	fi
 	UNSHARE_PID=$!

@@ -333,6 +333,45 @@ t_harden_noexec_proc() {
 	EOF
 }
 
+# remove_ipc (RemoveIPC=): the System V and POSIX IPC objects of its
+# user go when the last service of that user stops, not while another
+# runs; another user's stay.  (pidvisor in an IPC namespace of its own,
+# /dev/shm a directory of the test's.)
+t_harden_remove_ipc() {
+	pv_dir
+	mkdir -m 1777 "$T/shm"
+	local s
+	for s in a:47113 b:47113 c:47114; do
+		svc "${s%%:*}" <<-EOF
+		exec = /bin/sh -c 'ipcmk -M 4096 && ipcmk -Q && ipcmk -S 1 && mkdir /dev/shm/${s%%:*} && touch /dev/shm/${s%%:*}/x /dev/shm/${s%%:*}.f && echo made; exec sleep 100000'
+		user = ${s#*:}
+		group = ${s#*:}
+		remove_ipc = yes
+		restart = never
+		EOF
+	done
+	PV_UNSHARE=--ipc PV_BINDS="$T/shm:/dev/shm" pv_up
+	for s in a b c; do
+		wait_until 10000 logs_have "$s" made || fail "$s: $(ctl logs "$s")"
+	done
+	ipc_of() {
+		nsenter -t "$PV_PID" -i -- cat /proc/sysvipc/shm \
+		    /proc/sysvipc/msg /proc/sysvipc/sem |
+		    awk -v u="$1" '$1 != "key" && $0 ~ " " u " "' | wc -l
+	}
+	expect_eq "$(ipc_of 47113)" 6 "47113's objects"
+	expect_rc 0 ctl stop a --wait --timeout=10s
+	expect_eq "$(ipc_of 47113)" 6 "47113's objects while b runs"
+	[ -e "$T/shm/a.f" ] || fail "a's file went while b runs"
+	expect_rc 0 ctl stop b --wait --timeout=10s
+	wait_until 10000 eval '[ "$(ipc_of 47113)" = 0 ]' ||
+	    fail "47113's objects left: $(ipc_of 47113); $(cat "$T/log")"
+	expect_eq "$(ls "$T/shm")" "$(printf 'c\nc.f')" "what is left in /dev/shm"
+	expect_eq "$(ipc_of 47114)" 3 "c's objects"
+	expect_match "$(ctl show a)" $'\n''remove_ipc = yes +#'
+	pv_down
+}
+
 # root_directory: the service sees only its root; a missing one fails
 # the start, said.
 t_harden_root_directory() {
