@@ -3,9 +3,10 @@
  *
  * A notify service has a datagram socket of its own, DIR/NAME.sock, mode
  * 0600 and owned by the service's user: only that user, and root, may
- * send to it.  A service run as root gets mode 0666, as systemd's socket
- * is: its daemon may drop its privileges before it says READY=1
- * (dbus-daemon, unbound).  The kernel stamps each datagram with the
+ * send to it.  A service run as root (without an fd store) gets mode
+ * 0666, as systemd's socket is: its daemon may drop its privileges before
+ * it says READY=1 (dbus-daemon, unbound).  The kernel stamps each
+ * datagram with the
  * sender's PID (SCM_CREDENTIALS); a datagram counts only if that PID is
  * the main process of this very service, unreaped, which cannot be
  * reused, so no other process can pass for it.  notifymsg.c parses; this
@@ -26,14 +27,17 @@
  * which receives it into an fd table of its own, says so on a pipe, drops
  * the linger of sockets and closes.  If that close never ends, the
  * drainer is stuck, not us.  A socket is read on once its drainer has
- * said so; but each sender's user may hold at most DRAIN_PER_UID
- * drainers alive at once, so that nobody can make PID 1 spawn processes
- * without end: past that, the socket whose head is that user's datagram
- * waits until one of them is gone (a 0666 socket of a root service
- * included; the kernel refuses fds there from 6.16 on), and every other
- * socket is read as ever.  A socket that closes with datagrams queued is
- * handed whole to a drainer too: the purge of its queue would otherwise
- * close their fds in our thread.
+ * said so; but the drainers alive are bounded, DRAIN_PER_UID for root's
+ * datagrams, as many for each service's user's, as many for all other
+ * users' together (one of them may hold a range of subordinate uids), so
+ * that nobody can make PID 1 spawn processes without end: past that, a
+ * socket whose head is a datagram of a full bucket waits until one of
+ * its drainers is gone, and every other socket is read as ever.  So on a
+ * kernel before 6.16 a user who can keep drainers stuck (a FUSE file
+ * whose server never answers) can hold back the datagrams of root's 0666
+ * sockets; from 6.16 the kernel refuses their fds.  A socket that closes
+ * with datagrams queued is handed whole to a drainer too: the purge of
+ * its queue would otherwise close their fds in our thread.
  *
  * A service with an fd store (fdstore_max) gets the fds its main process
  * stores (FDSTORE=1), but only those whose close cannot wait: a socket
@@ -71,7 +75,8 @@
 #define DRAIN_FWD	1	/* ... where it forwards an fd store's fds */
 #define DRAIN_ACK	3
 #define DRAIN_RETRY	1.	/* s: a drainer could not be started */
-#define DRAIN_PER_UID	8	/* drainers alive for one sender's user */
+#define DRAIN_PER_UID	8	/* drainers alive for one bucket */
+#define DRAIN_OTHERS	((uid_t)-2)	/* the bucket of every other user */
 
 /* A drainer: the child that takes datagrams with fds off a socket. */
 struct notify_drain {
@@ -604,13 +609,19 @@ notifysock_read(struct notifysock *ns)
 				return;
 			}
 			cred = notify_cmsgs(&mh, NULL, 0, &nfds, &extra);
-			uid = cred ? cred->uid : 0;
+			uid = cred != NULL && (cred->uid == 0 ||
+			    cred->uid == ns->uid) ? cred->uid : DRAIN_OTHERS;
 			if (notifysock_drainers(d, uid) >= DRAIN_PER_UID) {
+				char	who[32] = "other users'";
+
+				if (uid != DRAIN_OTHERS)
+					snprintf(who, sizeof(who), "uid %u's",
+					    (unsigned)uid);
 				if (!ns->held)
-					log_warn("%s: notify: uid %u holds %d "
-					    "drainers stuck in a close: its "
-					    "datagram waits", ns->svc->def->name,
-					    (unsigned)uid, DRAIN_PER_UID);
+					log_warn("%s: notify: %d drainers of "
+					    "%s datagrams stuck in a close: "
+					    "the next waits", ns->svc->def->name,
+					    DRAIN_PER_UID, who);
 				ns->held = true;
 				notifysock_wait(ns);
 				ev_timer_start(d->loop, &ns->retry);
@@ -804,8 +815,8 @@ notifysock_open(struct notifysock *ns, uid_t uid, gid_t gid)
 		return -ENOTCONN;
 	if ((path = notifysock_path(d, ns->svc->def->name)) == NULL)
 		return -ENOMEM;
-	if ((fd = unix_bind(path, SOCK_DGRAM, uid == 0 ? 0666 : 0600,
-	    (gid_t)-1, &ns->id)) < 0) {
+	if ((fd = unix_bind(path, SOCK_DGRAM, uid == 0 && !ns->fdstore ?
+	    0666 : 0600, (gid_t)-1, &ns->id)) < 0) {
 		free(path);
 		return fd;
 	}

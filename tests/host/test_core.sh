@@ -104,7 +104,8 @@ t_notify_impostors() {
 
 # A root service whose daemon drops its privileges before READY=1
 # (dbus-daemon): its socket is root's, mode 0666, as systemd's is; a
-# service with a user keeps a socket of that user's alone.
+# service with a user, or with an fd store (whose socket takes fds
+# whatever the kernel), keeps a socket of that user's alone.
 t_notify_root_drops() {
 	pv_dir
 	chmod 0755 "$T"
@@ -117,9 +118,16 @@ t_notify_root_drops() {
 	ready = notify
 	user = nobody
 	EOF
+	svc f <<-EOF
+	exec = $H notify=READY=1 sleep=forever
+	ready = notify
+	fdstore_max = 2
+	EOF
 	pv_up
 	expect_rc 0 ctl wait a ready --timeout=10s
 	expect_rc 0 ctl wait u ready --timeout=10s
+	expect_rc 0 ctl wait f ready --timeout=10s
+	expect_eq "$(stat -c '%U %a' "$T/notify/f.sock")" "root 600" "f's socket"
 	expect_eq "$(stat -c '%U %a' "$T/notify/a.sock")" "root 666" "a's socket"
 	expect_eq "$(stat -c '%U %a' "$T/notify/u.sock")" "nobody 600" \
 	    "u's socket"
