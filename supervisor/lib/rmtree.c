@@ -137,17 +137,17 @@ rm_path(const char *path)
 }
 
 /*
- * The System V objects of /proc/sysvipc/NAME whose owner or creator is
- * uid or gid, removed; how many could not be.  Its header names the
- * columns.
+ * The System V objects of /proc/sysvipc/NAME whose owner is uid, or
+ * whose group is gid (-1: none), removed, as systemd's RemoveIPC= does
+ * (a segment still attached stays); how many could not be.  Its header
+ * names the columns.
  */
 static int
-rm_sysv(const char *name, uid_t uid, gid_t gid)
+rm_sysv(const char *name, uid_t uid, long long gid)
 {
 	char	 path[64], line[512], *tok[32], *s, *save = NULL;
-	int	 col[4] = { -1, -1, -1, -1 }, n, i, k, id, bad = 0;
+	int	 cu = -1, cg = -1, ca = -1, n, i, k, id, bad = 0;
 	FILE	*f;
-	static const char *const cols[4] = { "uid", "cuid", "gid", "cgid" };
 
 	snprintf(path, sizeof(path), "/proc/sysvipc/%s", name);
 	if ((f = fopen(path, "re")) == NULL)
@@ -157,18 +157,20 @@ rm_sysv(const char *name, uid_t uid, gid_t gid)
 		    n < 32; s = strtok_r(NULL, " \t\n", &save))
 			tok[n++] = s;
 		if (k == 0) {
-			for (i = 0; i < n; i++)
-				for (id = 0; id < 4; id++)
-					if (strcmp(tok[i], cols[id]) == 0)
-						col[id] = i;
+			for (i = 0; i < n; i++) {
+				if (strcmp(tok[i], "uid") == 0)
+					cu = i;
+				else if (strcmp(tok[i], "gid") == 0)
+					cg = i;
+				else if (strcmp(tok[i], "nattch") == 0)
+					ca = i;
+			}
 			continue;
 		}
-		for (i = 0; i < 4; i++)
-			if (col[i] >= 0 && col[i] < n && (i < 2 ?
-			    strtoul(tok[col[i]], NULL, 10) == uid :
-			    strtoul(tok[col[i]], NULL, 10) == gid))
-				break;
-		if (i == 4 || n < 2)
+		if (n < 2 || cu < 0 || cg < 0 || cu >= n || cg >= n ||
+		    (ca >= 0 && ca < n && atoi(tok[ca]) > 0) ||
+		    (strtoul(tok[cu], NULL, 10) != uid && (gid < 0 ||
+		    strtoll(tok[cg], NULL, 10) != gid)))
 			continue;
 		id = atoi(tok[1]);
 		if ((name[1] == 'h' ? shmctl(id, IPC_RMID, NULL) :
@@ -184,10 +186,11 @@ rm_sysv(const char *name, uid_t uid, gid_t gid)
 	return bad;
 }
 
-/* The POSIX objects of uid or gid: their files in dir (/dev/shm,
- * /dev/mqueue), and all beneath them; how many could not be removed. */
+/* The POSIX objects of uid or gid (-1: none): their files in dir
+ * (/dev/shm, /dev/mqueue), and all beneath them; how many could not be
+ * removed. */
 static int
-rm_posix(const char *dir, uid_t uid, gid_t gid)
+rm_posix(const char *dir, uid_t uid, long long gid)
 {
 	struct statx	 sx;
 	struct stat	 st;
@@ -206,7 +209,7 @@ rm_posix(const char *dir, uid_t uid, gid_t gid)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") ==
 		    0 || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    (st.st_uid != uid && st.st_gid != gid))
+		    (st.st_uid != uid && (gid < 0 || st.st_gid != gid)))
 			continue;
 		if ((rc = rm_at(fd, e->d_name, sx.stx_mnt_id, 0)) < 0) {
 			printf("%s/%s: not removed: %s\n", dir, e->d_name,
@@ -222,13 +225,13 @@ int
 rmtree_main(int argc, char **argv)
 {
 	int	i, rc, bad = 0;
-	uid_t	uid;
-	gid_t	gid;
+	uid_t		uid;
+	long long	gid;
 
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--remove-ipc") == 0 && i + 2 < argc) {
 			uid = (uid_t)strtoul(argv[i + 1], NULL, 10);
-			gid = (gid_t)strtoul(argv[i + 2], NULL, 10);
+			gid = strtoll(argv[i + 2], NULL, 10);
 			if (uid == 0 || gid == 0)
 				return 1;	/* never root's */
 			bad |= rm_sysv("shm", uid, gid) + rm_sysv("sem", uid,

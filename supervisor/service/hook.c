@@ -207,11 +207,12 @@ hook_checker(const struct svc_def *d)
 }
 
 /*
- * The remover of a stopped service's runtime_directory: this program
- * again (rmtree.c's rmtree_main()), given the paths.
+ * The remover of a stopped service's runtime_directory (dirs): this
+ * program again (rmtree.c's rmtree_main()), given the paths; and of its
+ * user's IPC objects (ipc: uid, gid or -1).
  */
 static char **
-hook_remover(const struct svc_def *d, bool ipc)
+hook_remover(const struct svc_def *d, bool dirs, const int64_t *ipc)
 {
 	char	**v = NULL, path[512];
 	size_t	  i;
@@ -219,17 +220,18 @@ hook_remover(const struct svc_def *d, bool ipc)
 	if ((v = strv_add(v, "/proc/self/exe")) == NULL ||
 	    (v = strv_add(v, "--remove-directories")) == NULL)
 		return NULL;
-	for (i = 0; d->dirs[DIR_RUNTIME] && d->dirs[DIR_RUNTIME][i]; i++) {
+	for (i = 0; dirs && d->dirs[DIR_RUNTIME] && d->dirs[DIR_RUNTIME][i];
+	    i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir_kinds[DIR_RUNTIME].base,
 		    d->dirs[DIR_RUNTIME][i]);
 		if ((v = strv_add(v, path)) == NULL)
 			return NULL;
 	}
-	if (ipc) {
+	if (ipc != NULL && ipc[0] > 0) {
 		char	gid[16];
 
-		snprintf(path, sizeof(path), "%u", (unsigned)d->uid);
-		snprintf(gid, sizeof(gid), "%u", (unsigned)d->gid);
+		snprintf(path, sizeof(path), "%lld", (long long)ipc[0]);
+		snprintf(gid, sizeof(gid), "%lld", (long long)ipc[1]);
 		if ((v = strv_add(v, "--remove-ipc")) == NULL ||
 		    (v = strv_add(v, path)) == NULL ||
 		    (v = strv_add(v, gid)) == NULL)
@@ -239,25 +241,35 @@ hook_remover(const struct svc_def *d, bool ipc)
 }
 
 /*
- * remove_ipc: are its user's IPC objects to go now?  For a user other
- * than root, when no other service of that user has a process (as
- * systemd: when the last unit of the user stops).
+ * remove_ipc: are its user's IPC objects to go now, and its group's?
+ * ipc[0] the uid, or 0: not; ipc[1] the gid, or -1.  For a user (a
+ * group) other than root's, once the service is not to start again and
+ * no other service of that user (group) has a process or is to start
+ * again: as systemd, when the last unit of the user stops, not across
+ * an automatic restart.
  */
-static bool
-hook_ipc_due(const struct core *core, const struct service *ss)
+static void
+hook_ipc_due(const struct core *core, const struct service *ss, int64_t *ipc)
 {
 	const struct svc_def	*d = ss->svc.def, *o;
+	const struct svc	*s;
 	size_t			 i;
 
-	if (!d->remove_ipc || !d->set_uid || d->uid == 0)
-		return false;
+	ipc[0] = 0;
+	ipc[1] = d->gid != 0 ? (int64_t)d->gid : -1;
+	if (!d->remove_ipc || !d->set_uid || d->uid == 0 || ss->svc.want_up)
+		return;
 	for (i = 0; i < core->set->n; i++) {
-		o = core->set->v[i]->def;
-		if (core->set->v[i] != &ss->svc && o->set_uid &&
-		    o->uid == d->uid && svc_has_process(core->set->v[i]))
-			return false;
+		s = core->set->v[i];
+		o = s->def;
+		if (s == &ss->svc || !(svc_has_process(s) || s->want_up))
+			continue;
+		if (o->set_uid && o->uid == d->uid)
+			return;
+		if ((o->set_uid || o->set_gid) && o->gid == d->gid)
+			ipc[1] = -1;
 	}
-	return true;
+	ipc[0] = (int64_t)d->uid;
 }
 
 /*
@@ -268,7 +280,8 @@ hook_ipc_due(const struct core *core, const struct service *ss)
  * again; *cleanup its index, or -1.  NULL if none; NULL without memory.
  */
 static char **
-hook_stop_chain(const struct service *ss, bool ipc, int32_t *cleanup)
+hook_stop_chain(const struct service *ss, bool ipc, bool *dirs,
+    int32_t *cleanup)
 {
 	const struct svc_def	*d = ss->svc.def;
 	char			**v = NULL;
@@ -278,9 +291,10 @@ hook_stop_chain(const struct service *ss, bool ipc, int32_t *cleanup)
 	for (i = 0; d->stop_post_exec && d->stop_post_exec[i]; i++)
 		if ((v = strv_add(v, d->stop_post_exec[i])) == NULL)
 			return NULL;
-	if (ipc || (d->dirs[DIR_RUNTIME] != NULL && (d->runtime_preserve ==
+	*dirs = d->dirs[DIR_RUNTIME] != NULL && (d->runtime_preserve ==
 	    PRESERVE_NO || (d->runtime_preserve == PRESERVE_RESTART &&
-	    !ss->svc.want_up)))) {
+	    !ss->svc.want_up));
+	if (ipc || *dirs) {
 		*cleanup = (int32_t)i;
 		if ((v = strv_add(v, "-")) == NULL)
 			return NULL;
@@ -330,10 +344,17 @@ hook_spawn(struct core *core, struct hookrun *hr)
 	strv_free(hr->argv);
 	hr->ignore = hr->cmds != NULL && hr->cmds[hr->next][0] == '-';
 	hr->bare = hr->cmds != NULL && hr->cmds[hr->next][hr->ignore] == '\0';
-	if (hr->bare)
-		hr->argv = hr->kind == HOOK_START_PRE ?
-		    hook_checker(ss->svc.def) : hook_remover(ss->svc.def,
-		    hr->ipc);
+	if (hr->bare && hr->kind == HOOK_START_PRE) {
+		hr->argv = hook_checker(ss->svc.def);
+	} else if (hr->bare) {
+		/* Asked again: another service of its user may have
+		 * started while its stop_post_exec ran. */
+		int64_t	ipc[2] = { 0, -1 };
+
+		if (hr->ipc)
+			hook_ipc_due(core, ss, ipc);
+		hr->argv = hook_remover(ss->svc.def, hr->rmdirs, ipc);
+	}
 	else if (hr->cmds != NULL)
 		hr->argv = hook_words(hr->cmds[hr->next] + hr->ignore,
 		    ss->svc.pidfd >= 0 ? ss->svc.pid : 0);
@@ -408,11 +429,14 @@ hook_start(struct core *core, struct service *ss, int kind)
 	bool			 start = kind == HOOK_START_PRE &&
 				    (d->conditions || d->asserts ||
 				    d->condition_exec);
-	bool			 ipc = kind == HOOK_STOP_POST &&
-				    hook_ipc_due(core, ss);
-	bool			 stop = kind == HOOK_STOP_POST && (ipc ||
-				    (d->dirs[DIR_RUNTIME] != NULL &&
-				    d->runtime_preserve != PRESERVE_YES));
+	int64_t			 due[2] = { 0, -1 };
+	bool			 ipc, stop;
+
+	if (kind == HOOK_STOP_POST)
+		hook_ipc_due(core, ss, due);
+	ipc = due[0] > 0;
+	stop = kind == HOOK_STOP_POST && (ipc || (d->dirs[DIR_RUNTIME] !=
+	    NULL && d->runtime_preserve != PRESERVE_YES));
 
 	if (kind == HOOK_HEALTH ? d->health_exec == NULL : cmds == NULL &&
 	    !start && !stop)
@@ -429,7 +453,8 @@ hook_start(struct core *core, struct service *ss, int kind)
 	if (start)
 		hr->cmds = hook_start_chain(d, &hr->ncond);
 	else if (stop)
-		hr->cmds = hook_stop_chain(ss, ipc, &hr->cleanup);
+		hr->cmds = hook_stop_chain(ss, ipc, &hr->rmdirs,
+		    &hr->cleanup);
 	else if (cmds != NULL)
 		hr->cmds = strv_dup(cmds);
 	if (stop && hr->cmds == NULL && hr->cleanup < 0 && cmds == NULL) {
@@ -537,7 +562,7 @@ hook_over(struct core *core, struct hookrun *hr, int status)
 	if (hr->bare && hr->kind == HOOK_STOP_POST && status != 0) {
 		log_warn("%s: %s: not all removed (%d; the service's log "
 		    "says why)", ss->svc.def->name, !hr->ipc ?
-		    "runtime_directory" : ss->svc.def->dirs[DIR_RUNTIME] ?
+		    "runtime_directory" : hr->rmdirs ?
 		    "runtime_directory, remove_ipc" : "remove_ipc", status);
 		status = 0;
 	} else if (hr->ignore && status != 0 && status != -ETIMEDOUT) {

@@ -47,6 +47,7 @@ struct hookrun {
 	uint32_t		 ncond;		/* a start's: the commands of
 						 * its conditions, first */
 	int32_t			 cleanup;	/* a stop's removal, in cmds */
+	bool			 rmdirs;	/* ... of its runtime_directory */
 	bool			 ipc;		/* ... of its user's IPC too */
 	int			 failed;	/* ... the status before it */
 	struct hookrun		*dying;		/* cancelled: the next */

@@ -335,11 +335,13 @@ t_harden_noexec_proc() {
 
 # remove_ipc (RemoveIPC=): the System V and POSIX IPC objects of its
 # user go when the last service of that user stops, not while another
-# runs; another user's stay.  (pidvisor in an IPC namespace of its own,
-# /dev/shm a directory of the test's.)
+# runs; another user's stay, and so does a runtime_directory that
+# runtime_directory_preserve keeps.  (pidvisor in an IPC namespace of its
+# own, /dev/shm and /run directories of the test's.)
 t_harden_remove_ipc() {
 	pv_dir
 	mkdir -m 1777 "$T/shm"
+	mkdir -m 0755 "$T/run"
 	local s
 	for s in a:47113 b:47113 c:47114; do
 		svc "${s%%:*}" <<-EOF
@@ -348,9 +350,11 @@ t_harden_remove_ipc() {
 		group = ${s#*:}
 		remove_ipc = yes
 		restart = never
+		runtime_directory = ipc-${s%%:*}
+		runtime_directory_preserve = yes
 		EOF
 	done
-	PV_UNSHARE=--ipc PV_BINDS="$T/shm:/dev/shm" pv_up
+	PV_UNSHARE=--ipc PV_BINDS="$T/shm:/dev/shm $T/run:/run" pv_up
 	for s in a b c; do
 		wait_until 10000 logs_have "$s" made || fail "$s: $(ctl logs "$s")"
 	done
@@ -368,6 +372,8 @@ t_harden_remove_ipc() {
 	    fail "47113's objects left: $(ipc_of 47113); $(cat "$T/log")"
 	expect_eq "$(ls "$T/shm")" "$(printf 'c\nc.f')" "what is left in /dev/shm"
 	expect_eq "$(ipc_of 47114)" 3 "c's objects"
+	[ -d "$T/run/ipc-a" ] && [ -d "$T/run/ipc-b" ] ||
+	    fail "a kept runtime_directory went: $(ls "$T/run")"
 	expect_match "$(ctl show a)" $'\n''remove_ipc = yes +#'
 	pv_down
 }
