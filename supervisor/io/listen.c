@@ -646,12 +646,14 @@ listen_sockopts(int fd, const struct listen_addr *a, bool bound)
 /*
  * Its symlink= options: each a link to its path, made by name in its
  * directory (held by fd as a socket's); a link already there is
- * replaced, anything else is an error.  With drop, removed instead,
- * each only if it still points to the path.  0, or -errno with the
- * link's path in *which.
+ * replaced; one that cannot be made is said (of spec) and the next
+ * tried, as systemd's Symlinks=: a link does not keep the socket from
+ * being bound (another daemon may have put its own socket there:
+ * rsyslog's at /dev/log).  With drop, removed instead, each only if it
+ * still points to the path.
  */
-static int
-listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
+static void
+listen_symlinks(const struct listen_addr *a, bool drop, const char *spec)
 {
 	const char	*path = ((const struct sockaddr_un *)&a->sa)->sun_path;
 	char		 link[PATH_MAX], name[NAME_MAX + 1], to[PATH_MAX];
@@ -661,12 +663,14 @@ listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
 	int		 dfd, rc = 0;
 	bool		 mine;
 
-	for (i = 0; i < a->nsymlink && (rc == 0 || drop); i++) {
+	for (i = 0; i < a->nsymlink; i++) {
 		snprintf(link, sizeof(link), "%.*s",
 		    (int)strcspn(a->symlink[i], " \t"), a->symlink[i]);
-		*which = a->symlink[i];
+		rc = 0;
 		if ((dfd = listen_dir(link, name, sizeof(name))) < 0) {
-			rc = dfd;
+			if (!drop)
+				log_warn("listen %s: symlink=%s: %s; not made",
+				    spec, link, strerror(-dfd));
 			continue;
 		}
 		len = readlinkat(dfd, name, to, sizeof(to) - 1);
@@ -689,27 +693,12 @@ listen_symlinks(const struct listen_addr *a, bool drop, const char **which)
 		    symlinkat(path, dfd, name) < 0) {
 			rc = -errno;
 		}
+		if (rc < 0)
+			log_warn("listen %s: symlink=%s: %s; not made", spec,
+			    link, rc == -EEXIST ? "something that is not a "
+			    "link is there" : strerror(-rc));
 		close(dfd);
 	}
-	return rc;
-}
-
-/*
- * Its links made, or "listen SPEC: symlink LINK: why" said: as
- * systemd's Symlinks=, a link that cannot be made does not keep the
- * socket from being bound (another daemon may have put its own socket
- * there: rsyslog's at /dev/log).
- */
-static void
-listen_symlinks_make(const struct listen_addr *a, const char *spec)
-{
-	const char	*which = "";
-	int		 rc;
-
-	if ((rc = listen_symlinks(a, false, &which)) < 0)
-		log_warn("listen %s: symlink=%.*s: %s; not made", spec,
-		    (int)strcspn(which, " \t"), which, rc == -EEXIST ?
-		    "something that is not a link is there" : strerror(-rc));
 }
 
 /*
@@ -745,7 +734,7 @@ listen_update(int fd, const char *spec, const struct listen_opts *o,
 		if (pfd >= 0)
 			close(pfd);
 		if (rc == 0)
-			listen_symlinks_make(&a, spec);
+			listen_symlinks(&a, false, spec);
 	}
 	if (rc < 0)
 		snprintf(err, n, "listen %s: %s", spec, rc == -ESTALE ?
@@ -789,7 +778,7 @@ listen_bind(const char *spec, const struct listen_opts *o, struct file_id *id,
 	    listen(fd, (int)o->backlog) < 0)
 		rc = -errno;
 	if (rc == 0 && path)
-		listen_symlinks_make(&a, spec);
+		listen_symlinks(&a, false, spec);
 	if (rc < 0) {
 		if (path && rc != -EEXIST && rc != -EADDRINUSE)
 			listen_unlink(spec, &(struct file_id){ st.st_dev,
@@ -818,7 +807,6 @@ void
 listen_relink(const char *old, const char *spec)
 {
 	struct listen_addr	 a, b;
-	const char		*which;
 	char			 err[8];
 	size_t			 i, j, n, keep = 0;
 
@@ -836,7 +824,7 @@ listen_relink(const char *old, const char *spec)
 			a.symlink[keep++] = a.symlink[i];
 	}
 	a.nsymlink = keep;	/* those to drop */
-	listen_symlinks(&a, true, &which);
+	listen_symlinks(&a, true, spec);
 }
 
 /*
@@ -847,7 +835,7 @@ void
 listen_unlink(const char *spec, const struct file_id *id)
 {
 	struct listen_addr	 a;
-	const char		*path = listen_path(spec, &a), *which;
+	const char		*path = listen_path(spec, &a);
 	char			 name[NAME_MAX + 1];
 	struct stat		 st;
 	int			 dfd;
@@ -855,7 +843,7 @@ listen_unlink(const char *spec, const struct file_id *id)
 	if (path == NULL || id->ino == 0 ||
 	    (dfd = listen_dir(path, name, sizeof(name))) < 0)
 		return;
-	listen_symlinks(&a, true, &which);
+	listen_symlinks(&a, true, spec);
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISSOCK(st.st_mode) && st.st_dev == id->dev &&
 	    st.st_ino == id->ino)

@@ -562,7 +562,7 @@ t_listen_options() {
 	rm -f "$T/fds" "$T/opts"
 	svc o <<-EOF
 	exec = $H fds=$T/fds sockopts=$T/opts sleep=forever
-	listen = unix-dgram:$T/d/o.sock name=other symlink=$T/o2.link pass_security
+	listen = unix-dgram:$T/d/o.sock name=other symlink=$T/o2.link symlink=$T/o3.link pass_security
 	EOF
 	ctl reload >/dev/null || fail "reload: $OUT"
 	wait_until 10000 test -s "$T/opts" || fail "not started again"
@@ -581,8 +581,9 @@ t_listen_options() {
 	ctl stop o --wait --timeout=10s >/dev/null || fail "stop"
 	[ ! -e "$T/d/o.sock" ] || fail "left: $(ls -l "$T" "$T/d")"
 	expect_eq "$(cat "$T/o2.link")" theirs "their file, at the stop"
-	# At a start too: bound without it.
+	# At a start too: bound without it, the next link made.
 	expect_rc 0 ctl start o --wait --timeout=10s
 	[ -S "$T/d/o.sock" ] || fail "not bound"
 	expect_eq "$(cat "$T/o2.link")" theirs "their file, at a start"
+	expect_eq "$(readlink "$T/o3.link")" "$T/d/o.sock" "the link after it"
 }
