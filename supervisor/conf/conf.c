@@ -446,6 +446,7 @@ static const struct {
 	{ "NoExecPaths", "no_exec_paths" }, { "ExecPaths", "exec_paths" },
 	{ "ProtectProc", "protect_proc" }, { "ProcSubset", "proc_subset" },
 	{ "RemoveIPC", "remove_ipc" },
+	{ "SyslogIdentifier", "syslog_identifier" },
 	{ "RootDirectory", "root_directory" },
 	{ "SystemCallFilter", "syscall_filter" },
 	{ "SystemCallErrorNumber", "syscall_errno" }, { "Nice", "nice" },
@@ -612,6 +613,19 @@ conf_health_finish(struct parse_ctx *p, struct svc_def *d)
 		    "to check");
 }
 
+/* A syslog tag: 1 to 48 visible ASCII characters, not ':', '[', ']'. */
+static bool
+conf_tag_ok(const char *t)
+{
+	size_t	n;
+
+	for (n = 0; t[n] != '\0'; n++)
+		if ((unsigned char)t[n] <= ' ' || (unsigned char)t[n] >= 0x7f ||
+		    strchr(":[]", t[n]) != NULL)
+			return false;
+	return n > 0 && n <= 48;
+}
+
 /* Checks that need the whole file: exec, limits, credentials. */
 static void
 conf_service_finish(struct parse_ctx *p, struct svc_def *d)
@@ -651,6 +665,10 @@ conf_service_finish(struct parse_ctx *p, struct svc_def *d)
 		    p->key_line[K_RESTART_DELAY], "restart_delay_max is "
 		    "shorter than restart_delay");
 	}
+	if (d->syslog_ident && !conf_tag_ok(d->syslog_ident))
+		conf_error(p->c, p->file, p->key_line[K_SYSLOG_IDENTIFIER],
+		    "syslog_identifier: 1 to 48 visible ASCII characters, "
+		    "not ':', '[' or ']'");
 	if (d->pid_file && !ready_kinds[d->ready].forks)
 		conf_error(p->c, p->file, p->key_line[K_PID_FILE], "pid_file: "
 		    "needs ready = forking (it names the daemon)");

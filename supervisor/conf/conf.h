@@ -228,6 +228,7 @@ enum conf_key_id {
 	K_SYSLOG_FACILITY,
 	K_SYSLOG_LEVEL,
 	K_SYSLOG_ERROR_LEVEL,
+	K_SYSLOG_IDENTIFIER,
 	K_NO_NEW_PRIVS,
 	K_CAPABILITIES,
 	K_PRIVATE_TMP,
@@ -463,6 +464,8 @@ struct svc_def {
 	uint8_t		  syslog_facility; /* an index: syslog_facility_code() */
 	uint8_t		  syslog_level;	/* of stdout's lines, LOG_* */
 	uint8_t		  syslog_error_level; /* of stderr's */
+	char		 *syslog_ident;	/* the tag of its lines, or NULL:
+					 * its name */
 	char		 *file;
 	char		**argv;
 	char		**env;		/* KEY=VALUE overrides, or NULL */

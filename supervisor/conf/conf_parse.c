@@ -1001,6 +1001,8 @@ const struct conf_key conf_keys[K__COUNT] = {
 	    syslog_level_names, SF(syslog_level, F_U8)),
 	[K_SYSLOG_ERROR_LEVEL] = SVC("syslog_error_level", key_enum, 0,
 	    SHOW_ENUM, syslog_level_names, SF(syslog_error_level, F_U8)),
+	[K_SYSLOG_IDENTIFIER] = SVC("syslog_identifier", k_word, 0, SHOW_STR,
+	    NULL, SF(syslog_ident, F_STR)),
 	[K_NO_NEW_PRIVS] = SVC("no_new_privs", conf_harden_flag, 0, SHOW_BOOL, NULL,
 	    SF(no_new_privs, F_BOOL)),
 	[K_CAPABILITIES] = SVC("capabilities", conf_harden_capabilities,

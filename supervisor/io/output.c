@@ -159,8 +159,8 @@ output_syslog(struct svc_out *out, const char *name, int stream,
 				    d->syslog_error_level : d->syslog_level);
 	int			 rc;
 
-	if ((rc = syslog_send(out->o->syslogfd, path, pri, name, out->pid,
-	    l->text, l->len)) < 0) {
+	if ((rc = syslog_send(out->o->syslogfd, path, pri, d->syslog_ident ?
+	    d->syslog_ident : name, out->pid, l->text, l->len)) < 0) {
 		if (out->syslog_lost++ == 0)
 			log_warn("%s: %s takes no lines (%s); they go to the "
 			    "console meanwhile", name, path, strerror(-rc));

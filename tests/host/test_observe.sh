@@ -368,6 +368,10 @@ t_syslog() {
 	exec = /bin/sh -c "echo out-line; echo err-line >&2; exec sleep 1000"
 	syslog_facility = local3
 	EOF
+	svc tagged <<-EOF
+	exec = /bin/sh -c "echo tagged-line; exec sleep 1000"
+	syslog_identifier = postgresql@15-main
+	EOF
 	svc quiet <<-EOF
 	exec = /bin/sh -c "echo quiet-line; exec sleep 1000"
 	log = console
@@ -383,6 +387,9 @@ t_syslog() {
 out-line$" "$T/syslog.txt" || fail "stdout: $(cat "$T/syslog.txt")"
 	grep -Eq "^<155>.* talker\[$pid\]: err-line$" "$T/syslog.txt" ||
 	    fail "stderr: $(cat "$T/syslog.txt")"
+	# syslog_identifier: its tag in place of its name.
+	wait_until 10000 grep -Eq "^<30>.* postgresql@15-main\[$(field tagged pid)\]: tagged-line$" \
+	    "$T/syslog.txt" || fail "tagged: $(cat "$T/syslog.txt")"
 	# Our own, daemon.info (30).
 	grep -Eq "^<30>.* pidvisor\[[0-9]+\]: talker: ready" "$T/syslog.txt" ||
 	    fail "our own: $(cat "$T/syslog.txt")"
@@ -407,4 +414,8 @@ out-line$" "$T/syslog.txt" || fail "stdout: $(cat "$T/syslog.txt")"
 	grep -q "talker: $T/log.sock takes lines again" "$T/log" ||
 	    fail "not said: $(cat "$T/log")"
 	pv_down
+	printf '[service]\nexec = /bin/true\nsyslog_identifier = a:b\n' \
+	    >"$T/conf/services/bad.ini"
+	expect_rc 1 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "services/bad.ini:3: syslog_identifier: 1 to 48 visible ASCII characters"
 }

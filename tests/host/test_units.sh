@@ -306,6 +306,7 @@ t_units_check() {
 	NoExecPaths=-/var/lib/nosuch
 	ExecPaths=-/var/lib/nosuch/bin
 	NotifyAccess=main
+	SyslogIdentifier=bus-%N
 	EOF
 	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
@@ -360,6 +361,7 @@ t_units_check() {
 	expect_match "$OUT" $'\n''proc_subset = pid +# '"$L/bus.service:13"$'\n'
 	expect_match "$OUT" $'\n''no_exec_paths = -/var/lib/nosuch +# '"$L/bus.service:14"$'\n'
 	expect_match "$OUT" $'\n''exec_paths = -/var/lib/nosuch/bin +# '"$L/bus.service:15"$'\n'
+	expect_match "$OUT" $'\n''syslog_identifier = bus-bus +# '"$L/bus.service:17"$'\n'
 	expect_match "$(ctl show minus)" "exec = -$H notify=READY=1 sleep=forever"
 	expect_match "$(ctl show minus)" "fdstore_max = 100 +#"
 	# Not run, and said so by status: every one, and by name.

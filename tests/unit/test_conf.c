@@ -593,6 +593,7 @@ static const struct {
 	{ SEC_SERVICE, "protect_proc", "invisible" },
 	{ SEC_SERVICE, "proc_subset", "pid" },
 	{ SEC_SERVICE, "remove_ipc", "yes" },
+	{ SEC_SERVICE, "syslog_identifier", "web-frontend" },
 	{ SEC_SERVICE, "root_directory", "/srv/jail" },
 	{ SEC_SERVICE, "syscall_filter", "~@mount @reboot ptrace" },
 	{ SEC_SERVICE, "syscall_errno", "ENOSYS" },
