@@ -447,6 +447,7 @@ static const struct {
 	{ "ProtectProc", "protect_proc" }, { "ProcSubset", "proc_subset" },
 	{ "RemoveIPC", "remove_ipc" },
 	{ "SyslogIdentifier", "syslog_identifier" },
+	{ "SendSIGHUP", "send_sighup" },
 	{ "RootDirectory", "root_directory" },
 	{ "SystemCallFilter", "syscall_filter" },
 	{ "SystemCallErrorNumber", "syscall_errno" }, { "Nice", "nice" },

@@ -163,6 +163,7 @@ enum conf_key_id {
 	K_REQUIRES,
 	K_AFTER,
 	K_STOP_SIGNAL,
+	K_SEND_SIGHUP,
 	K_STOP_TIMEOUT,
 	K_USER,
 	K_GROUP,
@@ -526,6 +527,7 @@ struct svc_def {
 	struct log_conf	  log;
 	int		  ready_fd;
 	int		  stop_signal;
+	bool		  send_sighup;	/* SIGHUP after it too */
 	int		  reload_signal;
 	mode_t		  umask;
 	uint8_t		  restart;	/* enum restart_policy */

@@ -656,6 +656,7 @@ static const struct cu_map cu_maps[] = {
 	{ "Service", "ProcSubset", cu_key, "proc_subset", 0 },
 	{ "Service", "RemoveIPC", cu_bool, "remove_ipc", 0 },
 	{ "Service", "SyslogIdentifier", cu_key, "syslog_identifier", 0 },
+	{ "Service", "SendSIGHUP", cu_bool, "send_sighup", 0 },
 	/* Their names before systemd 231. */
 	{ "Service", "ReadOnlyDirectories", cu_key, "read_only_paths",
 	    CU_LIST },

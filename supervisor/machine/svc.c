@@ -450,7 +450,10 @@ svc_set_unhold(struct svc_set *set)
 	svc_set_run(set);
 }
 
-/* Send the stop signal (and SIGCONT, so a stopped process sees it). */
+/*
+ * Send the stop signal (and SIGCONT, so a stopped process sees it; and
+ * SIGHUP with send_sighup, so that a shell hears its terminal go).
+ */
 void
 svc_send_stop(struct svc *s, int sig)
 {
@@ -461,6 +464,9 @@ svc_send_stop(struct svc *s, int sig)
 		s->kill_sent = true;
 	else if (sig != SIGCONT)
 		ops->signal(s, SIGCONT);
+	if (s->def->send_sighup && sig != SIGKILL && sig != SIGHUP &&
+	    sig != SIGCONT)
+		ops->signal(s, SIGHUP);
 	if (s->def->stop_timeout && !s->kill_sent)
 		svc_arm(s, s->def->stop_timeout);
 	else

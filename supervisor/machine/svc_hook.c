@@ -152,6 +152,8 @@ svc_hook_done(struct svc *s, int kind, int status)
 		if (status != 0 && s->pidfd >= 0 && !s->kill_sent) {
 			ops->signal(s, s->def->stop_signal);
 			ops->signal(s, SIGCONT);
+			if (s->def->send_sighup)
+				ops->signal(s, SIGHUP);
 		}
 		svc_task_stopped(s, status);
 		break;

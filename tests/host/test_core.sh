@@ -135,6 +135,30 @@ t_notify_root_drops() {
 	pv_down
 }
 
+# send_sighup (SendSIGHUP=, a getty's): SIGHUP follows the stop signal,
+# so that a shell hears its terminal go; without it, none comes.
+t_send_sighup() {
+	pv_dir
+	local s
+	for s in hup:yes plain:no; do
+		svc "${s%%:*}" <<-EOF
+		exec = /bin/sh -c 'trap "echo term >>$T/${s%%:*}.sig" TERM; trap "echo hup >>$T/${s%%:*}.sig; exit 0" HUP; echo up; while :; do sleep 0.1; done'
+		send_sighup = ${s#*:}
+		stop_timeout = 1s
+		EOF
+	done
+	pv_up
+	for s in hup plain; do
+		ctl wait "$s" ready --timeout=10s || fail "$s: $(ctl status "$s")"
+		wait_until 10000 eval 'ctl logs "$s" | grep -q up' || fail "$s: no output"
+		expect_rc 0 ctl stop "$s" --wait --timeout=10s
+	done
+	expect_match "$(cat "$T/hup.sig")" "hup"
+	expect_eq "$(grep -c hup "$T/plain.sig" 2>/dev/null)" 0 "plain's SIGHUP"
+	expect_match "$(cat "$T/plain.sig")" "term"
+	pv_down
+}
+
 # READY=1 and exit at once: the message is read before the death.
 t_notify_ready_then_exit() {
 	pv_dir

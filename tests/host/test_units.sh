@@ -307,6 +307,7 @@ t_units_check() {
 	ExecPaths=-/var/lib/nosuch/bin
 	NotifyAccess=main
 	SyslogIdentifier=bus-%N
+	SendSIGHUP=yes
 	EOF
 	wanted bus.service
 	expect_rc 0 "$PV" --check -c "$T/conf"
@@ -362,6 +363,7 @@ t_units_check() {
 	expect_match "$OUT" $'\n''no_exec_paths = -/var/lib/nosuch +# '"$L/bus.service:14"$'\n'
 	expect_match "$OUT" $'\n''exec_paths = -/var/lib/nosuch/bin +# '"$L/bus.service:15"$'\n'
 	expect_match "$OUT" $'\n''syslog_identifier = bus-bus +# '"$L/bus.service:17"$'\n'
+	expect_match "$OUT" $'\n''send_sighup = yes +# '"$L/bus.service:18"$'\n'
 	expect_match "$(ctl show minus)" "exec = -$H notify=READY=1 sleep=forever"
 	expect_match "$(ctl show minus)" "fdstore_max = 100 +#"
 	# Not run, and said so by status: every one, and by name.

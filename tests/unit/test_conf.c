@@ -594,6 +594,7 @@ static const struct {
 	{ SEC_SERVICE, "proc_subset", "pid" },
 	{ SEC_SERVICE, "remove_ipc", "yes" },
 	{ SEC_SERVICE, "syslog_identifier", "web-frontend" },
+	{ SEC_SERVICE, "send_sighup", "yes" },
 	{ SEC_SERVICE, "root_directory", "/srv/jail" },
 	{ SEC_SERVICE, "syscall_filter", "~@mount @reboot ptrace" },
 	{ SEC_SERVICE, "syscall_errno", "ENOSYS" },
