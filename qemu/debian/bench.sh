@@ -20,8 +20,8 @@
 #               poweroff` / `systemctl poweroff` to the kernel's
 #               "reboot: Power down", both in the console log
 #   restart     the image's demo-plain and demo-hardened (the same sleep,
-#               bare and with every protection, a unit and a service
-#               file of the same keys): `pidvisorctl restart --wait` and
+#               bare and with every protection, the same unit for both
+#               inits): `pidvisorctl restart --wait` and
 #               `systemctl restart` (Type=exec) timed in the guest, the
 #               median of 10 per boot
 # pidvisor's ready_at is wall time: it is turned into uptime with one

@@ -1,12 +1,14 @@
 #!/bin/bash
 # qemu/debian/build.sh OUT - a Debian 12 root file system image, stock
 # packages from Debian's mirror (mmdebstrap), with pidvisor as /sbin/init
-# and qemu/debian/pidvisor as /etc/pidvisor.  systemd is installed too,
-# unchanged, as the other init (init=/lib/systemd/systemd), with what a
-# Debian system booted by systemd has: udev (its Recommends; without it
-# no device unit appears and the serial getty waits 90 s for ttyS0) and
-# the address QEMU's network expects, from systemd-networkd (pidvisor's
-# own network task sets the same one).
+# and qemu/debian/pidvisor as /etc/pidvisor: Debian's daemons (ssh,
+# rsyslog, cron, a getty, nginx, redis, PostgreSQL) run from the units
+# their packages ship.  systemd is installed too, unchanged, as the
+# other init (init=/lib/systemd/systemd), with what a Debian system
+# booted by systemd has: udev (its Recommends; without it no device unit
+# appears and the serial getty waits 90 s for ttyS0) and the address
+# QEMU's network expects, from systemd-networkd (whose unit pidvisor
+# runs too).
 #
 # The package tarball is cached in build/debian/ by its package list: a
 # second run only rebuilds the image (seconds).
@@ -14,7 +16,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 dir=$top/build/debian
-pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,udev,hostname,findutils,logrotate,man-db
+pkgs=openssh-server,rsyslog,cron,util-linux,e2fsprogs,iproute2,procps,systemd,systemd-sysv,libpam-systemd,udev,hostname,findutils,logrotate,man-db,nginx-light,redis-server,postgresql-15,curl,redis-tools
 mkdir -p "$dir"
 tar=$dir/rootfs-$(echo "$pkgs" | md5sum | cut -c1-12).tar
 if [ ! -s "$tar" ]; then
@@ -60,8 +62,22 @@ ln -sf /lib/systemd/system/systemd-networkd.service \
 install -d "$root/etc/systemd/system/sockets.target.wants"
 ln -sf /lib/systemd/system/systemd-networkd.socket \
     "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
-# The restart benchmark's services under systemd, as the image's
-# pidvisor has them (qemu/debian/pidvisor/services/demo-*.ini): Type=exec
+# What systemd's generators would make at each boot, made once here,
+# for both inits: the remount of / read-write (systemd-fstab-generator,
+# from /etc/fstab), a getty on the serial console
+# (systemd-getty-generator, from console=ttyS0) and the PostgreSQL
+# cluster the package made (postgresql-generator, from /etc/postgresql).
+install -d "$root/etc/systemd/system/getty.target.wants" \
+    "$root/etc/systemd/system/postgresql.service.wants" \
+    "$root/etc/systemd/system/local-fs.target.wants"
+ln -sf /lib/systemd/system/systemd-remount-fs.service \
+    "$root/etc/systemd/system/local-fs.target.wants/systemd-remount-fs.service"
+ln -sf /lib/systemd/system/serial-getty@.service \
+    "$root/etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
+[ -d "$root/etc/postgresql/15/main" ]
+ln -sf /lib/systemd/system/postgresql@.service \
+    "$root/etc/systemd/system/postgresql.service.wants/postgresql@15-main.service"
+# The restart benchmark's services, units for both inits: Type=exec
 # waits for the exec, as pidvisor's start does; no start limit (its
 # default, 5 starts in 10 s, refuses the bench's sixth restart; pidvisor
 # counts only the restarts of its policy).
@@ -90,8 +106,8 @@ for u in demo-hardened demo-plain; do
 	ln -sf "/etc/systemd/system/$u.service" \
 	    "$root/etc/systemd/system/multi-user.target.wants/$u.service"
 done
-# A cron job each minute: the Debian tier's proof that cron, hardened,
-# runs its jobs.
+# A cron job each minute: the Debian tier's proof that cron runs its
+# jobs.
 printf '* * * * * root date +\\%%s >/run/cron-ran\n' \
     >"$root/etc/cron.d/pidvisor-test"
 install -d -m 0700 "$root/root/.ssh"
