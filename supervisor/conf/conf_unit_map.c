@@ -357,6 +357,34 @@ cu_command(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 	return b->nomem ? -ENOMEM : 0;
 }
 
+/*
+ * dbus-daemon's --systemd-activation: it hands each name it would
+ * activate to systemd, and waits for its answer (25 s) when systemd is
+ * not there, so that a PAM login waits for logind's call to systemd.
+ * Dropped (said): dbus activates by its own helper, which fails at once
+ * for what only systemd can start.
+ */
+static void
+cu_dbus_activation(struct cu_svc *cs, const struct unit_kv *kv,
+    struct buf *b)
+{
+	static const char	 opt[] = " --systemd-activation";
+	const char		*prog = b->data + (b->data[0] == '-');
+	char			*at;
+	size_t			 n = strcspn(prog, " \t");
+
+	if (n < 11 || strncmp(prog + n - 11, "dbus-daemon", 11) != 0 ||
+	    (n > 11 && prog[n - 12] != '/') ||
+	    (at = strstr(b->data, opt)) == NULL ||
+	    (at[sizeof(opt) - 1] != '\0' && at[sizeof(opt) - 1] != ' '))
+		return;
+	memmove(at, at + sizeof(opt) - 1, strlen(at + sizeof(opt) - 1) + 1);
+	b->len -= sizeof(opt) - 1;
+	cu_note(cs, kv, "--systemd-activation: dropped: pidvisor does not "
+	    "answer systemd's activation requests (dbus's own helper "
+	    "activates, at once)");
+}
+
 static void
 cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
     const char *arg)
@@ -370,9 +398,11 @@ cu_exec(struct cu_svc *cs, const struct unit_kv *kv, const char *v,
 			    "running to reload: ignored");
 		return;
 	}
-	if (*v != '\0' && cu_command(cs, kv, v, &b) == 0)
+	if (*v != '\0' && cu_command(cs, kv, v, &b) == 0) {
+		if (strcmp(arg, "exec") == 0)
+			cu_dbus_activation(cs, kv, &b);
 		cu_key(cs, kv, b.data, arg);
-	else if (strcmp(arg, "exec") == 0)
+	} else if (strcmp(arg, "exec") == 0)
 		cs->p.exec_bad = true;	/* said: not "missing exec" too */
 	buf_free(&b);
 }

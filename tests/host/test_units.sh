@@ -148,6 +148,30 @@ t_units_boot() {
 	pv_down
 }
 
+# dbus-daemon's --systemd-activation is dropped, said: without systemd
+# to answer, each name dbus would hand it waits 25 s (a login, for
+# logind's call to systemd); its own helper activates instead.
+t_units_dbus_activation() {
+	pv_dir
+	units_tree
+	mkdir "$T/bin"
+	printf '#!/bin/sh\necho "$@" >%s/args\nexec sleep 1000\n' "$T" \
+	    >"$T/bin/dbus-daemon"
+	chmod 0755 "$T/bin/dbus-daemon"
+	unit dbus.service <<-EOF
+	[Service]
+	ExecStart=$T/bin/dbus-daemon --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only
+	EOF
+	wanted dbus.service
+	expect_rc 0 "$PV" --check -c "$T/conf"
+	expect_match "$OUT" "warning: $T/lib/dbus.service:2: ExecStart=: --systemd-activation: dropped: pidvisor does not answer systemd's activation requests"
+	pv_up
+	wait_until 10000 test -s "$T/args" || fail "dbus: $(ctl status dbus)"
+	expect_eq "$(cat "$T/args")" \
+	    "--system --address=systemd: --nofork --nopidfile --syslog-only"
+	pv_down
+}
+
 # systemd's start limit for units (DefaultStartLimitBurst=5 in
 # DefaultStartLimitIntervalSec=10s): a unit restarted at once for ever
 # fails at its fifth start, one that sets StartLimitBurst= at that one,
