@@ -5,10 +5,11 @@
 # user networking, restrict=on, a host-forward from 127.0.0.1), every
 # service ready and every boot task done (hostname, sysctl.d), sshd runs
 # with /etc/default/ssh's $SSHD_OPTS, rsyslog got a line from logger and,
-# through log = syslog, a new service's lines, nginx, redis and
-# PostgreSQL answer, redis runs with its unit's hardening, cron runs a
-# job; on the first, a package installed with dpkg -i whose postinst
-# enables its unit runs, Debian's own jobs (apt-daily, dpkg-db-backup,
+# through log = syslog, a new service's lines; on the first, nginx,
+# redis and PostgreSQL answer, redis runs with its unit's hardening, cron
+# runs a job, a package installed with dpkg -i whose postinst enables
+# its unit runs (and is ready again at the second boot), Debian's own
+# jobs (apt-daily, dpkg-db-backup,
 # logrotate, ...) are armed on their .timer units and one of them runs by
 # its timer; `pidvisorctl poweroff` ends QEMU, e2fsck -n finds the file
 # system clean, its journal empty, and the random seed was saved at
@@ -43,7 +44,9 @@ tasks_did() {
 
 # The protections of a process of the guest, one line: its status'
 # CapBnd, NoNewPrivs and Seccomp, and which of /, /usr, /etc are
-# read-only and whether /tmp is a tmpfs of its own, from its mountinfo.
+# read-only and whether /tmp is a mount of its own (PID 1 has none
+# there: pidvisor's is a tmpfs, systemd's a directory of /tmp bound),
+# from its mountinfo.
 guarded() {
 	gssh "p=\$(pidof -s $1) &&
 	    grep -E '^(NoNewPrivs|CapBnd|Seccomp):' /proc/\$p/status |
@@ -51,7 +54,9 @@ guarded() {
 	    for m in / /usr /etc; do
 		grep -q \" \$m [^ ]* ro,\" /proc/\$p/mountinfo && echo -n \"\$m:ro \"
 	    done;
-	    grep -qE ' /tmp [^ ]+ .*- tmpfs ' /proc/\$p/mountinfo && echo tmp:own"
+	    grep -qE '^[^ ]+ [^ ]+ [^ ]+ [^ ]+ /tmp ' /proc/\$p/mountinfo &&
+	    ! grep -qE '^[^ ]+ [^ ]+ [^ ]+ [^ ]+ /tmp ' /proc/1/mountinfo &&
+	    echo tmp:own"
 }
 
 # Debian's servers, from their packaged units, answer: nginx an HTTP GET,
@@ -194,8 +199,12 @@ boot() {
 		[ "$b" = 1 ] && installed "$b" "$who"
 		[ "$b" = 1 ] && timers "$b" "$who"
 	fi
-	servers "$b" "$who"
-	hardened "$b" "$who"
+	# (The second boot by pidvisor: the boot alone, the package of the
+	# first's among what it starts.)
+	if [ "$b" != 2 ]; then
+		servers "$b" "$who"
+		hardened "$b" "$who"
+	fi
 	if [ "$who" = systemd ]; then
 		gssh systemctl poweroff >/dev/null 2>&1
 	else
