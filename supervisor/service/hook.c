@@ -354,8 +354,7 @@ hook_spawn(struct core *core, struct hookrun *hr)
 		if (hr->ipc)
 			hook_ipc_due(core, ss, ipc);
 		hr->argv = hook_remover(ss->svc.def, hr->rmdirs, ipc);
-	}
-	else if (hr->cmds != NULL)
+	} else if (hr->cmds != NULL)
 		hr->argv = hook_words(hr->cmds[hr->next] + hr->ignore,
 		    ss->svc.pidfd >= 0 ? ss->svc.pid : 0);
 	else			/* health_exec: its words, kept */
